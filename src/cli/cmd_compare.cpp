@@ -1,0 +1,116 @@
+// `schedlab compare`: one scenario under several variants, side by side.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "metrics/writers.h"
+#include "sim/scenario_run.h"
+#include "util/error.h"
+#include "util/staging_dir.h"
+
+namespace schedlab::cli {
+
+namespace {
+// "name:key=value,key=value"
+config::Variant parse_variant(const std::string& text) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw InputError("--variant", 0, text, "expected NAME:key.path=value[,key.path=value...]");
+  config::Variant v{text.substr(0, colon), {}};
+  std::string rest = text.substr(colon + 1);
+  std::size_t start = 0;
+  while (start < rest.size()) {
+    auto comma = rest.find(',', start);
+    // A comma inside [...] belongs to a list value.
+    auto open = rest.find('[', start);
+    if (open != std::string::npos && open < comma) comma = rest.find(',', rest.find(']', open));
+    v.sets.push_back(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return v;
+}
+}  // namespace
+
+void add_compare_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("compare", "Run a scenario's variants (its `variants:` list or --variant) side by "
+                                            "side; writes one results folder per variant and compare.csv");
+  auto opts = std::make_shared<ScenarioOptions>();
+  auto variants = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>();
+  auto jobs = std::make_shared<unsigned>(0);
+  add_scenario_options(cmd, *opts);
+  cmd->add_option("--variant", *variants, "NAME:key.path=value[,key.path=value...] (repeatable; replaces the "
+                                          "scenario's list)");
+  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-compare)");
+  cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
+  cmd->callback([opts, variants, out, jobs, &exit_code] {
+    auto base = load(*opts);
+    std::vector<config::Variant> list;
+    for (const auto& v : *variants) list.push_back(parse_variant(v));
+    if (list.empty()) list = base.variants;
+    if (list.empty()) throw InputError(opts->scenario, 0, "variants", "no variants: add a `variants:` list or --variant");
+    std::vector<config::Scenario> scenarios;
+    for (const auto& v : list) {
+      scenarios.push_back(load(*opts, v.sets));
+      scenarios.back().name = v.name;
+    }
+    std::string dir = out->empty() ? "results/" + base.name + "-compare" : *out;
+    StagingDir staging(dir);
+    std::vector<sim::RunOutcome> outcomes(scenarios.size());
+    std::vector<std::exception_ptr> errors(scenarios.size());
+    unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
+    for (std::size_t begin = 0; begin < scenarios.size(); begin += width) {
+      std::vector<std::thread> threads;
+      for (std::size_t i = begin; i < std::min(scenarios.size(), begin + width); ++i)
+        threads.emplace_back([&, i] {
+          try {
+            outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name));
+          } catch (...) {
+            errors[i] = std::current_exception();
+          }
+        });
+      for (auto& t : threads) t.join();
+    }
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+
+    // Table: rows are figures, columns variants, with the ratio to the first variant.
+    fmt::print("scenario {} on {}: {} variants\n", base.name, base.cluster.name, list.size());
+    std::string header = fmt::format("  {:<18}", "");
+    for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
+    fmt::print("{}\n", header);
+    std::ofstream csv(staging.file("compare.csv"));
+    csv << "metric";
+    for (const auto& v : list) csv << "," << metrics::csv_field(v.name);
+    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << metrics::csv_field(list[i].name + "/" + list[0].name);
+    csv << "\n";
+    auto figures0 = outcomes[0].summary.figures();
+    for (std::size_t f = 0; f < figures0.size(); ++f) {
+      std::string line = fmt::format("  {:<18}", figures0[f].first);
+      csv << figures0[f].first;
+      for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        double v = outcomes[i].summary.figures()[f].second;
+        double b = figures0[f].second;
+        std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
+        line += fmt::format(" {:>22}", fmt::format("{:.4g}{}", v, ratio));
+        csv << fmt::format(",{:.6f}", v);
+      }
+      for (std::size_t i = 1; i < outcomes.size(); ++i) {
+        double b = figures0[f].second;
+        csv << (b != 0 ? fmt::format(",{:.6f}", outcomes[i].summary.figures()[f].second / b) : std::string(","));
+      }
+      csv << "\n";
+      fmt::print("{}\n", line);
+    }
+    csv.close();
+    staging.commit();
+    fmt::print("results: {}/ (compare.csv and one folder per variant)\n", dir);
+    exit_code = 0;
+  });
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,49 @@
+// `schedlab run` and `schedlab validate`.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "metrics/writers.h"
+#include "sim/scenario_run.h"
+
+namespace schedlab::cli {
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("run", "Simulate a scenario and write results/<name>/ (jobs.csv, timeline.csv, "
+                                        "summary.json, run.yaml)");
+  auto opts = std::make_shared<ScenarioOptions>();
+  auto out = std::make_shared<std::string>();
+  add_scenario_options(cmd, *opts);
+  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>)");
+  cmd->callback([opts, out, &exit_code] {
+    auto scenario = load(*opts);
+    std::string dir = out->empty() ? "results/" + scenario.name : *out;
+    auto t0 = std::chrono::steady_clock::now();
+    auto outcome = sim::run_scenario(scenario, dir);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
+               scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
+    fmt::print("{}", metrics::format_summary_table(outcome.summary));
+    fmt::print("results: {}/   ({} events in {:.2f} s wall, {:.0f} events/s)\n", dir, outcome.stats.events, wall,
+               wall > 0 ? outcome.stats.events / wall : 0.0);
+    exit_code = 0;
+  });
+}
+
+void add_validate_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("validate", "Check a scenario (and the files it names) without running it");
+  auto opts = std::make_shared<ScenarioOptions>();
+  add_scenario_options(cmd, *opts);
+  cmd->callback([opts, &exit_code] {
+    auto scenario = load(*opts);
+    // Open the workload too, so that a missing trace or bad header is reported now.
+    auto source = sim::open_workload(scenario);
+    fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
+               scenario.cluster.name, scenario.workload.generate ? "generated" : scenario.workload.trace);
+    exit_code = 0;
+  });
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,111 @@
+// `schedlab trace generate|stats|convert`.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli/commands.h"
+#include "config/scenario.h"
+#include "config/yaml_util.h"
+#include "util/error.h"
+#include "workload/generator.h"
+#include "workload/native_csv.h"
+#include "workload/trace_stats.h"
+
+namespace schedlab::cli {
+
+namespace {
+void write_trace(workload::JobSource& src, const std::string& out_path) {
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  std::string tmp = out_path + ".tmp";
+  if (out_path != "-") {
+    file.open(tmp, std::ios::binary);
+    if (!file) throw InputError(out_path, 0, "", "cannot write");
+    out = &file;
+  }
+  workload::write_native_header(*out);
+  workload::JobSpec j;
+  while (src.next(j)) workload::write_native_row(*out, j, src.strings());
+  if (out_path != "-") {
+    file.close();
+    if (!file || std::rename(tmp.c_str(), out_path.c_str()) != 0) throw InputError(out_path, 0, "", "cannot write");
+  }
+}
+}  // namespace
+
+void add_trace_command(CLI::App& app, int& exit_code) {
+  auto* trace = app.add_subcommand("trace", "Generate, summarise and convert job traces");
+  trace->require_subcommand(1);
+
+  auto* gen = trace->add_subcommand("generate", "Write a synthetic trace in the native CSV format");
+  struct GenOpts {
+    workload::GeneratorConfig g;
+    std::uint64_t seed = 1;
+    std::string out = "-";
+    std::string config;
+  };
+  auto go = std::make_shared<GenOpts>();
+  gen->add_option("--jobs", go->g.jobs, "Number of jobs")->capture_default_str();
+  gen->add_option("--seed", go->seed, "Random seed")->capture_default_str();
+  gen->add_option("--rate", go->g.arrival_rate_per_hour, "Mean arrivals per hour (Poisson)")->capture_default_str();
+  gen->add_option("--duration-median", go->g.duration_median_s, "Median job duration, s (log-normal)")
+      ->capture_default_str();
+  gen->add_option("--duration-sigma", go->g.duration_sigma, "Sigma of ln(duration)")->capture_default_str();
+  gen->add_option("--sizes", go->g.gpu_sizes, "GPU counts to draw from")->capture_default_str();
+  gen->add_option("--weights", go->g.gpu_size_weights, "Weight of each GPU count")->capture_default_str();
+  gen->add_option("--gpus-per-host", go->g.gpus_per_host, "Task size of multi-host jobs")->capture_default_str();
+  gen->add_option("--models", go->g.models, "Requested GPU models (\"any\" for no request)");
+  gen->add_option("--model-weights", go->g.model_weights, "Weight of each requested model");
+  gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
+  gen->callback([go, &exit_code] {
+    auto src = workload::make_generator(go->g, go->seed);
+    write_trace(*src, go->out);
+    if (go->out != "-") fmt::print(stderr, "wrote {} jobs to {}\n", go->g.jobs, go->out);
+    exit_code = 0;
+  });
+
+  auto* stats = trace->add_subcommand("stats", "Summarise a trace");
+  struct StatsOpts {
+    std::string file;
+    workload::TraceOptions options;
+    std::vector<std::string> args;
+  };
+  auto so = std::make_shared<StatsOpts>();
+  stats->add_option("file", so->file, "Trace file")->required();
+  stats->add_option("--format", so->options.format, "Trace format (default: detect)")->capture_default_str();
+  stats->add_flag("--skip-bad-rows", so->options.skip_bad_rows, "Count and skip unreadable rows");
+  stats->add_option("--arg", so->args, "Format setting KEY=VALUE (e.g. gpus_per_processor=1)");
+  stats->callback([so, &exit_code] {
+    for (const auto& a : so->args) {
+      auto eq = a.find('=');
+      if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
+      so->options.args[a.substr(0, eq)] = a.substr(eq + 1);
+    }
+    auto src = workload::open_trace(so->file, so->options);
+    auto s = workload::compute_trace_stats(*src);
+    fmt::print("{}", workload::format_trace_stats(s, so->file));
+    exit_code = 0;
+  });
+
+  auto* convert = trace->add_subcommand("convert", "Convert a trace to the native CSV format");
+  auto co = std::make_shared<StatsOpts>();
+  auto cout_path = std::make_shared<std::string>("-");
+  convert->add_option("file", co->file, "Trace file")->required();
+  convert->add_option("--format", co->options.format, "Input format (default: detect)")->capture_default_str();
+  convert->add_flag("--skip-bad-rows", co->options.skip_bad_rows, "Count and skip unreadable rows");
+  convert->add_option("--arg", co->args, "Format setting KEY=VALUE");
+  convert->add_option("-o,--out", *cout_path, "Output file (- for stdout)")->capture_default_str();
+  convert->callback([co, cout_path, &exit_code] {
+    for (const auto& a : co->args) {
+      auto eq = a.find('=');
+      if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
+      co->options.args[a.substr(0, eq)] = a.substr(eq + 1);
+    }
+    auto src = workload::open_trace(co->file, co->options);
+    write_trace(*src, *cout_path);
+    if (src->skipped_rows()) fmt::print(stderr, "skipped {} rows\n", src->skipped_rows());
+    exit_code = 0;
+  });
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,44 @@
+// The GPU models a cluster may contain (configs/gpus.yaml): generation, memory, relative
+// speed and intra-host link. Models are referred to by a small dense ModelId.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedlab::cluster {
+
+using ModelId = std::uint16_t;
+// A set of models (bit i = ModelId i); a catalog holds at most 64 models.
+using ModelMask = std::uint64_t;
+inline constexpr std::size_t kMaxModels = 64;
+
+struct GpuModel {
+  std::string name;
+  int generation = 0;  // compute capability x10
+  double memory_gb = 0;
+  double speed = 1.0;  // relative training throughput, V100 = 1
+  std::string intra_link;
+  double intra_gbps = 0;
+  double pcie_gbps = 0;
+};
+
+class GpuCatalog {
+ public:
+  GpuCatalog() = default;
+  explicit GpuCatalog(std::vector<GpuModel> models);
+
+  const std::vector<GpuModel>& models() const { return models_; }
+  const GpuModel& model(ModelId id) const { return models_[id]; }
+  std::size_t size() const { return models_.size(); }
+  std::optional<ModelId> find(std::string_view name) const;
+  std::vector<std::string> names() const;
+  ModelMask all() const { return models_.size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << models_.size()) - 1; }
+
+ private:
+  std::vector<GpuModel> models_;
+};
+
+}  // namespace schedlab::cluster

@@ -1,0 +1,34 @@
+// Where a job's tasks run: one slot per task (host, whole GPUs or a share of one GPU).
+// A value type: the scheduler produces it, the executor and perf model read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster/topology.h"
+
+namespace schedlab::cluster {
+
+struct TaskSlot {
+  HostId host = 0;
+  std::uint16_t gpus = 0;          // whole GPUs (0 for a share)
+  std::uint16_t milli = 0;         // share of one GPU in thousandths (0 for whole GPUs)
+  std::uint16_t share_slot = 0;    // which shared GPU of the host, for a share
+};
+
+struct Placement {
+  std::vector<TaskSlot> tasks;
+
+  std::uint64_t gpus() const;          // whole GPUs, plus one per share slot
+  std::uint64_t used_milli() const;    // GPU-thousandths held
+  std::uint32_t distinct_hosts() const;
+  std::uint32_t distinct_racks(const Topology& topo) const;
+  ModelMask models(const Topology& topo) const;
+  // The widest tier the tasks span (same_host when all share one host).
+  Tier span(const Topology& topo) const;
+  // "h3:4+h7:4" (host:gpus; shares as h3:0.25), hosts in task order, runs merged.
+  std::string describe() const;
+};
+
+}  // namespace schedlab::cluster

@@ -1,0 +1,63 @@
+// A scenario file (scenarios/*.yaml) as validated values: cluster, workload, scheduler,
+// perf model, metrics and named variants. Defaults live here and nowhere else.
+// Overrides (`--set key.path=value`) are applied to the YAML before validation, so they
+// are checked exactly like the file.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/gpu_catalog.h"
+#include "cluster/topology.h"
+#include "sched/scheduler.h"
+#include "workload/generator.h"
+#include "workload/trace_format.h"
+
+namespace schedlab::config {
+
+struct WorkloadConfig {
+  std::string trace;  // resolved path; empty when generated
+  workload::TraceOptions options;
+  std::optional<workload::GeneratorConfig> generate;
+  std::uint64_t max_jobs = 0;  // 0 = all
+};
+
+struct PerfConfig {
+  std::string model = "trace";
+  std::map<std::string, std::string> args;  // model-specific settings, validated by the model
+};
+
+struct Variant {
+  std::string name;
+  std::vector<std::string> sets;  // "key.path=value"
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::uint64_t seed = 1;
+  std::string cluster_file;
+  std::string catalog_file;
+  cluster::GpuCatalog catalog;
+  cluster::ClusterSpec cluster;
+  WorkloadConfig workload;
+  sched::SchedulerConfig scheduler;
+  PerfConfig perf;
+  engine::Time timeline_interval = 600 * engine::kMicrosPerSecond;
+  std::vector<Variant> variants;
+  YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)
+};
+
+// Loads and validates a scenario. `sets` are "key.path=value" overrides; `seed` replaces
+// the file's seed when given.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets = {},
+                       std::optional<std::uint64_t> seed = std::nullopt);
+
+// Applies one "key.path=value" override to a YAML tree (value parsed as YAML).
+void apply_override(YAML::Node& root, const std::string& assignment);
+
+}  // namespace schedlab::config

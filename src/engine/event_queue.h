@@ -1,0 +1,38 @@
+// The pending-event set of a discrete-event run. Events leave in a deterministic order:
+// by time, then by event class (so that, at one instant, completions free GPUs before
+// arrivals are queued), then by insertion sequence (ties keep the order they were made in).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace schedlab::engine {
+
+// Lower classes run first within one instant.
+enum class EventClass : std::uint8_t { completion = 0, failure = 1, arrival = 2, timer = 3 };
+
+struct Event {
+  Time time = 0;
+  EventClass cls = EventClass::timer;
+  std::uint64_t seq = 0;      // assigned by the queue
+  std::uint64_t subject = 0;  // what the event is about (a job, a run, ...), owner-defined
+  std::uint32_t version = 0;  // lets the owner ignore events it has superseded
+};
+
+class EventQueue {
+ public:
+  void push(Time time, EventClass cls, std::uint64_t subject, std::uint32_t version = 0);
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  const Event& top() const { return heap_.front(); }
+  Event pop();
+  void reserve(std::size_t n) { heap_.reserve(n); }
+
+ private:
+  std::vector<Event> heap_;  // binary min-heap on (time, cls, seq)
+  std::uint64_t next_seq_ = 0;
+};
+
+}  // namespace schedlab::engine

@@ -1,0 +1,120 @@
+// Per-job records and the piecewise-constant timeline.
+#include "metrics/collector.h"
+
+#include <algorithm>
+
+namespace schedlab::metrics {
+
+Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval)
+    : topo_(&topo), interval_(timeline_interval) {
+  arena_.emplace_back();  // index 0 = ""
+  // Before the first event the cluster is empty and idle.
+  last_.free_gpus = topo.total_gpus();
+  have_last_ = true;
+}
+
+std::uint32_t Collector::add_text(std::string s) {
+  arena_.push_back(std::move(s));
+  return static_cast<std::uint32_t>(arena_.size() - 1);
+}
+
+JobRecord& Collector::record(const workload::JobSpec& job) {
+  if (job.id >= jobs_.size()) jobs_.resize(job.id + 1);
+  auto& r = jobs_[job.id];
+  r.id = job.id;
+  r.trace_number = job.trace_number;
+  r.trace_id = job.trace_id;
+  r.tasks = job.tasks;
+  r.gpus_per_task = job.gpus_per_task;
+  r.gpu_milli = job.gpu_milli;
+  return r;
+}
+
+void Collector::on_submit(const workload::JobSpec& job, engine::Time now) {
+  record(job).submit = now;
+  if (first_submit_ < 0) first_submit_ = now;
+}
+
+void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) {
+  auto& r = record(job);
+  r.submit = now;
+  r.dropped = true;
+  r.drop_reason = add_text(reason);
+  if (first_submit_ < 0) first_submit_ = now;
+}
+
+void Collector::on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) {
+  auto& r = record(job);
+  if (first) r.start = now;
+  auto& p = active_[job.id];
+  p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
+}
+
+void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start,
+                           engine::Time now, bool job_done) {
+  run_milli_us_ += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
+  last_end_ = std::max(last_end_, now);
+  if (!job_done) return;
+  auto& r = record(job);
+  r.end = now;
+  auto it = active_.find(job.id);
+  const auto& p = it->second;
+  r.hosts = p.distinct_hosts();
+  r.racks = p.distinct_racks(*topo_);
+  r.models = p.models(*topo_);
+  r.placement = add_text(p.describe());
+  active_.erase(it);
+}
+
+void Collector::accumulate(engine::Time until) {
+  if (!have_last_) return;
+  engine::Time t = last_.now;
+  while (t < until) {
+    engine::Time bucket_start = t - t % interval_;
+    engine::Time bucket_end = bucket_start + interval_;
+    engine::Time seg_end = std::min(until, bucket_end);
+    double dt = static_cast<double>(seg_end - t);
+    if (timeline_.empty() || timeline_.back().start != bucket_start) {
+      // Intervals with no instant in them still get a row (the state held throughout).
+      engine::Time next = timeline_.empty() ? bucket_start : timeline_.back().end;
+      while (next < bucket_start) {
+        timeline_.push_back(TimelineRow{next, next + interval_});
+        next += interval_;
+      }
+      timeline_.push_back(TimelineRow{bucket_start, bucket_end});
+    }
+    auto& row = timeline_.back();
+    double w = dt / static_cast<double>(interval_);
+    row.used_gpus += w * static_cast<double>(last_.used_milli) / 1000.0;
+    row.running_jobs += w * static_cast<double>(last_.running_jobs);
+    row.pending_jobs += w * static_cast<double>(last_.pending_jobs);
+    row.free_gpus += w * static_cast<double>(last_.free_gpus);
+    row.fragmented_gpus += w * static_cast<double>(last_.fragmented_gpus);
+    integral_milli_us_ += static_cast<double>(last_.used_milli) * dt;
+    frag_us_ += static_cast<double>(last_.fragmented_gpus) * dt;
+    t = seg_end;
+  }
+}
+
+void Collector::on_instant(const InstantState& state) {
+  accumulate(state.now);
+  last_ = state;
+  have_last_ = true;
+}
+
+void Collector::on_finish(engine::Time now) {
+  accumulate(now);
+  // The last row ends at the end of the run, not at the end of its interval.
+  if (!timeline_.empty() && timeline_.back().end > now && now > timeline_.back().start) {
+    auto& row = timeline_.back();
+    double scale = static_cast<double>(interval_) / static_cast<double>(now - row.start);
+    row.used_gpus *= scale;
+    row.running_jobs *= scale;
+    row.pending_jobs *= scale;
+    row.free_gpus *= scale;
+    row.fragmented_gpus *= scale;
+    row.end = now;
+  }
+}
+
+}  // namespace schedlab::metrics

@@ -1,0 +1,86 @@
+// Collects per-job records and the utilization timeline from a run's observer calls.
+// Invariant kept for tests: the GPU-time of all runs equals the integral of utilization.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/topology.h"
+#include "metrics/observer.h"
+
+namespace schedlab::metrics {
+
+struct JobRecord {
+  workload::JobId id = 0;
+  std::uint64_t trace_number = 0;
+  workload::Label trace_id = workload::kNoLabel;
+  std::uint32_t tasks = 0;
+  std::uint32_t gpus_per_task = 0;
+  std::uint16_t gpu_milli = 1000;
+  engine::Time submit = 0;
+  engine::Time start = -1;  // first task start; -1 if never started
+  engine::Time end = -1;    // last task end; -1 if never ended
+  std::uint32_t hosts = 0;
+  std::uint32_t racks = 0;
+  cluster::ModelMask models = 0;
+  std::uint32_t placement = 0;  // index into the collector's text arena
+  std::uint32_t drop_reason = 0;  // index into the arena; 0 = not dropped
+  bool dropped = false;
+};
+
+struct TimelineRow {
+  engine::Time start = 0, end = 0;
+  double used_gpus = 0;       // time-averaged GPUs held (shares counted as fractions)
+  double running_jobs = 0;
+  double pending_jobs = 0;
+  double free_gpus = 0;
+  double fragmented_gpus = 0;
+};
+
+class Collector final : public RunObserver {
+ public:
+  Collector(const cluster::Topology& topo, engine::Time timeline_interval);
+
+  void on_submit(const workload::JobSpec& job, engine::Time now) override;
+  void on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) override;
+  void on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) override;
+  void on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start, engine::Time now,
+                  bool job_done) override;
+  void on_instant(const InstantState& state) override;
+  void on_finish(engine::Time now) override;
+
+  const std::vector<JobRecord>& jobs() const { return jobs_; }
+  const std::vector<TimelineRow>& timeline() const { return timeline_; }
+  const std::string& text(std::uint32_t index) const { return arena_[index]; }
+  // GPU-thousandth-microseconds held by all runs, summed run by run...
+  double run_gpu_seconds() const { return run_milli_us_ / 1e9; }
+  // ...and the same figure as the integral of the utilization timeline.
+  double integral_gpu_seconds() const { return integral_milli_us_ / 1e9; }
+  // Time-integral of fragmented GPUs while a job was pending, in GPU-seconds.
+  double fragmented_gpu_seconds() const { return frag_us_ / 1e6; }
+  engine::Time first_submit() const { return first_submit_; }
+  engine::Time last_end() const { return last_end_; }
+  const cluster::Topology& topology() const { return *topo_; }
+
+ private:
+  JobRecord& record(const workload::JobSpec& job);
+  void accumulate(engine::Time until);
+  std::uint32_t add_text(std::string s);
+
+  const cluster::Topology* topo_;
+  engine::Time interval_;
+  std::vector<JobRecord> jobs_;
+  std::vector<std::string> arena_;
+  std::unordered_map<workload::JobId, cluster::Placement> active_;  // tasks of started, unfinished jobs
+  std::vector<TimelineRow> timeline_;
+  InstantState last_;
+  bool have_last_ = false;
+  double run_milli_us_ = 0;
+  double integral_milli_us_ = 0;
+  double frag_us_ = 0;
+  engine::Time first_submit_ = -1;
+  engine::Time last_end_ = 0;
+};
+
+}  // namespace schedlab::metrics

@@ -1,0 +1,98 @@
+// CSV and JSON writers for run results.
+#include "metrics/writers.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace schedlab::metrics {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+namespace {
+std::string seconds_or_empty(engine::Time t) { return t < 0 ? std::string() : fmt::format("{:.6f}", engine::to_seconds(t)); }
+
+std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
+  std::string out;
+  for (cluster::ModelId m = 0; m < catalog.size(); ++m)
+    if (mask >> m & 1) {
+      if (!out.empty()) out += '|';
+      out += catalog.model(m).name;
+    }
+  return out;
+}
+}  // namespace
+
+void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
+  out << "id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,"
+         "placement,state,drop_reason\n";
+  const auto& catalog = c.topology().catalog();
+  std::string line;
+  for (const auto& r : c.jobs()) {
+    std::string trace_id = r.trace_id != workload::kNoLabel ? strings.str(r.trace_id) : std::to_string(r.trace_number);
+    const char* state = r.dropped ? "dropped" : r.end >= 0 ? "finished" : r.start >= 0 ? "running" : "pending";
+    double gpus = r.gpu_milli < 1000 ? r.gpu_milli / 1000.0 : static_cast<double>(r.tasks) * r.gpus_per_task;
+    line = fmt::format("{},{},{:.6f},{},{},{},{},{},{},{},{:g},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
+                       engine::to_seconds(r.submit), seconds_or_empty(r.start), seconds_or_empty(r.end),
+                       r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
+                       r.end >= 0 ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
+                       r.gpu_milli, gpus, r.hosts, r.racks, model_names(r.models, catalog),
+                       csv_field(c.text(r.placement)), state, csv_field(c.text(r.drop_reason)));
+    out << line;
+  }
+}
+
+void write_timeline_csv(std::ostream& out, const Collector& c) {
+  out << "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus\n";
+  const double total = static_cast<double>(c.topology().total_gpus());
+  for (const auto& r : c.timeline())
+    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", engine::to_seconds(r.start),
+                       engine::to_seconds(r.end), total > 0 ? r.used_gpus / total : 0.0, r.used_gpus, r.running_jobs,
+                       r.pending_jobs, r.free_gpus, r.fragmented_gpus);
+}
+
+void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {
+  nlohmann::ordered_json j;
+  j["scenario"] = scenario;
+  j["total_gpus"] = s.total_gpus;
+  j["skipped_rows"] = s.skipped_rows;
+  for (const auto& [name, value] : s.figures()) {
+    if (name == "jobs" || name == "finished" || name == "dropped")
+      j[name] = static_cast<std::uint64_t>(value);
+    else
+      j[name] = std::round(value * 1e6) / 1e6;
+  }
+  out << j.dump(2) << "\n";
+}
+
+std::string format_summary_table(const Summary& s) {
+  std::string out;
+  auto row = [&](const char* name, const std::string& value) { out += fmt::format("  {:<22} {:>14}\n", name, value); };
+  row("jobs", fmt::format("{}", s.jobs));
+  row("finished", fmt::format("{}", s.finished));
+  row("dropped", fmt::format("{}", s.dropped));
+  if (s.skipped_rows) row("skipped trace rows", fmt::format("{}", s.skipped_rows));
+  row("JCT mean (s)", fmt::format("{:.1f}", s.jct_mean_s));
+  row("JCT p50 (s)", fmt::format("{:.1f}", s.jct_p50_s));
+  row("JCT p95 (s)", fmt::format("{:.1f}", s.jct_p95_s));
+  row("JCT p99 (s)", fmt::format("{:.1f}", s.jct_p99_s));
+  row("wait mean (s)", fmt::format("{:.1f}", s.wait_mean_s));
+  row("wait p95 (s)", fmt::format("{:.1f}", s.wait_p95_s));
+  row("makespan (s)", fmt::format("{:.1f}", s.makespan_s));
+  row("GPU-hours", fmt::format("{:.1f}", s.gpu_hours));
+  row("GPU utilization", fmt::format("{:.1f}%", 100 * s.gpu_utilization));
+  row("fragmentation", fmt::format("{:.1f}%", 100 * s.fragmentation));
+  return out;
+}
+
+}  // namespace schedlab::metrics

@@ -1,0 +1,22 @@
+// Result files of a run: jobs.csv, timeline.csv and summary.json, byte-identical for the
+// same scenario and seed (fixed formats, no wall-clock figures).
+#pragma once
+
+#include <ostream>
+
+#include "metrics/collector.h"
+#include "metrics/summary.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::metrics {
+
+void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings);
+void write_timeline_csv(std::ostream& out, const Collector& c);
+void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario);
+// The human-readable table printed after a run.
+std::string format_summary_table(const Summary& s);
+
+// Quotes a CSV field when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+
+}  // namespace schedlab::metrics

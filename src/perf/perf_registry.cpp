@@ -1,0 +1,27 @@
+// The list of perf models.
+#include "perf/perf_registry.h"
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace schedlab::perf {
+
+const std::vector<PerfModelInfo>& perf_models() {
+  static const std::vector<PerfModelInfo> list = {
+      {"trace", "every job runs as long as its trace says, wherever it is placed"},
+  };
+  return list;
+}
+
+std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const std::map<std::string, std::string>& args,
+                                           const std::string& scenario_file, const cluster::Topology&, std::uint64_t) {
+  if (name == "trace") {
+    if (!args.empty()) throw InputError(scenario_file, 0, "perf." + args.begin()->first, "the 'trace' model takes no settings");
+    return make_trace_rate_model();
+  }
+  std::vector<std::string> names;
+  for (const auto& m : perf_models()) names.push_back(m.name);
+  throw InputError(scenario_file, 0, "perf.model", unknown_name_message("perf model", name, names));
+}
+
+}  // namespace schedlab::perf

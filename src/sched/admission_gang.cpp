@@ -1,0 +1,24 @@
+// Admission `gang`: all of a gang's remaining tasks start at one instant, or none do.
+#include <fmt/format.h>
+
+#include "sched/builtin_parts.h"
+
+namespace schedlab::sched {
+namespace {
+class GangAdmission final : public Admission {
+ public:
+  Status admit(const PendingJob& job, const SchedContext& ctx) const override {
+    // A cheap count check first, so that a blocked gang costs no placement attempt.
+    if (!job.spec->gang || job.spec->fractional()) return Status::ok();
+    std::uint64_t need = std::uint64_t{job.tasks_left} * job.spec->gpus_per_task;
+    std::uint64_t free = ctx.alloc.free_gpus(job.requested);
+    if (free < need) return Status::wait(fmt::format("gang needs {} GPUs, {} free", need, free));
+    return Status::ok();
+  }
+  bool all_or_nothing(const PendingJob& job) const override { return job.spec->gang; }
+};
+}  // namespace
+
+std::unique_ptr<Admission> make_gang_admission(const PartArgs&) { return std::make_unique<GangAdmission>(); }
+
+}  // namespace schedlab::sched

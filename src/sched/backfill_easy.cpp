@@ -1,0 +1,67 @@
+// Backfill `easy` (EASY, Lifka 1995): the first blocked job gets a reservation at the
+// earliest time enough GPUs will be free (its "shadow time", from running jobs' expected
+// ends); a later job may start now if it ends before the shadow time or uses only GPUs the
+// reservation leaves spare. Counts GPUs of the blocked job's allowed models, not topology.
+#include <algorithm>
+
+#include "sched/builtin_parts.h"
+#include "util/error.h"
+#include "util/parse.h"
+
+namespace schedlab::sched {
+namespace {
+class EasyBackfill final : public Backfill {
+ public:
+  explicit EasyBackfill(std::size_t max_scan) : max_scan_(max_scan) {}
+  std::size_t max_scan() const override { return max_scan_; }
+
+  void on_blocked(const PendingJob& blocked, const SchedContext& ctx, const std::vector<RunningJob>& running) override {
+    std::uint64_t need = std::uint64_t{blocked.tasks_left} * blocked.spec->gpus_per_task;
+    std::uint64_t free = ctx.alloc.free_gpus();
+    ends_.assign(running.begin(), running.end());
+    std::sort(ends_.begin(), ends_.end(), [](const RunningJob& a, const RunningJob& b) {
+      return a.expected_end != b.expected_end ? a.expected_end < b.expected_end : a.id < b.id;
+    });
+    shadow_ = engine::kTimeMax;
+    spare_ = 0;
+    for (const auto& r : ends_) {
+      free += r.gpus;
+      if (free >= need) {
+        shadow_ = r.expected_end;
+        spare_ = free - need;
+        break;
+      }
+    }
+  }
+
+  bool may_start(const PendingJob& candidate, std::uint64_t gpus, const SchedContext& ctx) override {
+    const auto& s = *candidate.spec;
+    engine::Time runtime = s.estimate > 0 ? s.estimate : s.duration;
+    if (ctx.now + runtime <= shadow_) return true;
+    if (gpus <= spare_) {
+      spare_ -= gpus;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::size_t max_scan_;
+  std::vector<RunningJob> ends_;
+  engine::Time shadow_ = 0;
+  std::uint64_t spare_ = 0;
+};
+}  // namespace
+
+std::unique_ptr<Backfill> make_easy_backfill(const PartArgs& args) {
+  std::size_t scan = 1000;
+  if (auto it = args.find("max_scan"); it != args.end()) {
+    std::int64_t v;
+    if (!try_parse_int(it->second, v) || v < 1)
+      throw InputError("", 0, "scheduler.args.easy.max_scan", "'" + it->second + "' is not a positive integer");
+    scan = static_cast<std::size_t>(v);
+  }
+  return std::make_unique<EasyBackfill>(scan);
+}
+
+}  // namespace schedlab::sched

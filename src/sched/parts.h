@@ -1,0 +1,95 @@
+// The interfaces of the scheduler's parts. Each answers one question about one job and
+// returns a decision; none changes cluster state or reads a clock or a file. Placements
+// assign tasks through an AllocationTransaction that the scheduler commits or discards.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/allocation.h"
+#include "sched/pending_job.h"
+#include "sched/status.h"
+
+namespace schedlab::sched {
+
+// Per-part settings from the scenario's `scheduler.args.<part>` map.
+using PartArgs = std::map<std::string, std::string>;
+
+// Read-only facts every part sees.
+struct SchedContext {
+  const cluster::Topology& topo;
+  const cluster::AllocationState& alloc;
+  engine::Time now;
+};
+
+// Which pending job is considered next: the smallest key, ties by job id. The key is
+// taken when the job is queued.
+class QueueOrder {
+ public:
+  virtual ~QueueOrder() = default;
+  virtual double key(const PendingJob& job, engine::Time now) const = 0;
+};
+
+// May this job start now at all? Parts are combined: every one must agree.
+class Admission {
+ public:
+  virtual ~Admission() = default;
+  virtual Status admit(const PendingJob& job, const SchedContext& ctx) const = 0;
+  // True when the job's remaining tasks must start together (a gang) under this part.
+  virtual bool all_or_nothing(const PendingJob& /*job*/) const { return false; }
+};
+
+// Which GPU models may take this job's tasks (hosts are homogeneous per model, so a model
+// set answers "may this host take the job"). Filters are combined by intersection.
+class Filter {
+ public:
+  virtual ~Filter() = default;
+  virtual cluster::ModelMask allowed(const PendingJob& job, cluster::ModelMask candidates,
+                                     const cluster::Topology& topo) const = 0;
+  // True when all the job's GPUs must be of one generation.
+  virtual bool one_generation(const PendingJob& /*job*/) const { return false; }
+};
+
+// Where the tasks go. Contract: assign at most `want` tasks of `job` on hosts of models in
+// `allowed`, through `tx`, appending their slots to `out`; stop early when no more fit.
+// The caller discards the transaction when fewer than it needs were placed.
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual void place(const PendingJob& job, std::uint32_t want, cluster::ModelMask allowed,
+                     cluster::AllocationTransaction& tx, std::vector<cluster::TaskSlot>& out) const = 0;
+};
+
+// Whom to evict so that a job can run. Only `none` exists yet; the interface is here so
+// that scenarios name it and later policies slot in.
+class Preemption {
+ public:
+  virtual ~Preemption() = default;
+  virtual bool enabled() const = 0;
+};
+
+// A running job as backfilling sees it: its GPUs and when it is expected to end.
+struct RunningJob {
+  workload::JobId id;
+  std::uint64_t gpus;
+  engine::Time expected_end;
+};
+
+// May a later job start ahead of a blocked one? `none` never; `easy` when it does not
+// delay the blocked job's reservation.
+class Backfill {
+ public:
+  virtual ~Backfill() = default;
+  // How many queued jobs after the first blocked one may be considered (0 = strict order).
+  virtual std::size_t max_scan() const = 0;
+  // Called once per scheduling pass with the first blocked job; prepares a reservation.
+  virtual void on_blocked(const PendingJob& /*blocked*/, const SchedContext& /*ctx*/,
+                          const std::vector<RunningJob>& /*running*/) {}
+  // May `candidate`, needing `gpus` GPUs, start now without delaying the blocked job?
+  virtual bool may_start(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) {
+    return false;
+  }
+};
+
+}  // namespace schedlab::sched

@@ -1,0 +1,22 @@
+// The scheduler's view of a job that has not fully started: its spec, the GPU models it
+// may use, and how many of its tasks are still to be placed.
+#pragma once
+
+#include <cstdint>
+
+#include "cluster/gpu_catalog.h"
+#include "engine/time.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::sched {
+
+struct PendingJob {
+  const workload::JobSpec* spec = nullptr;
+  cluster::ModelMask requested = 0;  // models the job's request names (all if none)
+  std::uint32_t tasks_left = 0;      // tasks not yet started
+  double key = 0;                    // queue-order key; smaller goes first, ties by id
+
+  workload::JobId id() const { return spec->id; }
+};
+
+}  // namespace schedlab::sched

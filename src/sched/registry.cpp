@@ -1,0 +1,82 @@
+// The list of built-in scheduler parts: adding a part is one line here.
+#include "sched/registry.h"
+
+#include "sched/builtin_parts.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace schedlab::sched {
+
+template <class Part>
+std::vector<std::string> PartList<Part>::names() const {
+  std::vector<std::string> out;
+  for (const auto& i : items_) out.push_back(i.name);
+  return out;
+}
+
+template <class Part>
+bool PartList<Part>::contains(const std::string& name) const {
+  for (const auto& i : items_)
+    if (i.name == name) return true;
+  return false;
+}
+
+template <class Part>
+std::unique_ptr<Part> PartList<Part>::make(const std::string& name, const PartArgs& args) const {
+  for (const auto& i : items_)
+    if (i.name == name) return i.make(args);
+  throw InputError(unknown_name_message(kind_, name, names()));
+}
+
+template class PartList<QueueOrder>;
+template class PartList<Admission>;
+template class PartList<Filter>;
+template class PartList<PlacementPolicy>;
+template class PartList<Preemption>;
+template class PartList<Backfill>;
+
+void register_builtin_parts(PartRegistry& r) {
+  r.queues.add("fifo", "first come, first served: by submit time, then job id", make_fifo_queue);
+
+  r.admissions.add("gang", "a gang job's tasks start at one instant or none do; non-gang jobs start task by task",
+                   make_gang_admission);
+  r.admissions.add("incremental", "every job's tasks start as they fit, gang flag or not", make_incremental_admission);
+
+  r.filters.add("gpu-model", "only GPUs of the job's requested model(s) and minimum generation", make_gpu_model_filter);
+  r.filters.add("same-generation", "all of a job's GPUs of one generation (Peloton constraint placement)",
+                make_same_generation_filter);
+
+  r.placements.add("first-fit", "lowest-numbered hosts with room, in order", make_first_fit_placement);
+  r.placements.add("best-fit", "each task on the host left with the fewest idle GPUs (packs tightly)",
+                   make_best_fit_placement);
+  r.placements.add("rack-pack", "fewest hosts, then fewest racks: one host, else one rack, else fewest racks",
+                   make_rack_pack_placement);
+  r.placements.add("spread", "each task on the emptiest host not yet used by the job", make_spread_placement);
+
+  r.preemptions.add("none", "never evict a running job", make_no_preemption);
+
+  r.backfills.add("none", "strict queue order: nothing starts ahead of a blocked job", make_no_backfill);
+  r.backfills.add("easy", "EASY: a later job may start if it does not delay the first blocked job's reservation",
+                  make_easy_backfill);
+}
+
+const PartRegistry& builtin_parts() {
+  static const PartRegistry registry = [] {
+    PartRegistry r;
+    register_builtin_parts(r);
+    return r;
+  }();
+  return registry;
+}
+
+const char* code_name(Code c) {
+  switch (c) {
+    case Code::success: return "success";
+    case Code::wait: return "wait";
+    case Code::unschedulable: return "unschedulable";
+    case Code::unresolvable: return "unresolvable";
+  }
+  return "?";
+}
+
+}  // namespace schedlab::sched

@@ -1,0 +1,77 @@
+// Wiring a scenario into a simulation and its results folder.
+#include "sim/scenario_run.h"
+
+#include <fstream>
+
+#include "metrics/collector.h"
+#include "metrics/writers.h"
+#include "perf/perf_registry.h"
+#include "util/error.h"
+#include "util/staging_dir.h"
+
+namespace schedlab::sim {
+
+namespace {
+// Stops a source after `limit` jobs (workload.max_jobs).
+class LimitedSource final : public workload::JobSource {
+ public:
+  LimitedSource(std::unique_ptr<workload::JobSource> inner, std::uint64_t limit)
+      : inner_(std::move(inner)), limit_(limit) {}
+  bool next(workload::JobSpec& out) override { return produced_ < limit_ && inner_->next(out) && ++produced_; }
+  workload::StringPool& strings() override { return inner_->strings(); }
+  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
+
+ private:
+  std::unique_ptr<workload::JobSource> inner_;
+  std::uint64_t limit_;
+  std::uint64_t produced_ = 0;
+};
+
+void write_file(const std::string& path, const std::function<void(std::ostream&)>& body) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(path, 0, "", "cannot write");
+  body(out);
+  if (!out) throw InputError(path, 0, "", "write failed");
+}
+}  // namespace
+
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
+  std::unique_ptr<workload::JobSource> src =
+      sc.workload.generate ? workload::make_generator(*sc.workload.generate, sc.seed)
+                           : workload::open_trace(sc.workload.trace, sc.workload.options);
+  if (sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
+  return src;
+}
+
+RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir) {
+  cluster::Topology topo(sc.cluster, sc.catalog);
+  auto source = open_workload(sc);
+  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed);
+  metrics::Collector collector(topo, sc.timeline_interval);
+  Simulation simulation(topo, sc.scheduler, *source, *perf, collector,
+                        sc.workload.generate ? std::string("generator") : sc.workload.trace);
+  RunOutcome outcome;
+  outcome.stats = simulation.run();
+  outcome.summary = metrics::summarize(collector, source->skipped_rows());
+  outcome.out_dir = out_dir;
+  if (out_dir.empty()) return outcome;
+
+  StagingDir dir(out_dir);
+  write_file(dir.file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
+  write_file(dir.file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
+  write_file(dir.file("summary.json"), [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
+  write_file(dir.file("run.yaml"), [&](std::ostream& o) {
+    YAML::Node run = YAML::Clone(sc.resolved);
+    run["seed"] = sc.seed;
+    YAML::Emitter e;
+    e << YAML::BeginMap << YAML::Key << "schedlab_version" << YAML::Value << SCHEDLAB_VERSION << YAML::Key
+      << "scenario_file" << YAML::Value << sc.file << YAML::Key << "cluster_file" << YAML::Value << sc.cluster_file
+      << YAML::Key << "catalog_file" << YAML::Value << sc.catalog_file << YAML::Key << "resolved" << YAML::Value << run
+      << YAML::EndMap;
+    o << e.c_str() << "\n";
+  });
+  dir.commit();
+  return outcome;
+}
+
+}  // namespace schedlab::sim

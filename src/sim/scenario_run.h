@@ -1,0 +1,26 @@
+// Runs a loaded scenario end to end: builds the cluster, workload, scheduler and perf
+// model, simulates, and writes the results folder (jobs.csv, timeline.csv, summary.json,
+// run.yaml) atomically.
+#pragma once
+
+#include <string>
+
+#include "config/scenario.h"
+#include "metrics/summary.h"
+#include "sim/simulation.h"
+
+namespace schedlab::sim {
+
+struct RunOutcome {
+  metrics::Summary summary;
+  SimulationStats stats;
+  std::string out_dir;
+};
+
+// Simulates `scenario`; writes results to `out_dir` unless it is empty.
+RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir);
+
+// Opens the scenario's workload (trace file or generator).
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario);
+
+}  // namespace schedlab::sim

@@ -1,0 +1,28 @@
+// Formatting of located input errors.
+#include "util/error.h"
+
+namespace schedlab {
+namespace {
+std::string format_location(const std::string& file, long line, const std::string& field,
+                            const std::string& what) {
+  std::string out;
+  if (!file.empty()) {
+    out += file;
+    if (line > 0) out += ":" + std::to_string(line);
+    out += ": ";
+  }
+  if (!field.empty()) out += field + ": ";
+  out += what;
+  return out;
+}
+}  // namespace
+
+InputError::InputError(std::string file, long line, std::string field, const std::string& what)
+    : std::runtime_error(format_location(file, line, field, what)),
+      file_(std::move(file)),
+      line_(line),
+      field_(std::move(field)) {}
+
+InputError::InputError(const std::string& what) : std::runtime_error(what) {}
+
+}  // namespace schedlab

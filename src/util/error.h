@@ -1,0 +1,33 @@
+// Errors that carry where bad input was found (file, line, field) so the CLI can print
+// `file:line: field: what is wrong` and exit 2, whichever part detected the problem.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace schedlab {
+
+// Bad input from a file or the command line. Caught once, in cli/.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, long line, std::string field, const std::string& what);
+  // Without a location (command-line values, derived checks).
+  explicit InputError(const std::string& what);
+
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string file_;
+  long line_ = 0;
+  std::string field_;
+};
+
+// The outside world failed (no GPU, no driver, a library missing). Exit code 3.
+class EnvironmentError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,74 @@
+// zlib-backed line streaming.
+#include "util/line_reader.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+#include "util/error.h"
+
+namespace schedlab {
+
+LineReader::LineReader(const std::string& path) : path_(path), buf_(1 << 20) {
+  gz_ = gzopen(path.c_str(), "rb");
+  if (!gz_) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
+  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+}
+
+LineReader::~LineReader() {
+  if (gz_) gzclose(static_cast<gzFile>(gz_));
+}
+
+bool LineReader::refill() {
+  if (eof_) return false;
+  int n = gzread(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));
+  if (n < 0) {
+    int err = 0;
+    throw InputError(path_, line_no_ + 1, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
+  }
+  if (n == 0) {
+    eof_ = true;
+    return false;
+  }
+  begin_ = 0;
+  end_ = static_cast<std::size_t>(n);
+  return true;
+}
+
+bool LineReader::next(std::string_view& line) {
+  carry_.clear();
+  bool using_carry = false;
+  for (;;) {
+    if (begin_ == end_ && !refill()) {
+      if (using_carry && !carry_.empty()) {
+        ++line_no_;
+        unterminated_ = true;
+        line = carry_;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        return true;
+      }
+      return false;
+    }
+    const char* start = buf_.data() + begin_;
+    const void* nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl) {
+      std::size_t len = static_cast<const char*>(nl) - start;
+      ++line_no_;
+      unterminated_ = false;
+      if (using_carry) {
+        carry_.append(start, len);
+        line = carry_;
+      } else {
+        line = std::string_view(start, len);
+      }
+      begin_ += len + 1;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      return true;
+    }
+    carry_.append(start, end_ - begin_);
+    using_carry = true;
+    begin_ = end_;
+  }
+}
+
+}  // namespace schedlab

@@ -1,0 +1,41 @@
+// Streams a text file line by line, gzip or plain (zlib reads both), with a large buffer
+// and no copy per line: the returned view is valid until the next call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedlab {
+
+class LineReader {
+ public:
+  // Throws InputError when the file cannot be opened.
+  explicit LineReader(const std::string& path);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line without its end-of-line ('\n' or "\r\n"); false at end of file.
+  // A last line without a newline is returned as a line.
+  bool next(std::string_view& line);
+  long line_number() const { return line_no_; }
+  const std::string& path() const { return path_; }
+  // True when the last line returned had no newline after it (a truncated file, maybe).
+  bool last_line_unterminated() const { return unterminated_; }
+
+ private:
+  bool refill();
+
+  std::string path_;
+  void* gz_ = nullptr;  // gzFile
+  std::vector<char> buf_;
+  std::size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool unterminated_ = false;
+  long line_no_ = 0;
+  std::string carry_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,96 @@
+// Strict parsing with std::from_chars (locale-free, no allocation).
+#include "util/parse.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "util/error.h"
+
+namespace schedlab {
+
+void split_fields(std::string_view line, char sep, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t pos = line.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(line.substr(start));
+      return;
+    }
+    out.push_back(line.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+void split_whitespace(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t i = 0, n = line.size();
+  while (i < n) {
+    while (i < n && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i >= n) break;
+    std::size_t j = i;
+    while (j < n && line[j] != ' ' && line[j] != '\t') ++j;
+    out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool try_parse_int(std::string_view s, std::int64_t& out) {
+  s = trim(s);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool try_parse_double(std::string_view s, double& out) {
+  s = trim(s);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+
+std::int64_t parse_int(std::string_view s, const FieldContext& where) {
+  std::int64_t v;
+  if (try_parse_int(s, v)) return v;
+  std::string_view t = trim(s);
+  double d;
+  std::string what = t.empty()                ? std::string("missing value")
+                     : try_parse_double(t, d) ? fmt::format("'{}' is not an integer", t)
+                                              : fmt::format("'{}' is not a number", t);
+  throw InputError(where.file, where.line, std::string(where.column), what);
+}
+
+double parse_double(std::string_view s, const FieldContext& where) {
+  double v;
+  if (try_parse_double(s, v)) return v;
+  std::string_view t = trim(s);
+  throw InputError(where.file, where.line, std::string(where.column),
+                   t.empty() ? std::string("missing value") : fmt::format("'{}' is not a number", t));
+}
+
+std::int64_t parse_int_at_least(std::string_view s, std::int64_t min, const FieldContext& where) {
+  std::int64_t v = parse_int(s, where);
+  if (v < min)
+    throw InputError(where.file, where.line, std::string(where.column),
+                     fmt::format("{} is less than {}", v, min));
+  return v;
+}
+
+double parse_double_at_least(std::string_view s, double min, const FieldContext& where) {
+  double v = parse_double(s, where);
+  if (v < min)
+    throw InputError(where.file, where.line, std::string(where.column),
+                     fmt::format("{} is less than {}", v, min));
+  return v;
+}
+
+}  // namespace schedlab

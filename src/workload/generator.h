@@ -1,0 +1,35 @@
+// Synthetic traces from documented distributions, seeded. Arrivals are a Poisson process;
+// durations are log-normal (heavy right tail, as fitted to Philly by Jeon et al. 2019),
+// clipped to [min, max]; GPU counts are drawn from a weighted list of sizes (powers of two
+// by default); a job larger than one host becomes tasks of `gpus_per_host` GPUs each.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workload/job_spec.h"
+
+namespace schedlab::workload {
+
+struct GeneratorConfig {
+  std::uint64_t jobs = 1000;
+  double arrival_rate_per_hour = 40;
+  double duration_median_s = 1800;
+  double duration_sigma = 1.6;  // of ln(duration)
+  double duration_min_s = 60;
+  double duration_max_s = 7 * 86400;
+  std::vector<std::uint32_t> gpu_sizes = {1, 2, 4, 8, 16, 32, 64};
+  std::vector<double> gpu_size_weights = {0.45, 0.15, 0.12, 0.14, 0.07, 0.05, 0.02};
+  std::uint32_t gpus_per_host = 8;
+  std::vector<std::string> models;  // requested models; empty = no request
+  std::vector<double> model_weights;
+  std::uint32_t users = 32;
+};
+
+// Checks the config; throws InputError naming the field.
+void validate(const GeneratorConfig& c);
+std::unique_ptr<JobSource> make_generator(const GeneratorConfig& config, std::uint64_t seed);
+
+}  // namespace schedlab::workload

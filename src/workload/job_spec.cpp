@@ -1,0 +1,15 @@
+// StringPool interning.
+#include "workload/job_spec.h"
+
+namespace schedlab::workload {
+
+Label StringPool::intern(std::string_view s) {
+  auto it = index_.find(std::string(s));
+  if (it != index_.end()) return it->second;
+  Label l = static_cast<Label>(strings_.size());
+  strings_.emplace_back(s);
+  index_.emplace(strings_.back(), l);
+  return l;
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,77 @@
+// JobSpec: what a trace says about one job, as a small value. Strings (user, pool, GPU
+// request, original trace id) are interned in the workload's StringPool so that a
+// million-job trace costs tens of bytes per job.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace schedlab::workload {
+
+using JobId = std::uint32_t;          // dense: 0..n-1 in submit order
+using Label = std::uint32_t;          // index into a StringPool
+inline constexpr Label kNoLabel = 0;  // the pool's entry 0 is always ""
+
+enum class JobKind : std::uint8_t { batch, service, cron };
+
+// How the job ended in the original trace (kept for analysis; does not change replay).
+enum class TraceStatus : std::uint8_t { unknown, pass, failed, killed };
+
+struct JobSpec {
+  JobId id = 0;
+  engine::Time submit = 0;
+  engine::Time duration = 0;  // run time on the traced placement, at the traced speed
+  engine::Time estimate = 0;  // the user's requested run time; 0 = unknown
+  std::uint32_t tasks = 1;
+  std::uint32_t gpus_per_task = 1;
+  // Share of one GPU per task in thousandths, for fractional (GPU-sharing) tasks; 1000 for
+  // whole-GPU tasks. Only meaningful with gpus_per_task == 1.
+  std::uint16_t gpu_milli = 1000;
+  std::int16_t min_generation = 0;  // 0 = any
+  Label gpu_request = kNoLabel;     // GPU model name, or names separated by '|'; "" = any
+  Label user = kNoLabel;
+  Label pool = kNoLabel;
+  Label trace_id = kNoLabel;  // the trace's own id when it is not a number
+  std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
+  std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
+  std::int32_t priority = 0;
+  bool gang = true;
+  JobKind kind = JobKind::batch;
+  TraceStatus status = TraceStatus::unknown;
+
+  std::uint64_t total_gpus() const { return std::uint64_t{tasks} * gpus_per_task; }
+  bool fractional() const { return gpu_milli < 1000; }
+};
+
+// Interns strings; entry 0 is "".
+class StringPool {
+ public:
+  StringPool() { intern(""); }
+  Label intern(std::string_view s);
+  const std::string& str(Label l) const { return strings_[l]; }
+  std::size_t size() const { return strings_.size(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, Label> index_;
+};
+
+// A stream of jobs in submit order. Readers and generators implement it; the simulator
+// pulls one job at a time so that a trace is never held twice in memory.
+class JobSource {
+ public:
+  virtual ~JobSource() = default;
+  // The next job, or false at the end. Throws InputError on a bad row.
+  virtual bool next(JobSpec& out) = 0;
+  // Where interned strings of the produced jobs live.
+  virtual StringPool& strings() = 0;
+  // Rows skipped (with --skip-bad-rows) or dropped by the format's rules, for the summary.
+  virtual std::uint64_t skipped_rows() const { return 0; }
+};
+
+}  // namespace schedlab::workload

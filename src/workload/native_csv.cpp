@@ -1,0 +1,189 @@
+// Reader and writer of the native CSV trace format.
+#include "workload/native_csv.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "util/suggest.h"
+
+namespace schedlab::workload {
+namespace {
+
+enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
+           kPool, kPriority, kGang, kKind, kEstimate, kStatus, kColCount };
+const std::array<const char*, kColCount> kColNames = {
+    "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
+    "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status"};
+constexpr int kRequired = 5;  // the first five columns
+
+class NativeCsvSource final : public JobSource {
+ public:
+  NativeCsvSource(const std::string& path, const TraceOptions& options)
+      : reader_(path), skip_bad_(options.skip_bad_rows) {
+    read_header();
+  }
+
+  bool next(JobSpec& out) override {
+    std::string_view line;
+    while (reader_.next(line)) {
+      if (line.empty() || line.front() == '#') continue;
+      try {
+        parse_row(line, out);
+        if (out.submit < last_submit_)
+          throw InputError(reader_.path(), reader_.line_number(), "submit_s",
+                           "submit times must not decrease (sort the trace by submit_s)");
+        last_submit_ = out.submit;
+        out.id = next_id_++;
+        return true;
+      } catch (const InputError&) {
+        if (!skip_bad_) throw;
+        ++skipped_;
+      }
+    }
+    return false;
+  }
+  StringPool& strings() override { return strings_; }
+  std::uint64_t skipped_rows() const override { return skipped_; }
+
+ private:
+  void read_header() {
+    std::string_view line;
+    do {
+      if (!reader_.next(line))
+        throw InputError(reader_.path(), reader_.line_number(), "", "empty trace: no header row");
+    } while (line.empty() || line.front() == '#');
+    split_fields(line, ',', fields_);
+    pos_.fill(-1);
+    std::vector<std::string> names(kColNames.begin(), kColNames.end());
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      std::string name(trim(fields_[i]));
+      auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end())
+        throw InputError(reader_.path(), reader_.line_number(), name,
+                         unknown_name_message("column", name, names));
+      pos_[it - names.begin()] = static_cast<int>(i);
+    }
+    for (int c = 0; c < kRequired; ++c)
+      if (pos_[c] < 0)
+        throw InputError(reader_.path(), reader_.line_number(), kColNames[c], "required column is missing");
+    ncols_ = fields_.size();
+  }
+
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : fields_[pos_[c]]; }
+  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+
+  void parse_row(std::string_view line, JobSpec& job) {
+    split_fields(line, ',', fields_);
+    if (fields_.size() != ncols_)
+      throw InputError(reader_.path(), reader_.line_number(), "",
+                       fmt::format("expected {} fields, found {}", ncols_, fields_.size()));
+    job = JobSpec{};
+    job.line = static_cast<std::uint32_t>(reader_.line_number());
+    job.trace_number = static_cast<std::uint64_t>(parse_int_at_least(field(kId), 0, at(kId)));
+    job.submit = engine::from_seconds(parse_double_at_least(field(kSubmit), 0, at(kSubmit)));
+    job.duration = engine::from_seconds(parse_double_at_least(field(kDuration), 0, at(kDuration)));
+    job.tasks = static_cast<std::uint32_t>(parse_int_at_least(field(kTasks), 1, at(kTasks)));
+    job.gpus_per_task = static_cast<std::uint32_t>(parse_int_at_least(field(kGpusPerTask), 0, at(kGpusPerTask)));
+    if (pos_[kGpuMilli] >= 0 && !trim(field(kGpuMilli)).empty()) {
+      auto milli = parse_int_at_least(field(kGpuMilli), 1, at(kGpuMilli));
+      if (milli > 1000)
+        throw InputError(reader_.path(), reader_.line_number(), "gpu_milli",
+                         fmt::format("{} is more than one GPU (1000); use gpus_per_task", milli));
+      if (milli < 1000 && job.gpus_per_task != 1)
+        throw InputError(reader_.path(), reader_.line_number(), "gpu_milli",
+                         "a GPU share needs gpus_per_task = 1");
+      job.gpu_milli = static_cast<std::uint16_t>(milli);
+    }
+    if (job.gpus_per_task == 0)
+      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
+                       "0 GPUs: schedlab schedules GPU jobs only");
+    if (pos_[kGpuModel] >= 0) job.gpu_request = strings_.intern(trim(field(kGpuModel)));
+    if (pos_[kMinGen] >= 0 && !trim(field(kMinGen)).empty())
+      job.min_generation = static_cast<std::int16_t>(parse_int_at_least(field(kMinGen), 0, at(kMinGen)));
+    if (pos_[kUser] >= 0) job.user = strings_.intern(trim(field(kUser)));
+    if (pos_[kPool] >= 0) job.pool = strings_.intern(trim(field(kPool)));
+    if (pos_[kPriority] >= 0 && !trim(field(kPriority)).empty())
+      job.priority = static_cast<std::int32_t>(parse_int(field(kPriority), at(kPriority)));
+    if (pos_[kGang] >= 0 && !trim(field(kGang)).empty()) {
+      auto g = trim(field(kGang));
+      if (g == "1" || g == "true") job.gang = true;
+      else if (g == "0" || g == "false") job.gang = false;
+      else throw InputError(reader_.path(), reader_.line_number(), "gang", fmt::format("'{}' is not 0/1/true/false", g));
+    }
+    if (pos_[kKind] >= 0 && !trim(field(kKind)).empty()) {
+      auto k = trim(field(kKind));
+      if (k == "batch") job.kind = JobKind::batch;
+      else if (k == "service") job.kind = JobKind::service;
+      else if (k == "cron") job.kind = JobKind::cron;
+      else throw InputError(reader_.path(), reader_.line_number(), "kind",
+                            unknown_name_message("kind", k, {"batch", "service", "cron"}));
+    }
+    if (pos_[kEstimate] >= 0 && !trim(field(kEstimate)).empty())
+      job.estimate = engine::from_seconds(parse_double_at_least(field(kEstimate), 0, at(kEstimate)));
+    if (pos_[kStatus] >= 0 && !trim(field(kStatus)).empty()) {
+      auto s = trim(field(kStatus));
+      if (s == "pass") job.status = TraceStatus::pass;
+      else if (s == "failed") job.status = TraceStatus::failed;
+      else if (s == "killed") job.status = TraceStatus::killed;
+      else if (s == "unknown") job.status = TraceStatus::unknown;
+      else throw InputError(reader_.path(), reader_.line_number(), "status",
+                            unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
+    }
+  }
+
+  LineReader reader_;
+  bool skip_bad_;
+  StringPool strings_;
+  std::vector<std::string_view> fields_;
+  std::array<int, kColCount> pos_{};
+  std::size_t ncols_ = 0;
+  JobId next_id_ = 0;
+  engine::Time last_submit_ = 0;
+  std::uint64_t skipped_ = 0;
+};
+
+const char* kind_name(JobKind k) {
+  switch (k) {
+    case JobKind::batch: return "batch";
+    case JobKind::service: return "service";
+    case JobKind::cron: return "cron";
+  }
+  return "batch";
+}
+
+const char* status_name(TraceStatus s) {
+  switch (s) {
+    case TraceStatus::pass: return "pass";
+    case TraceStatus::failed: return "failed";
+    case TraceStatus::killed: return "killed";
+    case TraceStatus::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<NativeCsvSource>(path, options);
+}
+
+void write_native_header(std::ostream& out) {
+  out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
+         "priority,gang,kind,estimate_s,status\n";
+}
+
+void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
+  std::uint64_t id = j.trace_id != kNoLabel ? j.id : j.trace_number;
+  out << fmt::format("{},{:.6f},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.6f},{}\n", id,
+                     engine::to_seconds(j.submit), engine::to_seconds(j.duration), j.tasks,
+                     j.gpus_per_task, j.gpu_milli, s.str(j.gpu_request), j.min_generation,
+                     s.str(j.user), s.str(j.pool), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
+                     engine::to_seconds(j.estimate), status_name(j.status));
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,37 @@
+// The trace formats schedlab reads, by name, in one visible list. A format is a factory
+// that opens a file as a JobSource; `schedlab list` prints the names with their help.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workload/job_spec.h"
+
+namespace schedlab::workload {
+
+struct TraceOptions {
+  std::string format = "auto";  // a registered name, or "auto" to detect from the file
+  bool skip_bad_rows = false;   // count and report unreadable rows instead of stopping
+  // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
+  std::map<std::string, std::string> args;
+};
+
+struct TraceFormat {
+  std::string name;
+  std::string help;
+  std::function<std::unique_ptr<JobSource>(const std::string& path, const TraceOptions&)> open;
+  // Whether the first line of a file looks like this format (for "auto"); may be empty.
+  std::function<bool(const std::string& first_line, const std::string& path)> detect;
+};
+
+// Every built-in format, in the order `schedlab list` prints them.
+const std::vector<TraceFormat>& trace_formats();
+
+// Opens `path` in the named (or detected) format. Throws InputError for an unknown format
+// (listing the valid ones), a missing file, or a file no format recognises.
+std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOptions& options);
+
+}  // namespace schedlab::workload

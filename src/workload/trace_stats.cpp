@@ -1,0 +1,79 @@
+// One streaming pass over a trace; only durations are kept (for percentiles).
+#include "workload/trace_stats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace schedlab::workload {
+
+namespace {
+std::string size_class(double gpus) {
+  if (gpus < 1) return "<1 GPU";
+  if (gpus <= 1) return "1 GPU";
+  if (gpus <= 8) return "2-8 GPUs";
+  if (gpus <= 64) return "9-64 GPUs";
+  return ">64 GPUs";
+}
+}  // namespace
+
+TraceStats compute_trace_stats(JobSource& source) {
+  TraceStats s;
+  std::vector<double> durations;
+  JobSpec j;
+  while (source.next(j)) {
+    double submit = engine::to_seconds(j.submit);
+    if (s.jobs == 0) s.first_submit_s = submit;
+    s.last_submit_s = submit;
+    ++s.jobs;
+    double gpus = j.fractional() ? j.gpu_milli / 1000.0 : static_cast<double>(j.total_gpus());
+    ++s.gpu_histogram[gpus];
+    double d = engine::to_seconds(j.duration);
+    durations.push_back(d);
+    double gh = gpus * d / 3600.0;
+    s.gpu_hours_by_class[size_class(gpus)] += gh;
+    s.total_gpu_hours += gh;
+    auto hour = static_cast<std::size_t>(std::fmod(std::floor((submit - s.first_submit_s) / 3600.0), 24.0));
+    ++s.arrivals_by_hour[hour];
+    if (j.tasks > 1) ++s.multi_task_jobs;
+  }
+  s.skipped_rows = source.skipped_rows();
+  std::sort(durations.begin(), durations.end());
+  for (double p : TraceStats::kPercentiles) {
+    if (durations.empty()) {
+      s.duration_percentiles_s.push_back(0);
+      continue;
+    }
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(durations.size())));
+    s.duration_percentiles_s.push_back(durations[std::clamp<std::size_t>(rank, 1, durations.size()) - 1]);
+  }
+  return s;
+}
+
+std::string format_trace_stats(const TraceStats& s, const std::string& name) {
+  std::string o = fmt::format("trace: {}\n", name);
+  o += fmt::format("  jobs                 {}\n", s.jobs);
+  if (s.skipped_rows) o += fmt::format("  skipped rows         {}\n", s.skipped_rows);
+  double span = s.last_submit_s - s.first_submit_s;
+  o += fmt::format("  submit span          {:.1f} h ({:.2f} days)\n", span / 3600, span / 86400);
+  o += fmt::format("  arrival rate         {:.2f} jobs/h\n", span > 0 ? s.jobs / (span / 3600) : 0.0);
+  o += fmt::format("  multi-task jobs      {} ({:.1f}%)\n", s.multi_task_jobs,
+                   s.jobs ? 100.0 * s.multi_task_jobs / s.jobs : 0.0);
+  o += fmt::format("  GPU-hours            {:.1f}\n", s.total_gpu_hours);
+  o += "  duration percentiles (s):";
+  for (std::size_t i = 0; i < s.duration_percentiles_s.size(); ++i)
+    o += fmt::format(" p{:g}={:.0f}", TraceStats::kPercentiles[i], s.duration_percentiles_s[i]);
+  o += "\n  GPUs per job:\n";
+  for (const auto& [g, n] : s.gpu_histogram)
+    o += fmt::format("    {:>8g} {:>9} ({:.1f}%)\n", g, n, s.jobs ? 100.0 * n / s.jobs : 0.0);
+  o += "  GPU-hours by size class:\n";
+  for (const auto& [c, h] : s.gpu_hours_by_class)
+    o += fmt::format("    {:<10} {:>12.1f} ({:.1f}%)\n", c, h, s.total_gpu_hours > 0 ? 100 * h / s.total_gpu_hours : 0.0);
+  o += "  arrivals by hour since trace start (mod 24):\n   ";
+  for (std::size_t h = 0; h < 24; ++h) o += fmt::format(" {:02}h:{}", h, s.arrivals_by_hour[h]);
+  o += "\n";
+  return o;
+}
+
+}  // namespace schedlab::workload

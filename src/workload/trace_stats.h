@@ -1,0 +1,33 @@
+// Summary statistics of a trace, for `schedlab trace stats`: size, span, GPU-count
+// histogram, duration percentiles, GPU-hours by size class, arrivals by hour of day and
+// the share of multi-host jobs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workload/job_spec.h"
+
+namespace schedlab::workload {
+
+struct TraceStats {
+  std::uint64_t jobs = 0;
+  std::uint64_t skipped_rows = 0;
+  double first_submit_s = 0, last_submit_s = 0;
+  std::map<double, std::uint64_t> gpu_histogram;  // GPUs per job (shares as fractions) -> jobs
+  std::vector<double> duration_percentiles_s;     // at kPercentiles
+  std::map<std::string, double> gpu_hours_by_class;
+  std::array<std::uint64_t, 24> arrivals_by_hour{};  // hour of day since trace start
+  std::uint64_t multi_task_jobs = 0;
+  double total_gpu_hours = 0;
+
+  static constexpr std::array<double, 6> kPercentiles = {10, 50, 90, 95, 99, 100};
+};
+
+TraceStats compute_trace_stats(JobSource& source);
+std::string format_trace_stats(const TraceStats& s, const std::string& name);
+
+}  // namespace schedlab::workload
