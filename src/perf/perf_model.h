@@ -4,6 +4,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster/placement.h"
 #include "workload/job_spec.h"
@@ -17,6 +19,16 @@ class PerfModel {
   // Speed relative to the trace: the run takes duration / speed. Must be > 0.
   virtual double speed(const workload::JobSpec& job, const cluster::Placement& placement,
                        const cluster::Topology& topo) const = 0;
+
+  // Models whose speeds depend on other running jobs (shared links) return true and are
+  // told of every run that starts or ends; after each instant's changes the executor asks
+  // which runs' speeds changed and moves their completions. Run ids are the executor's.
+  virtual bool shares_links() const { return false; }
+  virtual void run_started(std::uint64_t /*run*/, const workload::JobSpec& /*job*/,
+                           const cluster::Placement& /*placement*/, const cluster::Topology& /*topo*/) {}
+  virtual void run_ended(std::uint64_t /*run*/) {}
+  // Appends (run, new speed) for every run whose speed changed since the last call.
+  virtual void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& /*out*/) {}
 };
 
 // `trace`: every job runs exactly as long as its trace says, wherever it is placed.

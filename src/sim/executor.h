@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cluster/placement.h"
+#include "engine/event_queue.h"
 #include "engine/time.h"
 #include "workload/job_spec.h"
 
@@ -16,9 +17,15 @@ using RunId = std::uint64_t;
 class Executor {
  public:
   virtual ~Executor() = default;
-  // Starts tasks of `job` on `placement` at `now`. The executor reports the run's end by
-  // a completion event carrying `run` (simulated) or by a message (emulated).
+  // Starts tasks of `job` on `placement` at `now`. The run's end arrives as a completion
+  // event whose subject is `run`.
   virtual void start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) = 0;
+  // False for a completion event that a later change superseded (ignore it).
+  virtual bool is_current(const engine::Event& completion) const = 0;
+  // The run's completion was processed.
+  virtual void finished(RunId run, engine::Time now) = 0;
+  // Called once per instant after all starts and ends: apply speed changes.
+  virtual void settle(engine::Time /*now*/) {}
 };
 
 }  // namespace schedlab::sim

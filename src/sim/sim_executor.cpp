@@ -1,4 +1,4 @@
-// Run lengths from the perf model.
+// Run progress and completion events.
 #include "sim/sim_executor.h"
 
 #include <cassert>
@@ -6,12 +6,54 @@
 
 namespace schedlab::sim {
 
-void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) {
-  double speed = perf_->speed(job, placement, *topo_);
-  assert(speed > 0);
+void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
+  assert(p.speed > 0);
   // Round up: a run never ends before its work is done.
-  auto length = static_cast<engine::Time>(std::ceil(static_cast<double>(job.duration) / speed));
-  queue_->push(now + length, engine::EventClass::completion, run);
+  auto length = static_cast<engine::Time>(std::ceil(p.remaining / p.speed - 1e-9));
+  queue_->push(now + std::max<engine::Time>(length, 0), engine::EventClass::completion, run, p.version);
+}
+
+void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) {
+  Progress p;
+  p.remaining = static_cast<double>(job.duration);
+  p.since = now;
+  if (perf_->shares_links()) {
+    // The speed is settled at the end of the instant, with every start and end known.
+    perf_->run_started(run, job, placement, *topo_);
+    p.speed = 0;
+    runs_.emplace(run, p);
+    return;
+  }
+  p.speed = perf_->speed(job, placement, *topo_);
+  auto& stored = runs_.emplace(run, p).first->second;
+  schedule_end(run, stored, now);
+}
+
+bool SimExecutor::is_current(const engine::Event& e) const {
+  auto it = runs_.find(e.subject);
+  return it != runs_.end() && it->second.version == e.version;
+}
+
+void SimExecutor::finished(RunId run, engine::Time) {
+  runs_.erase(run);
+  if (perf_->shares_links()) perf_->run_ended(run);
+}
+
+void SimExecutor::settle(engine::Time now) {
+  if (!perf_->shares_links()) return;
+  changes_.clear();
+  perf_->take_speed_changes(changes_);
+  for (const auto& [run, speed] : changes_) {
+    auto it = runs_.find(run);
+    if (it == runs_.end()) continue;
+    auto& p = it->second;
+    if (p.speed > 0) p.remaining -= static_cast<double>(now - p.since) * p.speed;
+    p.remaining = std::max(p.remaining, 0.0);
+    p.since = now;
+    p.speed = speed;
+    ++p.version;
+    schedule_end(run, p, now);
+  }
 }
 
 }  // namespace schedlab::sim

@@ -1,6 +1,11 @@
-// The simulate executor: a run ends after its trace duration divided by the perf model's
-// speed for its placement, as a completion event in the engine's queue.
+// The simulate executor: a run's remaining work (trace microseconds at speed 1) drains at
+// the perf model's speed for its placement; its end is a completion event in the engine's
+// queue. When a shared-link model changes a run's speed, the remaining work is brought up
+// to date and the completion moves (the old event is recognised as stale by its version).
 #pragma once
+
+#include <unordered_map>
+#include <vector>
 
 #include "engine/event_queue.h"
 #include "perf/perf_model.h"
@@ -10,14 +15,27 @@ namespace schedlab::sim {
 
 class SimExecutor final : public Executor {
  public:
-  SimExecutor(engine::EventQueue& queue, const perf::PerfModel& perf, const cluster::Topology& topo)
+  SimExecutor(engine::EventQueue& queue, perf::PerfModel& perf, const cluster::Topology& topo)
       : queue_(&queue), perf_(&perf), topo_(&topo) {}
   void start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) override;
+  bool is_current(const engine::Event& completion) const override;
+  void finished(RunId run, engine::Time now) override;
+  void settle(engine::Time now) override;
 
  private:
+  struct Progress {
+    double remaining = 0;  // trace microseconds left at speed 1
+    double speed = 1;
+    engine::Time since = 0;
+    std::uint32_t version = 0;
+  };
+  void schedule_end(RunId run, Progress& p, engine::Time now);
+
   engine::EventQueue* queue_;
-  const perf::PerfModel* perf_;
+  perf::PerfModel* perf_;
   const cluster::Topology* topo_;
+  std::unordered_map<RunId, Progress> runs_;
+  std::vector<std::pair<std::uint64_t, double>> changes_;
 };
 
 }  // namespace schedlab::sim

@@ -10,7 +10,7 @@
 namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
-                       workload::JobSource& source, const perf::PerfModel& perf, metrics::RunObserver& observer,
+                       workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
                        std::string trace_name)
     : topo_(topo),
       source_(source),
@@ -79,8 +79,9 @@ void Simulation::handle(const engine::Event& e) {
       break;
     }
     case engine::EventClass::completion: {
+      if (!executor_->is_current(e)) break;  // superseded by a speed change
       auto it = runs_.find(e.subject);
-      if (it == runs_.end()) break;  // superseded
+      executor_->finished(e.subject, e.time);
       Run run = std::move(it->second);
       runs_.erase(it);
       alloc_.release(run.placement);
@@ -146,6 +147,7 @@ SimulationStats Simulation::run() {
     }
     scheduler_.schedule(now, alloc_, starts_);
     start_decided(now);
+    executor_->settle(now);
     observer_.on_instant(snapshot(now));
     ++stats_.instants;
     stats_.end_time = now;

@@ -26,7 +26,7 @@ struct SimulationStats {
 class Simulation {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
-             const perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name);
+             perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name);
 
   SimulationStats run();
 
