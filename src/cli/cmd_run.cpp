@@ -1,6 +1,8 @@
 // `schedlab run` and `schedlab validate`.
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 
 #include "cli/commands.h"
@@ -26,8 +28,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
     fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
                scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
     fmt::print("{}", metrics::format_summary_table(outcome.summary));
-    fmt::print("results: {}/   ({} events in {:.2f} s wall, {:.0f} events/s)\n", dir, outcome.stats.events, wall,
-               wall > 0 ? outcome.stats.events / wall : 0.0);
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    fmt::print("results: {}/\n", dir);
+    // Wall time and memory go to the terminal only: results files stay byte-identical.
+    fmt::print("run: {} events, {} instants in {:.2f} s wall ({:.0f} events/s), peak RSS {:.0f} MiB\n",
+               outcome.stats.events, outcome.stats.instants, wall, wall > 0 ? outcome.stats.events / wall : 0.0,
+               usage.ru_maxrss / 1024.0);
     exit_code = 0;
   });
 }

@@ -8,10 +8,11 @@ namespace schedlab::cluster {
 AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(topo.racks().size()) {
   const std::size_t models = topo.catalog().size();
   buckets_.resize(models);
-  for (ModelId m = 0; m < models; ++m) buckets_[m].resize(topo.max_host_gpus(m) + 1u);
+  const std::size_t hosts = topo.hosts().size();
+  for (ModelId m = 0; m < models; ++m) buckets_[m].assign(topo.max_host_gpus(m) + 1u, HostSet(hosts));
   rack_free_.assign(models * racks_, 0);
   free_by_model_.assign(models, 0);
-  shared_hosts_.resize(models);
+  shared_hosts_.assign(models, HostSet(hosts));
   whole_free_.resize(topo.hosts().size());
   share_used_.resize(topo.hosts().size());
   for (HostId h = 0; h < topo.hosts().size(); ++h) {
@@ -36,21 +37,21 @@ std::optional<HostId> AllocationState::first_host_with(ModelId m, std::uint16_t 
   std::optional<HostId> best;
   const auto& b = buckets_[m];
   for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f)
-    if (!b[f].empty() && (!best || *b[f].begin() < *best)) best = *b[f].begin();
+    if (!b[f].empty() && (!best || *b[f].first() < *best)) best = *b[f].first();
   return best;
 }
 
 std::optional<HostId> AllocationState::tightest_host_with(ModelId m, std::uint16_t k) const {
   const auto& b = buckets_[m];
   for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f)
-    if (!b[f].empty()) return *b[f].begin();
+    if (!b[f].empty()) return *b[f].first();
   return std::nullopt;
 }
 
 std::optional<HostId> AllocationState::roomiest_host_with(ModelId m, std::uint16_t k) const {
   const auto& b = buckets_[m];
   for (std::size_t f = b.size(); f-- > std::max<std::size_t>(k, 1);)
-    if (!b[f].empty()) return *b[f].begin();
+    if (!b[f].empty()) return *b[f].first();
   return std::nullopt;
 }
 
@@ -156,6 +157,7 @@ void AllocationState::release(const TaskSlot& t) {
 }
 
 void AllocationState::release(const Placement& p) {
+  ++release_epoch_;
   for (const auto& t : p.tasks) release(t);
 }
 

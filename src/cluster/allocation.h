@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <vector>
 
+#include "cluster/host_set.h"
 #include "cluster/placement.h"
 #include "cluster/topology.h"
 
@@ -30,7 +30,7 @@ class AllocationState {
   std::uint64_t shared_gpus() const { return shared_total_; }
 
   // Hosts of model m with exactly k wholly free GPUs, in ascending id.
-  const std::set<HostId>& hosts_with_free(ModelId m, std::uint16_t k) const { return buckets_[m][k]; }
+  const HostSet& hosts_with_free(ModelId m, std::uint16_t k) const { return buckets_[m][k]; }
   // Lowest-id host of model m with at least k free GPUs (first fit).
   std::optional<HostId> first_host_with(ModelId m, std::uint16_t k) const;
   // Host of model m with the fewest free GPUs that still has k, lowest id on ties (best fit).
@@ -43,7 +43,7 @@ class AllocationState {
   // Shares on host h: used thousandths per shared-GPU slot (0 = slot unused).
   const std::vector<std::uint16_t>& shares(HostId h) const { return share_used_[h]; }
   // Hosts of model m that have a shared GPU (ascending id).
-  const std::set<HostId>& hosts_with_shares(ModelId m) const { return shared_hosts_[m]; }
+  const HostSet& hosts_with_shares(ModelId m) const { return shared_hosts_[m]; }
   // The share slot on h with room for `milli`: the fullest one that fits when `tightest`,
   // else the lowest slot; -1 when none has room.
   int share_slot_with_room(HostId h, std::uint16_t milli, bool tightest) const;
@@ -57,7 +57,11 @@ class AllocationState {
 
   void take(const TaskSlot& t);
   void release(const TaskSlot& t);
+  // Ends a run: frees its tasks and advances the release epoch.
   void release(const Placement& p);
+  // Counts completed runs' releases (not transaction rollbacks): if it has not moved, no
+  // GPU was freed, and a placement that failed before fails again.
+  std::uint64_t release_epoch() const { return release_epoch_; }
 
  private:
   void move_bucket(HostId h, std::uint16_t from, std::uint16_t to);
@@ -66,14 +70,15 @@ class AllocationState {
   const Topology* topo_;
   std::size_t racks_;
   std::vector<std::uint16_t> whole_free_;
-  std::vector<std::vector<std::set<HostId>>> buckets_;  // [model][free count]
+  std::vector<std::vector<HostSet>> buckets_;  // [model][free count]
   std::vector<std::uint32_t> rack_free_;               // [model * racks + rack]
   std::vector<std::uint64_t> free_by_model_;
   std::uint64_t free_total_ = 0;
   std::uint64_t used_milli_ = 0;
   std::uint64_t shared_total_ = 0;
+  std::uint64_t release_epoch_ = 0;
   std::vector<std::vector<std::uint16_t>> share_used_;  // [host][slot]
-  std::vector<std::set<HostId>> shared_hosts_;          // [model]
+  std::vector<HostSet> shared_hosts_;          // [model]
 };
 
 // Tentative changes to an AllocationState: applied at once (so that later queries see

@@ -12,6 +12,29 @@
 
 namespace schedlab::config {
 
+namespace {
+// A copy of a node parsed from a --set value, without that string's marks: they would say
+// "line 1" and point error messages at an unrelated line of the scenario file.
+YAML::Node without_marks(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Scalar:
+      return YAML::Node(n.Scalar());
+    case YAML::NodeType::Sequence: {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const auto& item : n) out.push_back(without_marks(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      YAML::Node out(YAML::NodeType::Map);
+      for (const auto& kv : n) out[kv.first.Scalar()] = without_marks(kv.second);
+      return out;
+    }
+    default:
+      return YAML::Node(YAML::NodeType::Null);
+  }
+}
+}  // namespace
+
 void apply_override(YAML::Node& root, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
@@ -19,7 +42,7 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = YAML::Load(assignment.substr(eq + 1));
+    value = without_marks(YAML::Load(assignment.substr(eq + 1)));
   } catch (const YAML::Exception& e) {
     throw InputError("--set", 0, path, "value is not valid YAML: " + e.msg);
   }
@@ -135,6 +158,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   if (!root["cluster"]) fail(root, at / "cluster", "required key is missing (a file in configs/clusters/)");
   sc.cluster_file = resolve_path(path, get_string(root["cluster"], at / "cluster"));
+  if (!std::filesystem::exists(sc.cluster_file))
+    fail(root["cluster"], at / "cluster", "no such file '" + sc.cluster_file + "'");
   sc.catalog_file = catalog_path_of(sc.cluster_file);
   sc.catalog = load_catalog(sc.catalog_file);
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
@@ -145,7 +170,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   check_keys(w, {"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs"}, wat);
   if (w["trace"] && w["generate"]) fail(w, wat, "give either trace or generate, not both");
   if (!w["trace"] && !w["generate"]) fail(w, wat, "needs trace: FILE or generate: {...}");
-  if (w["trace"]) sc.workload.trace = resolve_path(path, get_string(w["trace"], wat / "trace"));
+  if (w["trace"]) {
+    sc.workload.trace = resolve_path(path, get_string(w["trace"], wat / "trace"));
+    if (!std::filesystem::exists(sc.workload.trace))
+      fail(w["trace"], wat / "trace", "no such file '" + sc.workload.trace + "'");
+  }
   if (w["format"]) {
     std::vector<std::string> names{"auto"};
     for (const auto& f : workload::trace_formats()) names.push_back(f.name);

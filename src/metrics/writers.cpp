@@ -20,7 +20,7 @@ std::string csv_field(const std::string& s) {
 }
 
 namespace {
-std::string seconds_or_empty(engine::Time t) { return t < 0 ? std::string() : fmt::format("{:.6f}", engine::to_seconds(t)); }
+std::string seconds_or_empty(engine::Time t) { return t < 0 ? std::string() : engine::seconds_text(t); }
 
 std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
   std::string out;
@@ -42,8 +42,8 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     std::string trace_id = r.trace_id != workload::kNoLabel ? strings.str(r.trace_id) : std::to_string(r.trace_number);
     const char* state = r.dropped ? "dropped" : r.end >= 0 ? "finished" : r.start >= 0 ? "running" : "pending";
     double gpus = r.gpu_milli < 1000 ? r.gpu_milli / 1000.0 : static_cast<double>(r.tasks) * r.gpus_per_task;
-    line = fmt::format("{},{},{:.6f},{},{},{},{},{},{},{},{:g},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
-                       engine::to_seconds(r.submit), seconds_or_empty(r.start), seconds_or_empty(r.end),
+    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{:g},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
+                       engine::seconds_text(r.submit), seconds_or_empty(r.start), seconds_or_empty(r.end),
                        r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
                        r.end >= 0 ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
                        r.gpu_milli, gpus, r.hosts, r.racks, model_names(r.models, catalog),

@@ -127,6 +127,11 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
 }
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
+  const bool strict = backfill_->max_scan() == 0;
+  if (strict && last_block_.valid && !queue_.empty() && queue_.begin()->second.id() == last_block_.job &&
+      alloc.release_epoch() == last_block_.epoch)
+    return;
+  last_block_.valid = false;
   SchedContext ctx{*topo_, alloc, now};
   bool blocked = false;
   std::size_t scanned_after_block = 0;
@@ -138,6 +143,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
     if (!try_start(job, blocked, ctx, alloc, slots)) {
       if (!blocked) {
         blocked = true;
+        if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
         if (backfill_->max_scan() > 0) {
           std::vector<RunningJob> running;
           running.reserve(running_.size());

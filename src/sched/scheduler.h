@@ -70,6 +70,13 @@ class Scheduler {
   std::map<QueueKey, PendingJob> queue_;
   std::unordered_map<workload::JobId, RunningJob> running_;
   std::vector<std::vector<std::uint32_t>> host_size_counts_;  // [model][gpus] -> hosts
+  // In strict order, the job that blocked the last pass and the release epoch it saw: if
+  // both are unchanged the pass would fail the same way, and is skipped.
+  struct Blocked {
+    bool valid = false;
+    workload::JobId job = 0;
+    std::uint64_t epoch = 0;
+  } last_block_;
 };
 
 }  // namespace schedlab::sched

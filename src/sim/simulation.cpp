@@ -103,9 +103,11 @@ void Simulation::handle(const engine::Event& e) {
 void Simulation::start_decided(engine::Time now) {
   for (auto& d : starts_) {
     auto& st = job_state_[d.job];
-    bool first = st.runs_active == 0 && !st.fully_started;
-    // A job whose earlier runs all ended while tasks still waited is "running" again.
-    if (st.runs_active == 0) ++running_jobs_;
+    // The job's first start only: a job whose earlier runs all ended while tasks still
+    // waited started long ago, and never stopped counting as running.
+    bool first = !st.started;
+    st.started = true;
+    if (first) ++running_jobs_;
     if (d.job_fully_started) st.fully_started = true;
     ++st.runs_active;
     RunId id = next_run_++;

@@ -38,6 +38,7 @@ class Simulation {
   };
   struct JobState {
     std::uint32_t runs_active = 0;
+    bool started = false;  // some task has started (the job counts as running until done)
     bool fully_started = false;
   };
 

@@ -1,17 +1,15 @@
 // Formatting of located input errors.
 #include "util/error.h"
 
+#include <fmt/format.h>
+
 namespace schedlab {
 namespace {
 std::string format_location(const std::string& file, long line, const std::string& field,
                             const std::string& what) {
   std::string out;
-  if (!file.empty()) {
-    out += file;
-    if (line > 0) out += ":" + std::to_string(line);
-    out += ": ";
-  }
-  if (!field.empty()) out += field + ": ";
+  if (!file.empty()) out += line > 0 ? fmt::format("{}:{}: ", file, line) : fmt::format("{}: ", file);
+  if (!field.empty()) out += fmt::format("{}: ", field);
   out += what;
   return out;
 }

@@ -179,11 +179,11 @@ void write_native_header(std::ostream& out) {
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
   std::uint64_t id = j.trace_id != kNoLabel ? j.id : j.trace_number;
-  out << fmt::format("{},{:.6f},{:.6f},{},{},{},{},{},{},{},{},{},{},{:.6f},{}\n", id,
-                     engine::to_seconds(j.submit), engine::to_seconds(j.duration), j.tasks,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
+                     engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
                      j.gpus_per_task, j.gpu_milli, s.str(j.gpu_request), j.min_generation,
                      s.str(j.user), s.str(j.pool), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
-                     engine::to_seconds(j.estimate), status_name(j.status));
+                     engine::seconds_text(j.estimate), status_name(j.status));
 }
 
 }  // namespace schedlab::workload

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what schedlab needs on Debian 12 (only what is missing) and builds it.
+#   scripts/setup.sh [BUILD_DIR]      (default: build)
+# Environment: SCHEDLAB_BUILD_TYPE (Release), SCHEDLAB_JOBS (nproc), SCHEDLAB_CMAKE_ARGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+
+packages=(cmake g++ make libboost-graph-dev libyaml-cpp-dev libfmt-dev libcli11-dev doctest-dev
+          libbenchmark-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# shellcheck disable=SC2086
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${SCHEDLAB_BUILD_TYPE:-Release}" ${SCHEDLAB_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j"${SCHEDLAB_JOBS:-$(nproc)}"

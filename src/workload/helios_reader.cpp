@@ -1,0 +1,138 @@
+// Helios cluster_log.csv reader: `job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,
+// start_time,end_time,duration,queue`, columns found by name; times are date-times or seconds.
+#include "workload/helios_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_reader_util.h"
+
+namespace schedlab::workload {
+namespace {
+
+enum Col { kJobId, kGpuNum, kSubmit, kStart, kEnd, kUser, kVc, kNodeNum, kState, kColCount };
+const std::array<const char*, kColCount> kColNames = {"job_id",   "gpu_num", "submit_time", "start_time", "end_time",
+                                                      "user",     "vc",      "node_num",    "state"};
+constexpr int kRequired = 5;  // the first five
+
+class HeliosSource final : public TraceReaderSource {
+ public:
+  HeliosSource(const std::string& path, const TraceOptions& options)
+      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
+    check_args(options, "helios", {"gpus_per_host"});
+    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "helios", "gpus_per_host", 8, 0));
+    reshaped_ = fmt::format(
+        "jobs shaped from gpu_num alone for {}-GPU hosts (node_num missing, 0, uneven or too large per node)",
+        host_limit_);
+    read_header();
+  }
+
+ protected:
+  long row_line() const override { return reader_.line_number(); }
+
+  bool read_row(JobSpec& job) override {
+    std::string_view line;
+    while (next_data_line(reader_, line, '\0'))
+      if (parse_line(line, job)) return true;
+    return false;
+  }
+
+ private:
+  void read_header() {
+    std::string_view line;
+    if (!next_data_line(reader_, line, '\0'))
+      throw EmptyTraceError(reader_.path(), "no header row");
+    split_fields(line, ',', fields_);
+    ncols_ = fields_.size();
+    pos_.fill(-1);
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      auto it = std::find(kColNames.begin(), kColNames.end(), trim(fields_[i]));
+      if (it != kColNames.end()) pos_[it - kColNames.begin()] = static_cast<int>(i);
+    }
+    for (int c = 0; c < kRequired; ++c)
+      if (pos_[c] < 0)
+        throw InputError(reader_.path(), reader_.line_number(), kColNames[c],
+                         "required column is missing from the header (is this a Helios cluster_log.csv?)");
+  }
+
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
+  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+
+  bool parse_line(std::string_view line, JobSpec& job) {
+    split_fields(line, ',', fields_);
+    expect_field_count(reader_, fields_.size(), ncols_);
+    std::int64_t gpus = parse_int_at_least(field(kGpuNum), 0, at(kGpuNum));
+    std::int64_t nodes = field(kNodeNum).empty() ? 0 : parse_int_at_least(field(kNodeNum), 0, at(kNodeNum));
+    double submit = parse_time(field(kSubmit), at(kSubmit));
+    if (gpus == 0) {
+      drops_mut().add("CPU-only jobs (gpu_num 0)");
+      return false;
+    }
+    if (field(kStart).empty()) {
+      drops_mut().add("jobs that never started (no start_time)");
+      return false;
+    }
+    if (field(kEnd).empty()) {
+      drops_mut().add("jobs with no end_time");
+      return false;
+    }
+    double start = parse_time(field(kStart), at(kStart));
+    double end = parse_time(field(kEnd), at(kEnd));
+    if (end < start)
+      throw InputError(reader_.path(), reader_.line_number(), "end_time",
+                       fmt::format("{} is before start_time {}", field(kEnd), field(kStart)));
+
+    job = JobSpec{};
+    std::int64_t number;
+    if (try_parse_int(field(kJobId), number) && number >= 0)
+      job.trace_number = static_cast<std::uint64_t>(number);
+    else
+      job.trace_id = strings().intern(field(kJobId));
+    job.submit = engine::from_seconds(submit);
+    job.duration = engine::from_seconds(end - start);
+    const bool per_node_fits = nodes > 0 && gpus % nodes == 0 &&
+                               (host_limit_ == 0 || static_cast<std::uint64_t>(gpus / nodes) <= host_limit_);
+    if (per_node_fits) {
+      job.tasks = static_cast<std::uint32_t>(nodes);
+      job.gpus_per_task = static_cast<std::uint32_t>(gpus / nodes);
+    } else {
+      Shape s = shape_from_hosts({static_cast<std::uint64_t>(gpus)}, host_limit_);
+      job.tasks = s.tasks;
+      job.gpus_per_task = s.gpus_per_task;
+      notices_mut().add(reshaped_);
+    }
+    job.gang = true;
+    job.user = strings().intern(field(kUser));
+    job.pool = strings().intern(field(kVc));
+    std::string_view state = field(kState);
+    if (state == "COMPLETED") job.status = TraceStatus::pass;
+    else if (state == "FAILED" || state == "TIMEOUT" || state == "NODE_FAIL") job.status = TraceStatus::failed;
+    else if (state == "CANCELLED") job.status = TraceStatus::killed;
+    else job.status = TraceStatus::unknown;
+    return true;
+  }
+
+  LineReader reader_;
+  std::uint64_t host_limit_ = 8;
+  std::string reshaped_;  // the notice for a job shaped from gpu_num alone
+  std::vector<std::string_view> fields_;
+  std::array<int, kColCount> pos_{};
+  std::size_t ncols_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_helios_csv(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<HeliosSource>(path, options);
+}
+
+bool detect_helios_csv(const std::string& first_line, const std::string&) {
+  return first_line.rfind("job_id,user,vc,", 0) == 0;
+}
+
+}  // namespace schedlab::workload

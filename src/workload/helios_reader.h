@@ -1,0 +1,18 @@
+// Reader of SenseTime Helios cluster logs (cluster_log.csv, SC'21): one Slurm job per row.
+// Mapping documented in traces/README.md ("helios").
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "workload/trace_format.h"
+
+namespace schedlab::workload {
+
+// Args: gpus_per_host (default 8; shapes jobs whose gpu_num does not divide by node_num),
+// rebase, sort (rows are always sorted in memory).
+std::unique_ptr<JobSource> open_helios_csv(const std::string& path, const TraceOptions& options);
+// True for a header starting `job_id,user,vc,`.
+bool detect_helios_csv(const std::string& first_line, const std::string& path);
+
+}  // namespace schedlab::workload

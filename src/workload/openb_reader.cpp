@@ -1,0 +1,135 @@
+// openb pod-list reader: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
+// creation_time,deletion_time,scheduled_time`, columns found by name.
+#include "workload/openb_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_reader_util.h"
+
+namespace schedlab::workload {
+namespace {
+
+enum Col { kName, kNumGpu, kGpuMilli, kCreation, kDeletion, kScheduled, kGpuSpec, kQos, kPhase, kColCount };
+const std::array<const char*, kColCount> kColNames = {"name",          "num_gpu",        "gpu_milli",
+                                                      "creation_time", "deletion_time",  "scheduled_time",
+                                                      "gpu_spec",      "qos",            "pod_phase"};
+constexpr int kRequired = 6;  // the first six
+constexpr std::string_view kPodPrefix = "openb-pod-";
+
+class OpenbSource final : public TraceReaderSource {
+ public:
+  OpenbSource(const std::string& path, const TraceOptions& options)
+      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
+    check_args(options, "openb", {});
+    read_header();
+  }
+
+ protected:
+  long row_line() const override { return reader_.line_number(); }
+
+  bool read_row(JobSpec& job) override {
+    std::string_view line;
+    while (next_data_line(reader_, line, '\0'))
+      if (parse_line(line, job)) return true;
+    return false;
+  }
+
+ private:
+  void read_header() {
+    std::string_view line;
+    if (!next_data_line(reader_, line, '\0'))
+      throw EmptyTraceError(reader_.path(), "no header row");
+    split_fields(line, ',', fields_);
+    ncols_ = fields_.size();
+    pos_.fill(-1);
+    for (std::size_t i = 0; i < fields_.size(); ++i) {
+      auto it = std::find(kColNames.begin(), kColNames.end(), trim(fields_[i]));
+      if (it != kColNames.end()) pos_[it - kColNames.begin()] = static_cast<int>(i);
+    }
+    for (int c = 0; c < kRequired; ++c)
+      if (pos_[c] < 0)
+        throw InputError(reader_.path(), reader_.line_number(), kColNames[c],
+                         "required column is missing from the header (is this an openb pod list?)");
+  }
+
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
+  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+  [[noreturn]] void fail(Col c, const std::string& what) const {
+    throw InputError(reader_.path(), reader_.line_number(), kColNames[c], what);
+  }
+
+  // False for a pod that the format drops (counted).
+  bool parse_line(std::string_view line, JobSpec& job) {
+    split_fields(line, ',', fields_);
+    expect_field_count(reader_, fields_.size(), ncols_);
+    std::int64_t num_gpu = parse_int_at_least(field(kNumGpu), 0, at(kNumGpu));
+    std::int64_t milli = field(kGpuMilli).empty() ? 1000 : parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
+    double creation = parse_double_at_least(field(kCreation), 0, at(kCreation));
+    double deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
+    double start = creation;
+    if (!field(kScheduled).empty()) start = parse_double_at_least(field(kScheduled), 0, at(kScheduled));
+    if (num_gpu == 0) {
+      drops_mut().add("CPU-only pods (num_gpu 0)");
+      return false;
+    }
+    if (milli == 0 || milli > 1000) fail(kGpuMilli, fmt::format("{} is not a share of one GPU (1..1000)", milli));
+    if (milli < 1000 && num_gpu != 1)
+      fail(kGpuMilli, fmt::format("a GPU share ({}) needs num_gpu 1, found {}", milli, num_gpu));
+    if (start < creation) fail(kScheduled, fmt::format("{} is before creation_time {}", start, creation));
+    if (deletion < start)
+      fail(kDeletion, fmt::format("{} is before {} {}", deletion,
+                                  field(kScheduled).empty() ? "creation_time" : "scheduled_time", start));
+    if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
+
+    job = JobSpec{};
+    // Published pod names are "openb-pod-<number>": keep the number rather than intern one
+    // unique string per pod (which costs more than the job itself); other names are interned.
+    std::string_view name = field(kName);
+    std::int64_t number;
+    if (name.rfind(kPodPrefix, 0) == 0 && try_parse_int(name.substr(kPodPrefix.size()), number) && number >= 0)
+      job.trace_number = static_cast<std::uint64_t>(number);
+    else
+      job.trace_id = strings().intern(name);
+    job.submit = engine::from_seconds(creation);
+    job.duration = engine::from_seconds(deletion - start);
+    job.tasks = 1;
+    job.gpus_per_task = static_cast<std::uint32_t>(num_gpu);
+    job.gpu_milli = static_cast<std::uint16_t>(milli);
+    job.gang = true;
+    std::string_view spec = field(kGpuSpec);
+    if (!spec.empty() && spec != "nan") job.gpu_request = strings().intern(spec);
+    std::string_view qos = field(kQos);
+    if (qos == "LS" || qos == "Guaranteed") job.priority = 2;
+    else if (qos == "Burstable") job.priority = 1;
+    else if (qos == "BE" || qos.empty()) job.priority = 0;
+    else fail(kQos, fmt::format("unknown '{}'; valid: LS, Guaranteed, Burstable, BE", qos));
+    std::string_view phase = field(kPhase);
+    if (phase == "Succeeded") job.status = TraceStatus::pass;
+    else if (phase == "Failed") job.status = TraceStatus::failed;
+    else job.status = TraceStatus::unknown;  // Running, Pending: still alive at the snapshot
+    return true;
+  }
+
+  LineReader reader_;
+  std::vector<std::string_view> fields_;
+  std::array<int, kColCount> pos_{};
+  std::size_t ncols_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_openb_csv(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<OpenbSource>(path, options);
+}
+
+bool detect_openb_csv(const std::string& first_line, const std::string&) {
+  return first_line.rfind("name,cpu_milli,memory_mib,num_gpu", 0) == 0;
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,168 @@
+// PAI 2020 task-table reader: `job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,
+// plan_mem,plan_gpu,gpu_type`, no header row (a header row naming job_name is skipped).
+#include "workload/pai2020_reader.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_map>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_reader_util.h"
+
+namespace schedlab::workload {
+namespace {
+
+enum Col { kJob, kTask, kInstNum, kStatus, kStart, kEnd, kPlanCpu, kPlanMem, kPlanGpu, kGpuType, kColCount };
+constexpr const char* kColNames[kColCount] = {"job_name", "task_name", "inst_num", "status",   "start_time",
+                                              "end_time", "plan_cpu",  "plan_mem", "plan_gpu", "gpu_type"};
+// pai_job_table.csv: job_name,inst_id,user,status,start_time,end_time
+constexpr std::size_t kJobTableCols = 6;
+
+// An integer that pandas may have written as a float ("2.0"); a fraction is an error.
+std::int64_t parse_whole(std::string_view s, std::int64_t min, const FieldContext& where) {
+  std::int64_t v;
+  if (try_parse_int(s, v)) return parse_int_at_least(s, min, where);
+  double d = parse_double(s, where);
+  if (d != std::floor(d) || std::fabs(d) > 9e15)
+    throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' is not an integer", trim(s)));
+  return parse_int_at_least(std::to_string(static_cast<std::int64_t>(d)), min, where);
+}
+
+bool is_missing(std::string_view s) { return s.empty() || s == "nan" || s == "NaN" || s == "\\N"; }
+
+class Pai2020Source final : public TraceReaderSource {
+ public:
+  Pai2020Source(const std::string& path, const TraceOptions& options)
+      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
+    check_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names"});
+    keep_names_ = bool_arg(options, "pai2020", "keep_names", false);
+    round_up_ = choice_arg(options, "pai2020", "fractional_gpu", {"ceil", "error"}) == "ceil";
+    auto it = options.args.find("job_table");
+    if (it != options.args.end()) read_job_table(it->second);
+  }
+
+ protected:
+  long row_line() const override { return reader_.line_number(); }
+
+  bool read_row(JobSpec& job) override {
+    std::string_view line;
+    while (next_data_line(reader_, line, '\0')) {
+      saw_line_ = true;
+      if (reader_.line_number() == 1 && line.rfind("job_name,", 0) == 0) continue;  // a header row
+      if (parse_line(line, job)) return true;
+    }
+    if (!saw_line_) throw EmptyTraceError(reader_.path(), "no rows");
+    return false;
+  }
+
+ private:
+  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+  [[noreturn]] void fail(Col c, const std::string& what) const {
+    throw InputError(reader_.path(), reader_.line_number(), kColNames[c], what);
+  }
+
+  void read_job_table(const std::string& table) {
+    LineReader r(table);
+    std::string_view line;
+    std::vector<std::string_view> f;
+    while (next_data_line(r, line, '\0')) {
+      if (r.line_number() == 1 && line.rfind("job_name,", 0) == 0) continue;
+      split_fields(line, ',', f);
+      expect_field_count(r, f.size(), kJobTableCols);
+      users_.emplace(std::string(trim(f[0])), strings().intern(trim(f[2])));
+    }
+  }
+
+  bool parse_line(std::string_view line, JobSpec& job) {
+    split_fields(line, ',', fields_);
+    expect_field_count(reader_, fields_.size(), kColCount);
+    std::string_view plan = trim(fields_[kPlanGpu]);
+    double plan_gpu = is_missing(plan) ? 0 : parse_double_at_least(plan, 0, at(kPlanGpu));
+    std::int64_t inst = parse_whole(fields_[kInstNum], 1, at(kInstNum));
+    if (plan_gpu == 0) {
+      drops_mut().add("CPU-only tasks (plan_gpu empty or 0)");
+      return false;
+    }
+    if (is_missing(trim(fields_[kStart]))) {
+      drops_mut().add("tasks that never started (no start_time)");
+      return false;
+    }
+    if (is_missing(trim(fields_[kEnd]))) {
+      drops_mut().add("tasks with no end_time");
+      return false;
+    }
+    double start = parse_double_at_least(fields_[kStart], 0, at(kStart));
+    double end = parse_double_at_least(fields_[kEnd], 0, at(kEnd));
+    if (end < start) fail(kEnd, fmt::format("{} is before start_time {}", end, start));
+
+    job = JobSpec{};
+    // plan_gpu is a percentage of one GPU: a share below 100, else whole GPUs.
+    double milli = plan_gpu * 10;
+    if (std::fabs(milli - std::round(milli)) > 1e-6)
+      fail(kPlanGpu, fmt::format("{} is finer than a thousandth of a GPU", plan_gpu));
+    auto m = static_cast<std::int64_t>(std::llround(milli));
+    if (m < 1000) {
+      job.gpus_per_task = 1;
+      job.gpu_milli = static_cast<std::uint16_t>(m);
+    } else if (m % 1000 == 0) {
+      job.gpus_per_task = static_cast<std::uint32_t>(m / 1000);
+    } else if (round_up_) {
+      job.gpus_per_task = static_cast<std::uint32_t>((m + 999) / 1000);
+      notices_mut().add("tasks with a plan_gpu over 100 that is not a multiple of 100, rounded up to whole GPUs");
+    } else {
+      fail(kPlanGpu, fmt::format("{} is more than one GPU but not a whole number of GPUs (set the trace arg "
+                                 "fractional_gpu=ceil to round up)", plan_gpu));
+    }
+    job.tasks = static_cast<std::uint32_t>(inst);
+    job.gang = true;
+    job.submit = engine::from_seconds(start);
+    job.duration = engine::from_seconds(end - start);
+    std::string_view job_name = trim(fields_[kJob]);
+    // The row's line number identifies the task; 1.2 M unique "job_name/task_name" strings
+    // would cost more memory than the jobs themselves, so they are kept only on request.
+    job.trace_number = static_cast<std::uint64_t>(reader_.line_number());
+    if (keep_names_) {
+      key_.assign(job_name);
+      key_ += '/';
+      key_ += trim(fields_[kTask]);
+      job.trace_id = strings().intern(key_);
+    }
+    if (!users_.empty()) {
+      auto u = users_.find(std::string(job_name));
+      if (u != users_.end()) job.user = u->second;
+    }
+    std::string_view type = trim(fields_[kGpuType]);
+    if (!is_missing(type) && type != "MISC") job.gpu_request = strings().intern(type);
+    std::string_view status = trim(fields_[kStatus]);
+    if (status == "Terminated") job.status = TraceStatus::pass;
+    else if (status == "Failed") job.status = TraceStatus::failed;
+    else if (status == "Interrupted") job.status = TraceStatus::killed;
+    else job.status = TraceStatus::unknown;
+    return true;
+  }
+
+  LineReader reader_;
+  bool round_up_ = true;
+  bool keep_names_ = false;
+  bool saw_line_ = false;
+  std::unordered_map<std::string, Label> users_;
+  std::vector<std::string_view> fields_;
+  std::string key_;
+};
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_pai2020_csv(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<Pai2020Source>(path, options);
+}
+
+bool detect_pai2020_csv(const std::string& first_line, const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  return base.rfind("pai_task_table", 0) == 0 || first_line.rfind("job_name,task_name,inst_num,", 0) == 0;
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,88 @@
+// RFold CSV reader: `#job id,arrival time (sec),topology,shape,size,duration (sec)`.
+#include "workload/rfold_reader.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_reader_util.h"
+
+namespace schedlab::workload {
+namespace {
+
+constexpr std::string_view kHeaderStart = "#job id,arrival time";
+enum Col { kId, kArrival, kTopology, kShape, kSize, kDuration, kColCount };
+constexpr const char* kColNames[kColCount] = {"job id", "arrival time (sec)", "topology",
+                                              "shape", "size", "duration (sec)"};
+
+class RfoldSource final : public TraceReaderSource {
+ public:
+  RfoldSource(const std::string& path, const TraceOptions& options)
+      : TraceReaderSource(path, options, Order::streamed), reader_(path) {
+    check_args(options, "rfold", {"gpus_per_host"});
+    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "rfold", "gpus_per_host", 8, 0));
+    reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
+    std::string_view line;
+    if (!next_data_line(reader_, line, '\0'))
+      throw EmptyTraceError(reader_.path(), "no header row");
+    if (line.rfind(kHeaderStart, 0) != 0)
+      throw InputError(reader_.path(), reader_.line_number(), "",
+                       fmt::format("expected the header '{},...', found '{}'", kHeaderStart,
+                                   line.substr(0, 60)));
+  }
+
+ protected:
+  long row_line() const override { return reader_.line_number(); }
+
+  bool read_row(JobSpec& job) override {
+    std::string_view line;
+    if (!next_data_line(reader_, line, '#')) return false;
+    split_fields(line, ',', fields_);
+    expect_field_count(reader_, fields_.size(), kColCount);
+    job = JobSpec{};
+    job.trace_number = static_cast<std::uint64_t>(parse_int_at_least(fields_[kId], 0, at(kId)));
+    job.submit = engine::from_seconds(parse_double_at_least(fields_[kArrival], 0, at(kArrival)));
+    job.duration = engine::from_seconds(parse_double_at_least(fields_[kDuration], 0, at(kDuration)));
+    auto size = static_cast<std::uint64_t>(parse_int_at_least(fields_[kSize], 1, at(kSize)));
+
+    split_fields(trim(fields_[kShape]), '+', parts_);
+    hosts_.clear();
+    std::uint64_t sum = 0;
+    for (auto p : parts_) {
+      auto n = static_cast<std::uint64_t>(parse_int_at_least(p, 1, at(kShape)));
+      hosts_.push_back(n);
+      sum += n;
+    }
+    if (sum != size)
+      throw InputError(reader_.path(), reader_.line_number(), kColNames[kSize],
+                       fmt::format("{} is not the GPU count of shape '{}' ({})", size, trim(fields_[kShape]), sum));
+    Shape shape = shape_from_hosts(hosts_, host_limit_);
+    if (shape.reshaped) notices_mut().add(reshaped_);
+    job.tasks = shape.tasks;
+    job.gpus_per_task = shape.gpus_per_task;
+    job.gang = true;
+    return true;
+  }
+
+ private:
+  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+
+  LineReader reader_;
+  std::uint64_t host_limit_ = 8;
+  std::string reshaped_;  // the notice for a reshaped job
+  std::vector<std::string_view> fields_, parts_;
+  std::vector<std::uint64_t> hosts_;
+};
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_rfold_csv(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<RfoldSource>(path, options);
+}
+
+bool detect_rfold_csv(const std::string& first_line, const std::string&) {
+  return first_line.rfind(kHeaderStart, 0) == 0;
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,146 @@
+// SWF reader: `;` header comments, then 18 whitespace-separated fields per job, -1 = unknown.
+#include "workload/swf_reader.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_reader_util.h"
+
+namespace schedlab::workload {
+namespace {
+
+// The 18 SWF fields, 1-based in the standard; 0-based here.
+enum Field { kJob, kSubmit, kWait, kRun, kAllocProcs, kAvgCpu, kUsedMem, kReqProcs, kReqTime, kReqMem,
+             kStatus, kUser, kGroup, kExe, kQueue, kPartition, kPrecJob, kThink, kFieldCount };
+constexpr const char* kFieldNames[kFieldCount] = {
+    "job number", "submit time", "wait time", "run time", "allocated processors", "average cpu time",
+    "used memory", "requested processors", "requested time", "requested memory", "status", "user id",
+    "group id", "executable", "queue", "partition", "preceding job", "think time"};
+
+class SwfSource final : public TraceReaderSource {
+ public:
+  SwfSource(const std::string& path, const TraceOptions& options)
+      : TraceReaderSource(path, options, Order::streamed), reader_(path) {
+    check_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
+    gpus_per_processor_ = static_cast<std::uint64_t>(int_arg(options, "swf", "gpus_per_processor", 1, 1));
+    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "swf", "gpus_per_host", 8, 0));
+  }
+
+ protected:
+  long row_line() const override { return reader_.line_number(); }
+
+  bool read_row(JobSpec& job) override {
+    std::string_view line;
+    for (;;) {
+      if (!reader_.next(line)) {
+        if (!saw_line_) throw EmptyTraceError(reader_.path(), "no header and no jobs");
+        return false;
+      }
+      std::string_view t = trim(line);
+      if (t.empty()) continue;
+      saw_line_ = true;
+      if (t.front() == ';') {
+        read_header_comment(t);
+        continue;
+      }
+      if (parse_line(line, job)) return true;
+    }
+  }
+
+ private:
+  // False for a job that the format's rules drop (counted).
+  bool parse_line(std::string_view line, JobSpec& job) {
+    split_whitespace(line, fields_);
+    expect_field_count(reader_, fields_.size(), kFieldCount);
+    std::int64_t number = parse_int_at_least(fields_[kJob], 0, at(kJob));
+    double submit = parse_double_at_least(fields_[kSubmit], 0, at(kSubmit));
+    double run = parse_double_at_least(fields_[kRun], -1, at(kRun));
+    std::int64_t procs = parse_int_at_least(fields_[kAllocProcs], -1, at(kAllocProcs));
+    std::int64_t req_procs = parse_int_at_least(fields_[kReqProcs], -1, at(kReqProcs));
+    double req_time = parse_double_at_least(fields_[kReqTime], -1, at(kReqTime));
+    std::int64_t status = parse_int_at_least(fields_[kStatus], -1, at(kStatus));
+    std::int64_t user = parse_int_at_least(fields_[kUser], -1, at(kUser));
+    std::int64_t queue = parse_int_at_least(fields_[kQueue], -1, at(kQueue));
+    // The remaining fields are not used, but must be numbers for the row to be SWF.
+    for (int f : {kWait, kAvgCpu, kUsedMem, kReqMem, kGroup, kExe, kPartition, kPrecJob, kThink})
+      parse_double(fields_[f], at(static_cast<Field>(f)));
+
+    if (procs <= 0) procs = req_procs;  // the standard: allocated, else requested
+    if (run < 0) {
+      drops_mut().add("jobs with unknown run time (-1)");
+      return false;
+    }
+    if (procs <= 0) {
+      drops_mut().add("jobs with no processor count (0 or -1)");
+      return false;
+    }
+    if (max_procs_ > 0 && procs > max_procs_)
+      throw InputError(reader_.path(), reader_.line_number(), kFieldNames[kAllocProcs],
+                       fmt::format("{} processors is more than the header's MaxProcs ({})", procs, max_procs_));
+
+    job = JobSpec{};
+    job.trace_number = static_cast<std::uint64_t>(number);
+    job.submit = engine::from_seconds(submit);
+    job.duration = engine::from_seconds(run);
+    job.estimate = req_time > 0 ? engine::from_seconds(req_time) : 0;
+    std::uint64_t gpus = static_cast<std::uint64_t>(procs) * gpus_per_processor_;
+    if (host_limit_ == 0) {
+      job.tasks = static_cast<std::uint32_t>(procs);
+      job.gpus_per_task = static_cast<std::uint32_t>(gpus_per_processor_);
+    } else {
+      Shape s = shape_from_hosts({gpus}, host_limit_);
+      job.tasks = s.tasks;
+      job.gpus_per_task = s.gpus_per_task;
+    }
+    job.gang = true;
+    switch (status) {
+      case 1: job.status = TraceStatus::pass; break;
+      case 0: job.status = TraceStatus::failed; break;
+      case 5: job.status = TraceStatus::killed; break;
+      default: job.status = TraceStatus::unknown; break;
+    }
+    if (user >= 0) job.user = strings().intern(fields_[kUser]);
+    if (queue >= 0) job.pool = strings().intern(fields_[kQueue]);
+    return true;
+  }
+
+  FieldContext at(Field f) const { return FieldContext{reader_.path(), reader_.line_number(), kFieldNames[f]}; }
+
+  // "; MaxProcs: 100" and "; MaxNodes: 100"; other header lines are kept as comments.
+  void read_header_comment(std::string_view t) {
+    t.remove_prefix(1);
+    t = trim(t);
+    auto colon = t.find(':');
+    if (colon == std::string_view::npos) return;
+    std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    std::int64_t v;
+    if (key == "MaxProcs" && try_parse_int(value, v) && v > 0) max_procs_ = v;
+    if (key == "MaxNodes" && try_parse_int(value, v) && v > 0) max_nodes_ = v;
+  }
+
+  LineReader reader_;
+  std::uint64_t gpus_per_processor_ = 1;
+  std::uint64_t host_limit_ = 8;
+  std::int64_t max_procs_ = 0;  // from the header; 0 = not given
+  std::int64_t max_nodes_ = 0;
+  bool saw_line_ = false;
+  std::vector<std::string_view> fields_;
+};
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<JobSource> open_swf(const std::string& path, const TraceOptions& options) {
+  return std::make_unique<SwfSource>(path, options);
+}
+
+bool detect_swf(const std::string& first_line, const std::string& path) {
+  return first_line.rfind(';', 0) == 0 || ends_with(path, ".swf") || ends_with(path, ".swf.gz");
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,64 @@
+// The list of built-in trace formats and format detection.
+#include "workload/trace_format.h"
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/suggest.h"
+#include "workload/helios_reader.h"
+#include "workload/native_csv.h"
+#include "workload/openb_reader.h"
+#include "workload/pai2020_reader.h"
+#include "workload/philly_reader.h"
+#include "workload/rfold_reader.h"
+#include "workload/swf_reader.h"
+
+namespace schedlab::workload {
+
+const std::vector<TraceFormat>& trace_formats() {
+  static const std::vector<TraceFormat> formats = [] {
+    std::vector<TraceFormat> f;
+    f.push_back({"native", "schedlab CSV: header row, times in seconds (traces/README.md)", open_native_csv,
+                 [](const std::string& first, const std::string&) {
+                   return first.rfind("id,", 0) == 0 || first.find(",submit_s,") != std::string::npos;
+                 }});
+    // Formats of public traces are added here, one line each.
+    f.push_back({"rfold", "RFold CSV of Philly / Lingjun (Crux) jobs: #job id,arrival time (sec),topology,shape,size,duration (sec)", open_rfold_csv, detect_rfold_csv});
+    f.push_back({"philly", "raw Microsoft Philly cluster_job_log JSON (per-attempt records)", open_philly_json, detect_philly_json});
+    f.push_back({"pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, fractional_gpu)", open_pai2020_csv, detect_pai2020_csv});
+    f.push_back({"openb", "Alibaba GPU 2023 openb pod list CSV (GPU shares, GPU-model constraints)", open_openb_csv, detect_openb_csv});
+    f.push_back({"helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)", open_helios_csv, detect_helios_csv});
+    f.push_back({"swf", "Standard Workload Format v2.2, plain or .gz (args gpus_per_processor, gpus_per_host)", open_swf, detect_swf});
+    return f;
+  }();
+  return formats;
+}
+
+std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOptions& options) {
+  const auto& formats = trace_formats();
+  if (options.format != "auto") {
+    for (const auto& f : formats)
+      if (f.name == options.format) return f.open(path, options);
+    std::vector<std::string> names;
+    for (const auto& f : formats) names.push_back(f.name);
+    names.push_back("auto");
+    throw InputError("", 0, "workload.format", unknown_name_message("trace format", options.format, names));
+  }
+  std::string first;
+  {
+    LineReader reader(path);
+    std::string_view line;
+    while (reader.next(line)) {
+      if (!line.empty()) {
+        first = std::string(line);
+        break;
+      }
+    }
+    if (first.empty()) throw InputError(path, 1, "", "empty trace");
+  }
+  for (const auto& f : formats)
+    if (f.detect && f.detect(first, path)) return f.open(path, options);
+  throw InputError(path, 1, "workload.format",
+                   "cannot detect the trace format from the first line; set workload.format");
+}
+
+}  // namespace schedlab::workload

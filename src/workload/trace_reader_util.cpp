@@ -1,0 +1,255 @@
+// Shared machinery of the public-format trace readers (see trace_reader_util.h).
+#include "workload/trace_reader_util.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <numeric>
+
+#include "util/error.h"
+#include "util/parse.h"
+#include "util/suggest.h"
+
+namespace schedlab::workload {
+
+void DropCounts::add(std::string_view reason, std::uint64_t n) {
+  total_ += n;
+  for (auto& [r, c] : counts_)
+    if (r == reason) {
+      c += n;
+      return;
+    }
+  counts_.emplace_back(std::string(reason), n);
+}
+
+std::uint64_t DropCounts::count(std::string_view reason) const {
+  for (const auto& [r, c] : counts_)
+    if (r == reason) return c;
+  return 0;
+}
+
+std::string DropCounts::summary() const {
+  std::string out;
+  for (const auto& [r, c] : counts_) {
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{} {}", c, r);
+  }
+  return out;
+}
+
+TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& options, Order order)
+    : path_(std::move(path)), options_(options), order_(order) {
+  rebase_ = bool_arg(options, "", "rebase", true);
+  if (bool_arg(options, "", "sort", false)) order_ = Order::sorted;
+}
+
+bool TraceReaderSource::read_checked(JobSpec& out) {
+  for (;;) {
+    try {
+      return read_row(out);
+    } catch (const EmptyTraceError&) {
+      throw;
+    } catch (const InputError&) {
+      if (!options_.skip_bad_rows) throw;
+      ++bad_rows_;
+    }
+  }
+}
+
+void TraceReaderSource::fill_buffer() {
+  JobSpec job;
+  engine::Time prev = 0;
+  while (read_checked(job)) {
+    if (!buffer_.empty() && job.submit < prev) ++out_of_order_;
+    prev = job.submit;
+    buffer_.push_back(job);
+  }
+  buffer_.shrink_to_fit();
+  if (out_of_order_ > 0) {
+    std::stable_sort(buffer_.begin(), buffer_.end(),
+                     [](const JobSpec& a, const JobSpec& b) { return a.submit < b.submit; });
+    std::cerr << fmt::format("{}: {} rows out of submit order; sorted\n", path_, out_of_order_);
+  }
+  if (rebase_ && !buffer_.empty()) origin_ = buffer_.front().submit;
+}
+
+void TraceReaderSource::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (notices_.total() > 0) std::cerr << fmt::format("{}: {}\n", path_, notices_.summary());
+}
+
+bool TraceReaderSource::next(JobSpec& out) {
+  if (order_ == Order::sorted) {
+    if (!started_) {
+      started_ = true;
+      fill_buffer();
+    }
+    if (served_ >= buffer_.size()) {
+      if (!finished_) std::vector<JobSpec>().swap(buffer_);
+      finish();
+      return false;
+    }
+    out = buffer_[served_++];
+  } else {
+    for (;;) {
+      if (!read_checked(out)) {
+        finish();
+        return false;
+      }
+      if (started_ && out.submit < last_submit_) {
+        InputError err(path_, row_line(), "submit",
+                       fmt::format("submit time {} s is before the previous job's {} s; this format is read in "
+                                   "file order (set the trace arg sort=true to sort it in memory)",
+                                   engine::to_seconds(out.submit), engine::to_seconds(last_submit_)));
+        if (!options_.skip_bad_rows) throw err;
+        ++bad_rows_;
+        continue;
+      }
+      break;
+    }
+    if (!started_) {
+      started_ = true;
+      if (rebase_) origin_ = out.submit;
+    }
+    last_submit_ = out.submit;
+  }
+  out.submit -= origin_;
+  out.id = next_id_++;
+  return true;
+}
+
+namespace {
+std::string arg_field(std::string_view format, const std::string& name) {
+  return format.empty() ? "workload.args." + name : fmt::format("workload.args.{} ({})", name, format);
+}
+}  // namespace
+
+void check_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known) {
+  known.push_back("rebase");
+  known.push_back("sort");
+  for (const auto& [name, value] : options.args)
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw InputError("", 0, arg_field(format, name),
+                       unknown_name_message(fmt::format("{} trace argument", format), name, known));
+}
+
+std::int64_t int_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                     std::int64_t fallback, std::int64_t min) {
+  auto it = options.args.find(name);
+  if (it == options.args.end()) return fallback;
+  std::string field = arg_field(format, name);
+  return parse_int_at_least(it->second, min, FieldContext{std::string(), 0, field});
+}
+
+bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback) {
+  auto it = options.args.find(name);
+  if (it == options.args.end()) return fallback;
+  std::string_view v = trim(it->second);
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  throw InputError("", 0, arg_field(format, name), fmt::format("'{}' is not true/false", v));
+}
+
+std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                       const std::vector<std::string>& choices) {
+  auto it = options.args.find(name);
+  if (it == options.args.end()) return choices.front();
+  std::string v(trim(it->second));
+  if (std::find(choices.begin(), choices.end(), v) == choices.end())
+    throw InputError("", 0, arg_field(format, name), unknown_name_message("value", v, choices));
+  return v;
+}
+
+Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit) {
+  std::uint64_t g = 0, total = 0, largest = 0;
+  for (auto p : parts) {
+    if (p == 0) continue;
+    g = std::gcd(g, p);
+    total += p;
+    largest = std::max(largest, p);
+  }
+  if (total == 0) return {};
+  if (host_limit > 0 && largest > host_limit) g = std::gcd(g, host_limit);
+  Shape s;
+  s.tasks = static_cast<std::uint32_t>(total / g);
+  s.gpus_per_task = static_cast<std::uint32_t>(g);
+  std::size_t hosts = 0;
+  for (auto p : parts) hosts += p != 0;
+  s.reshaped = s.tasks != hosts;
+  return s;
+}
+
+namespace {
+bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  int v = 0;
+  for (std::size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  out = v;
+  return true;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+}  // namespace
+
+bool parse_datetime(std::string_view s, double& seconds) {
+  s = trim(s);
+  int y, mo, d, h, mi, se;
+  if (s.size() < 19 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
+      !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
+      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, se))
+    return false;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
+  double frac = 0;
+  std::string_view rest = s.substr(19);
+  if (!rest.empty()) {
+    if (rest.front() != '.') return false;
+    std::string tail = "0" + std::string(rest);
+    if (!try_parse_double(tail, frac)) return false;
+  }
+  seconds = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+                                h * 3600 + mi * 60 + se) +
+            frac;
+  return true;
+}
+
+double parse_time(std::string_view s, const FieldContext& where) {
+  double v;
+  if (try_parse_double(s, v)) return v;
+  if (parse_datetime(s, v)) return v;
+  std::string_view t = trim(s);
+  throw InputError(where.file, where.line, std::string(where.column),
+                   t.empty() ? std::string("missing value")
+                             : fmt::format("'{}' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", t));
+}
+
+void expect_field_count(const LineReader& reader, std::size_t found, std::size_t expected) {
+  if (found == expected) return;
+  std::string what = fmt::format("expected {} fields, found {}", expected, found);
+  if (reader.last_line_unterminated()) what += " (the last line has no newline: truncated file?)";
+  throw InputError(reader.path(), reader.line_number(), "", what);
+}
+
+bool next_data_line(LineReader& reader, std::string_view& line, char comment) {
+  while (reader.next(line)) {
+    if (line.empty() || (comment != '\0' && line.front() == comment)) continue;
+    if (trim(line).empty()) continue;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace schedlab::workload

@@ -1,0 +1,142 @@
+// What the readers of public trace formats share: a JobSource base that serves rows either
+// streamed (formats whose rows are in submit order) or from a stably sorted buffer, counts
+// of bad and dropped rows, format arguments, job shapes from per-host GPU counts, and
+// date-time parsing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/error.h"
+#include "util/line_reader.h"
+#include "util/parse.h"
+#include "workload/trace_format.h"
+
+namespace schedlab::workload {
+
+// A file with nothing to read: never skipped by --skip-bad-rows (it is not a row).
+class EmptyTraceError : public InputError {
+ public:
+  EmptyTraceError(const std::string& file, const std::string& what)
+      : InputError(file, 1, "", "empty trace: " + what) {}
+};
+
+// Rows a format leaves out by its own rules (CPU-only, never started, ...), per reason, in
+// the order the reasons first occurred.
+class DropCounts {
+ public:
+  void add(std::string_view reason, std::uint64_t n = 1);
+  std::uint64_t total() const { return total_; }
+  std::uint64_t count(std::string_view reason) const;
+  const std::vector<std::pair<std::string, std::uint64_t>>& by_reason() const { return counts_; }
+  // "1088 CPU-only pods (num_gpu 0); 3 never started"; "" when nothing was dropped.
+  std::string summary() const;
+
+ private:
+  std::vector<std::pair<std::string, std::uint64_t>> counts_;
+  std::uint64_t total_ = 0;
+};
+
+// Base of every public-format reader. A subclass implements read_row(); this class applies
+// --skip-bad-rows, orders rows by submit time, re-bases time so that the first submit is 0
+// (arg rebase=false keeps the trace's origin), and numbers jobs 0..n-1 in output order.
+//
+// Streamed mode holds one row at a time; a row whose submit time is earlier than the
+// previous row's is a bad row (arg sort=true switches such a file to sorted mode). Sorted
+// mode reads every row first (~64 B per job), stable-sorts by (submit, input order) and
+// prints one notice line on stderr when rows were out of order.
+class TraceReaderSource : public JobSource {
+ public:
+  enum class Order { streamed, sorted };
+
+  bool next(JobSpec& out) override;
+  StringPool& strings() override { return strings_; }
+  // Bad rows skipped with --skip-bad-rows plus rows dropped by the format's rules.
+  std::uint64_t skipped_rows() const override { return bad_rows_ + drops_.total(); }
+  std::uint64_t bad_rows() const { return bad_rows_; }
+  const DropCounts& drops() const { return drops_; }
+  // Jobs kept but changed by a documented rule (reshaped, rounded up, ...), per reason;
+  // printed as one line on stderr when the stream ends.
+  const DropCounts& notices() const { return notices_; }
+  // Rows found out of submit order (sorted mode); 0 before the first next().
+  std::uint64_t out_of_order_rows() const { return out_of_order_; }
+  // Seconds subtracted from every trace time (the first submit, when re-basing).
+  engine::Time time_origin() const { return origin_; }
+
+ protected:
+  TraceReaderSource(std::string path, const TraceOptions& options, Order order);
+
+  // Fills `out` with the next job of the file (id, rebasing and order are done here) and
+  // returns true, or returns false at the end of the file. Rows that the format drops are
+  // counted in drops() and not returned. Throws InputError for a row that cannot be read;
+  // the row must be consumed before throwing so that reading can go on after it.
+  virtual bool read_row(JobSpec& out) = 0;
+  // The line of the row read last, for messages (0 when the format has no lines).
+  virtual long row_line() const { return 0; }
+
+  DropCounts& drops_mut() { return drops_; }
+  DropCounts& notices_mut() { return notices_; }
+  const std::string& path() const { return path_; }
+  const TraceOptions& options() const { return options_; }
+
+ private:
+  bool read_checked(JobSpec& out);
+  void fill_buffer();
+  void finish();
+
+  std::string path_;
+  TraceOptions options_;
+  Order order_;
+  bool rebase_ = true;
+  StringPool strings_;
+  DropCounts drops_;
+  DropCounts notices_;
+  bool finished_ = false;
+  std::uint64_t bad_rows_ = 0;
+  std::uint64_t out_of_order_ = 0;
+  JobId next_id_ = 0;
+  bool started_ = false;
+  engine::Time origin_ = 0;
+  engine::Time last_submit_ = 0;
+  std::vector<JobSpec> buffer_;
+  std::size_t served_ = 0;
+};
+
+// Format arguments (TraceOptions::args). check_args throws for a name not in `known`, with a
+// suggestion; the readers' common args (rebase, sort) are always accepted.
+void check_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
+std::int64_t int_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                     std::int64_t fallback, std::int64_t min);
+bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback);
+std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                       const std::vector<std::string>& choices);  // choices[0] is the default
+
+// How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
+// count is always exact. Rule: g = gcd of the parts; when a part exceeds gpus_per_host
+// (0 = no limit), g = gcd(g, gpus_per_host) so that tasks fit hosts of that size;
+// tasks = total / g, gpus_per_task = g. Equal parts within a host keep one task per host.
+struct Shape {
+  std::uint32_t tasks = 0;
+  std::uint32_t gpus_per_task = 0;
+  bool reshaped = false;  // not one task per listed host
+};
+Shape shape_from_hosts(const std::vector<std::uint64_t>& gpus_per_host, std::uint64_t host_limit);
+
+// "YYYY-MM-DD HH:MM:SS" (or 'T' between date and time, optional fractional seconds) as
+// seconds since 1970-01-01 read as UTC: the traces give local times without a zone, and
+// only differences matter after re-basing. False when `s` is not such a date-time.
+bool parse_datetime(std::string_view s, double& seconds);
+// A time column that holds either a date-time or a number of seconds (epoch or offset).
+double parse_time(std::string_view s, const FieldContext& where);
+
+// Throws "expected N fields, found M" (with a hint when the last line had no newline).
+void expect_field_count(const LineReader& reader, std::size_t found, std::size_t expected);
+// The reader's next line that is not empty and not a comment starting with `comment`
+// ('\0' for none); false at the end.
+bool next_data_line(LineReader& reader, std::string_view& line, char comment);
+
+}  // namespace schedlab::workload

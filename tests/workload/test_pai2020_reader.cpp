@@ -1,0 +1,137 @@
+// Tests of the PAI 2020 task-table reader: mapping, drops, bad rows, detection, and the published files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "workload/pai2020_reader.h"
+#include "workload/trace_format.h"
+#include "workload/trace_reader_util.h"
+
+using namespace schedlab;
+using namespace schedlab::workload;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/pai2020/" + name;
+}
+
+struct Read {
+  std::unique_ptr<JobSource> source;
+  std::vector<JobSpec> jobs;
+  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
+  std::string str(Label l) const { return source->strings().str(l); }
+};
+
+Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
+              const std::string& format = "pai2020") {
+  TraceOptions options;
+  options.format = format;
+  options.skip_bad_rows = skip;
+  options.args = std::move(args);
+  Read r;
+  r.source = open_trace(path, options);
+  JobSpec job;
+  while (r.source->next(job)) r.jobs.push_back(job);
+  return r;
+}
+
+std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
+  try {
+    read_all(path, false, std::move(args));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("Workload.Pai2020.MapsTaskRows") {
+  auto r = read_all(fixture("pai_task_table.csv"), false,
+                    {{"job_table", fixture("pai_job_table.csv")}, {"keep_names", "true"}});
+  REQUIRE(r.jobs.size() == 4);
+  const auto& j = r.jobs;
+  // Sorted by start_time and re-based: j2 (500), j1 (1000), j5 (1300), j7 (1500).
+  CHECK(r.str(j[0].trace_id) == "j2/tensorflow");
+  CHECK(j[0].submit == 0);
+  CHECK((j[0].tasks == 1 && j[0].gpus_per_task == 1 && j[0].gpu_milli == 500));
+  CHECK(j[0].duration == engine::from_seconds(400));
+  CHECK(j[0].gpu_request == kNoLabel);  // MISC: no model constraint
+  CHECK(j[0].status == TraceStatus::failed);
+  CHECK(r.str(j[0].user) == "userB");
+  CHECK(r.str(j[1].trace_id) == "j1/worker");
+  CHECK(j[1].submit == engine::from_seconds(500));
+  CHECK((j[1].tasks == 2 && j[1].gpus_per_task == 1 && j[1].gpu_milli == 1000));  // inst_num "2.0"
+  CHECK(r.str(j[1].gpu_request) == "V100");
+  CHECK(r.str(j[1].user) == "userA");
+  CHECK(j[1].status == TraceStatus::pass);
+  CHECK(j[2].gpus_per_task == 2);  // plan_gpu 150: rounded up, with a notice
+  CHECK(r.str(j[2].gpu_request) == "P100");
+  CHECK(j[2].user == kNoLabel);
+  CHECK(j[3].gpu_milli == 250);
+  CHECK(j[3].duration == engine::from_seconds(10.5));
+  CHECK(j[3].status == TraceStatus::killed);
+  for (std::size_t i = 0; i < j.size(); ++i) CHECK(j[i].id == i);
+  CHECK(r.source->skipped_rows() == 3);
+  CHECK(r.reader().drops().count("CPU-only tasks (plan_gpu empty or 0)") == 1);
+  CHECK(r.reader().drops().count("tasks with no end_time") == 1);
+  CHECK(r.reader().drops().count("tasks that never started (no start_time)") == 1);
+  CHECK(r.reader().notices().total() == 1);
+  CHECK(r.reader().out_of_order_rows() == 1);
+}
+
+TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
+  auto r = read_all(fixture("pai_task_table.csv"));
+  REQUIRE(r.jobs.size() == 4);
+  CHECK(r.jobs[0].trace_id == kNoLabel);
+  CHECK(r.jobs[0].trace_number == 2);  // j2 is on line 2
+  CHECK(r.jobs[1].trace_number == 1);
+  CHECK(r.jobs[0].user == kNoLabel);   // no job_table given
+}
+
+TEST_CASE("Workload.Pai2020.FractionalOverOneGpuCanBeAnError") {
+  CHECK(error_of(fixture("pai_task_table.csv"), {{"fractional_gpu", "error"}})
+            .find("pai_task_table.csv:5: plan_gpu: 150 is more than one GPU but not a whole number of GPUs") !=
+        std::string::npos);
+  CHECK(error_of(fixture("pai_task_table.csv"), {{"fractional_gpu", "round"}}).find("valid: ceil, error") !=
+        std::string::npos);
+}
+
+TEST_CASE("Workload.Pai2020.BadRows") {
+  struct Case {
+    const char* file;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"float_int.csv", "2: inst_num: '2.5' is not an integer"},
+      {"truncated.csv", "3: expected 10 fields, found 4 (the last line has no newline: truncated file?)"},
+      {"columns.csv", "2: expected 10 fields, found 9"},
+      {"not_number.csv", "2: plan_gpu: 'lots' is not a number"},
+      {"negative_gpus.csv", "2: plan_gpu: -100 is less than 0"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
+    auto r = read_all(fixture(c.file), true);
+    CHECK(r.jobs.size() == 2);
+    CHECK(r.source->skipped_rows() == 1);
+  }
+}
+
+TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
+  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no rows");
+  CHECK_THROWS_AS(read_all(fixture("empty.csv"), true), InputError);
+  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+}
+
+TEST_CASE("Workload.Pai2020.DetectedByFileName") {
+  CHECK(read_all(fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(detect_pai2020_csv("a,b", "/data/pai_task_table.csv"));
+  CHECK_FALSE(detect_pai2020_csv("a,b", "/data/pai_job_table.csv"));
+}

@@ -1,0 +1,168 @@
+// Tests of the RFold CSV reader: mapping, reshaping, bad rows, and the published files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "workload/rfold_reader.h"
+#include "workload/trace_format.h"
+#include "workload/trace_reader_util.h"
+
+using namespace schedlab;
+using namespace schedlab::workload;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/rfold/" + name;
+}
+
+struct Read {
+  std::unique_ptr<JobSource> source;
+  std::vector<JobSpec> jobs;
+};
+
+Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
+              const std::string& format = "rfold") {
+  TraceOptions options;
+  options.format = format;
+  options.skip_bad_rows = skip;
+  options.args = std::move(args);
+  Read r;
+  r.source = open_trace(path, options);
+  JobSpec job;
+  while (r.source->next(job)) r.jobs.push_back(job);
+  return r;
+}
+
+std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
+  try {
+    read_all(path, false, std::move(args));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("Workload.Rfold.MapsColumnsAndShapes") {
+  auto r = read_all(fixture("good.csv"));
+  REQUIRE(r.jobs.size() == 5);
+  const auto& j = r.jobs;
+  CHECK(j[0].id == 0);
+  CHECK(j[0].trace_number == 0);
+  CHECK(j[0].submit == 0);
+  CHECK(j[0].duration == engine::from_seconds(3613033.0));
+  CHECK((j[0].tasks == 1 && j[0].gpus_per_task == 1));
+  CHECK(j[1].submit == engine::from_seconds(10.5));
+  CHECK(j[1].duration == engine::from_seconds(120.25));
+  CHECK((j[1].tasks == 2 && j[1].gpus_per_task == 8));  // 8+8: two hosts of 8
+  CHECK((j[2].tasks == 3 && j[2].gpus_per_task == 4));  // 8+4: 12 GPUs as 3 x 4
+  CHECK((j[3].tasks == 6 && j[3].gpus_per_task == 8));  // 48 on "one host" > 8: 6 x 8
+  CHECK(j[3].duration == 0);
+  CHECK((j[4].tasks == 4 && j[4].gpus_per_task == 2));
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    CHECK(j[i].id == i);
+    CHECK(j[i].gang);
+  }
+  CHECK(r.source->skipped_rows() == 0);
+  auto* t = dynamic_cast<TraceReaderSource*>(r.source.get());
+  REQUIRE(t);
+  CHECK(t->notices().total() == 2);
+}
+
+TEST_CASE("Workload.Rfold.NoHostLimitKeepsListedHosts") {
+  auto r = read_all(fixture("good.csv"), false, {{"gpus_per_host", "0"}});
+  REQUIRE(r.jobs.size() == 5);
+  CHECK((r.jobs[3].tasks == 1 && r.jobs[3].gpus_per_task == 48));
+  CHECK((r.jobs[2].tasks == 3 && r.jobs[2].gpus_per_task == 4));
+}
+
+TEST_CASE("Workload.Rfold.UnknownArgIsNamed") {
+  CHECK(error_of(fixture("good.csv"), {{"gpus_per_hots", "8"}}).find("did you mean 'gpus_per_host'") !=
+        std::string::npos);
+  CHECK(error_of(fixture("good.csv"), {{"gpus_per_host", "-1"}}).find("-1 is less than 0") != std::string::npos);
+}
+
+TEST_CASE("Workload.Rfold.SizeMustMatchShape") {
+  CHECK(error_of(fixture("size_mismatch.csv")) ==
+        fixture("size_mismatch.csv") + ":2: size: 12 is not the GPU count of shape '8+8' (16)");
+}
+
+TEST_CASE("Workload.Rfold.UnsortedRowsAreBadUnlessSorted") {
+  std::string e = error_of(fixture("unsorted.csv"));
+  CHECK(e.find("unsorted.csv:3: submit: submit time 5 s is before the previous job's 10 s") != std::string::npos);
+  auto skipped = read_all(fixture("unsorted.csv"), true);
+  CHECK(skipped.jobs.size() == 2);
+  CHECK(skipped.source->skipped_rows() == 1);
+  auto sorted = read_all(fixture("unsorted.csv"), false, {{"sort", "true"}});
+  REQUIRE(sorted.jobs.size() == 3);
+  CHECK(sorted.jobs[0].trace_number == 1);
+  CHECK(sorted.jobs[0].submit == 0);  // re-based: 5 s is the origin
+  CHECK(sorted.jobs[1].submit == engine::from_seconds(5));
+  CHECK(sorted.jobs[2].id == 2);
+  auto kept = read_all(fixture("unsorted.csv"), false, {{"sort", "true"}, {"rebase", "false"}});
+  CHECK(kept.jobs[0].submit == engine::from_seconds(5));
+}
+
+TEST_CASE("Workload.Rfold.BadRows") {
+  struct Case {
+    const char* file;
+    const char* error;  // after "path:"
+  };
+  const Case cases[] = {
+      {"float_int.csv", "3: size: '8.0' is not an integer"},
+      {"truncated.csv", "4: expected 6 fields, found 4 (the last line has no newline: truncated file?)"},
+      {"columns.csv", "3: expected 6 fields, found 5"},
+      {"not_number.csv", "3: arrival time (sec): 'soon' is not a number"},
+      {"negative_gpus.csv", "3: size: -8 is less than 1"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
+    auto r = read_all(fixture(c.file), true);
+    CHECK(r.jobs.size() == 2);
+    CHECK(r.source->skipped_rows() == 1);
+    CHECK(r.jobs.back().id == 1);
+  }
+}
+
+TEST_CASE("Workload.Rfold.EmptyAndHeaderOnly") {
+  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no header row");
+  CHECK_THROWS_AS(read_all(fixture("empty.csv"), true), InputError);
+  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+}
+
+TEST_CASE("Workload.Rfold.Detected") {
+  auto r = read_all(fixture("good.csv"), false, {}, "auto");
+  CHECK(r.jobs.size() == 5);
+  CHECK(detect_rfold_csv("#job id,arrival time (sec),topology,shape,size,duration (sec)", "x.csv"));
+  CHECK_FALSE(detect_rfold_csv("id,submit_s,duration_s", "x.csv"));
+}
+
+TEST_CASE("Workload.Rfold.PublishedTraces") {
+  const std::string shared = SCHEDLAB_SHARED_DIR;
+  const std::string philly = shared + "/traces/philly/philly_trace.csv";
+  const std::string crux = shared + "/traces/lingjun/crux.csv";
+  if (!std::filesystem::exists(philly) || !std::filesystem::exists(crux)) {
+    MESSAGE("skipped: " << shared << "/traces not found");
+    return;
+  }
+  auto p = read_all(philly);
+  CHECK(p.jobs.size() == 111549);
+  CHECK(p.source->skipped_rows() == 0);
+  std::uint64_t gpus = 0;
+  for (const auto& j : p.jobs) gpus += j.total_gpus();
+  CHECK(gpus == 194266);  // sum of the size column
+  auto c = read_all(crux);
+  CHECK(c.jobs.size() == 2498);
+  CHECK(c.source->skipped_rows() == 0);
+  gpus = 0;
+  for (const auto& j : c.jobs) gpus += j.total_gpus();
+  CHECK(gpus == 100062);
+}

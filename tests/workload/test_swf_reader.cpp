@@ -1,0 +1,158 @@
+// Tests of the SWF reader: mapping, drops, bad rows, detection, and the published files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/error.h"
+#include "workload/swf_reader.h"
+#include "workload/trace_format.h"
+#include "workload/trace_reader_util.h"
+
+using namespace schedlab;
+using namespace schedlab::workload;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/" + name;
+}
+
+struct Read {
+  std::unique_ptr<JobSource> source;
+  std::vector<JobSpec> jobs;
+  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
+  std::string str(Label l) const { return source->strings().str(l); }
+};
+
+Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
+              const std::string& format = "swf") {
+  TraceOptions options;
+  options.format = format;
+  options.skip_bad_rows = skip;
+  options.args = std::move(args);
+  Read r;
+  r.source = open_trace(path, options);
+  JobSpec job;
+  while (r.source->next(job)) r.jobs.push_back(job);
+  return r;
+}
+
+std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
+  try {
+    read_all(path, false, std::move(args));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("Workload.Swf.MapsFieldsAndDrops") {
+  for (const char* file : {"good.swf", "good.swf.gz"}) {
+    CAPTURE(file);
+    auto r = read_all(fixture(file));
+    REQUIRE(r.jobs.size() == 4);
+    const auto& j = r.jobs;
+    CHECK(j[0].trace_number == 1);
+    CHECK(j[0].submit == 0);  // re-based from 100 s
+    CHECK(j[0].duration == engine::from_seconds(50));
+    CHECK(j[0].estimate == engine::from_seconds(100));
+    CHECK((j[0].tasks == 1 && j[0].gpus_per_task == 4));
+    CHECK(j[0].status == TraceStatus::pass);
+    CHECK(r.str(j[0].user) == "3");
+    CHECK(r.str(j[0].pool) == "1");
+    CHECK(j[1].trace_number == 3);
+    CHECK(j[1].submit == engine::from_seconds(20));
+    CHECK((j[1].tasks == 2 && j[1].gpus_per_task == 8));  // 16 GPUs on 8-GPU hosts
+    CHECK(j[1].status == TraceStatus::failed);
+    CHECK(j[2].trace_number == 5);
+    CHECK((j[2].tasks == 3 && j[2].gpus_per_task == 4));  // 12 GPUs: gcd(12, 8) = 4
+    CHECK(j[2].estimate == 0);
+    CHECK(j[2].status == TraceStatus::killed);
+    CHECK(j[2].user == kNoLabel);
+    CHECK(j[3].duration == 0);
+    CHECK((j[3].tasks == 1 && j[3].gpus_per_task == 5));
+    for (std::size_t i = 0; i < j.size(); ++i) CHECK((j[i].id == i && j[i].gang));
+    CHECK(r.source->skipped_rows() == 2);
+    CHECK(r.reader().drops().count("jobs with unknown run time (-1)") == 1);
+    CHECK(r.reader().drops().count("jobs with no processor count (0 or -1)") == 1);
+  }
+}
+
+TEST_CASE("Workload.Swf.ProcessorMapping") {
+  auto per_proc = read_all(fixture("good.swf"), false, {{"gpus_per_host", "0"}});
+  CHECK((per_proc.jobs[1].tasks == 16 && per_proc.jobs[1].gpus_per_task == 1));
+  auto doubled = read_all(fixture("good.swf"), false, {{"gpus_per_processor", "2"}});
+  CHECK((doubled.jobs[0].tasks == 1 && doubled.jobs[0].gpus_per_task == 8));
+  CHECK((doubled.jobs[1].tasks == 4 && doubled.jobs[1].gpus_per_task == 8));
+  CHECK(error_of(fixture("good.swf"), {{"gpus_per_processor", "0.5"}}).find("'0.5' is not an integer") !=
+        std::string::npos);
+  auto kept = read_all(fixture("good.swf"), false, {{"rebase", "false"}});
+  CHECK(kept.jobs[0].submit == engine::from_seconds(100));
+}
+
+TEST_CASE("Workload.Swf.HeaderLimits") {
+  CHECK(error_of(fixture("over_maxprocs.swf")) ==
+        fixture("over_maxprocs.swf") +
+            ":6: allocated processors: 65 processors is more than the header's MaxProcs (64)");
+}
+
+TEST_CASE("Workload.Swf.OutOfOrder") {
+  CHECK(error_of(fixture("unsorted.swf")).find("unsorted.swf:7: submit: submit time 90 s") != std::string::npos);
+  auto sorted = read_all(fixture("unsorted.swf"), false, {{"sort", "true"}});
+  REQUIRE(sorted.jobs.size() == 3);
+  CHECK(sorted.jobs[0].trace_number == 2);
+}
+
+TEST_CASE("Workload.Swf.BadRows") {
+  struct Case {
+    const char* file;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"float_int.swf", "7: allocated processors: '4.5' is not an integer"},
+      {"truncated.swf", "8: expected 18 fields, found 6 (the last line has no newline: truncated file?)"},
+      {"columns.swf", "7: expected 18 fields, found 16"},
+      {"not_number.swf", "7: submit time: 'noon' is not a number"},
+      {"negative_gpus.swf", "7: allocated processors: -4 is less than -1"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
+    auto r = read_all(fixture(c.file), true);
+    CHECK(r.jobs.size() == 2);
+    CHECK(r.source->skipped_rows() == 1);
+  }
+}
+
+TEST_CASE("Workload.Swf.EmptyAndHeaderOnly") {
+  CHECK(error_of(fixture("empty.swf")) == fixture("empty.swf") + ":1: empty trace: no header and no jobs");
+  CHECK(read_all(fixture("header_only.swf")).jobs.empty());
+}
+
+TEST_CASE("Workload.Swf.Detected") {
+  CHECK(read_all(fixture("good.swf.gz"), false, {}, "auto").jobs.size() == 4);
+  CHECK(detect_swf("; Version: 2.2", "x"));
+  CHECK(detect_swf("1 0 1 1 1", "trace.swf"));
+}
+
+TEST_CASE("Workload.Swf.PublishedKth") {
+  const std::string path = std::string(SCHEDLAB_SHARED_DIR) + "/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz";
+  if (!std::filesystem::exists(path)) {
+    MESSAGE("skipped: " << path << " not found");
+    return;
+  }
+  auto r = read_all(path);
+  // 27,992 jobs; the cleaned KTH log has no job with run time -1 or no processors.
+  CHECK(r.jobs.size() + r.source->skipped_rows() == 27992);
+  CHECK(r.source->skipped_rows() == 0);
+  CHECK(r.jobs.front().submit == 0);
+  std::uint64_t max_gpus = 0;
+  for (const auto& j : r.jobs) max_gpus = std::max(max_gpus, j.total_gpus());
+  CHECK(max_gpus == 100);  // MaxProcs
+}
