@@ -9,6 +9,7 @@
 #include "util/error.h"
 #include "workload/generator.h"
 #include "workload/native_csv.h"
+#include "workload/trace_fit.h"
 #include "workload/trace_stats.h"
 
 namespace schedlab::cli {
@@ -42,7 +43,9 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     workload::GeneratorConfig g;
     std::uint64_t seed = 1;
     std::string out = "-";
-    std::string config;
+    std::string like;
+    std::string like_format = "auto";
+    double load = 1.0;
   };
   auto go = std::make_shared<GenOpts>();
   gen->add_option("--jobs", go->g.jobs, "Number of jobs")->capture_default_str();
@@ -57,7 +60,20 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   gen->add_option("--models", go->g.models, "Requested GPU models (\"any\" for no request)");
   gen->add_option("--model-weights", go->g.model_weights, "Weight of each requested model");
   gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
-  gen->callback([go, &exit_code] {
+  gen->add_option("--like", go->like, "Fit arrivals, durations, shapes and model requests to this trace");
+  gen->add_option("--like-format", go->like_format, "Format of the --like trace")->capture_default_str();
+  gen->add_option("--load", go->load, "With --like: arrival rate times this factor")->capture_default_str();
+  gen->callback([gen, go, &exit_code] {
+    if (!go->like.empty()) {
+      workload::TraceOptions options;
+      options.format = go->like_format;
+      auto real = workload::open_trace(go->like, options);
+      auto fit = workload::fit_generator(*real, go->load, gen->count("--jobs") ? go->g.jobs : 0);
+      fmt::print(stderr, "{}\n", fit.describe());
+      go->g = fit.config;
+    } else if (gen->count("--load")) {
+      throw InputError("--load", 0, "", "--load scales a fitted trace: use it with --like");
+    }
     auto src = workload::make_generator(go->g, go->seed);
     write_trace(*src, go->out);
     if (go->out != "-") fmt::print(stderr, "wrote {} jobs to {}\n", go->g.jobs, go->out);

@@ -24,6 +24,8 @@ void validate(const GeneratorConfig& c) {
     if (s > c.gpus_per_host && s % c.gpus_per_host != 0)
       throw InputError("", 0, "generate.gpu_sizes",
                        "a multi-host size must be a multiple of gpus_per_host (" + std::to_string(c.gpus_per_host) + ")");
+  if (c.shapes.size() != c.shape_weights.size())
+    throw InputError("", 0, "generate.shape_weights", "need one weight per shape");
   if (c.models.size() != c.model_weights.size())
     throw InputError("", 0, "generate.model_weights", "need one weight per entry of models");
   if (c.users == 0) throw InputError("", 0, "generate.users", "must be at least 1");
@@ -54,8 +56,13 @@ class Generator final : public JobSource {
     double d = durations_.lognormal(std::log(c_.duration_median_s), c_.duration_sigma);
     d = std::min(std::max(d, c_.duration_min_s), c_.duration_max_s);
     out.duration = engine::from_seconds(std::round(d));
-    std::uint32_t gpus = c_.gpu_sizes[shapes_.weighted_index(c_.gpu_size_weights.data(), c_.gpu_sizes.size())];
-    if (gpus > c_.gpus_per_host) {
+    if (!c_.shapes.empty()) {
+      const auto& shape = c_.shapes[shapes_.weighted_index(c_.shape_weights.data(), c_.shapes.size())];
+      out.tasks = shape.tasks;
+      out.gpus_per_task = shape.gpus_per_task;
+      out.gpu_milli = shape.gpu_milli;
+    } else if (std::uint32_t gpus = c_.gpu_sizes[shapes_.weighted_index(c_.gpu_size_weights.data(), c_.gpu_sizes.size())];
+               gpus > c_.gpus_per_host) {
       out.tasks = gpus / c_.gpus_per_host;
       out.gpus_per_task = c_.gpus_per_host;
     } else {

@@ -13,6 +13,13 @@
 
 namespace schedlab::workload {
 
+// One job shape drawn from an empirical table (see `shapes` below).
+struct JobShape {
+  std::uint32_t tasks = 1;
+  std::uint32_t gpus_per_task = 1;
+  std::uint16_t gpu_milli = 1000;
+};
+
 struct GeneratorConfig {
   std::uint64_t jobs = 1000;
   double arrival_rate_per_hour = 40;
@@ -23,6 +30,10 @@ struct GeneratorConfig {
   std::vector<std::uint32_t> gpu_sizes = {1, 2, 4, 8, 16, 32, 64};
   std::vector<double> gpu_size_weights = {0.45, 0.15, 0.12, 0.14, 0.07, 0.05, 0.02};
   std::uint32_t gpus_per_host = 8;
+  // When non-empty, shapes are drawn from this table instead of gpu_sizes (fitted traces
+  // keep their exact shapes, fractional ones included).
+  std::vector<JobShape> shapes;
+  std::vector<double> shape_weights;
   std::vector<std::string> models;  // requested models; empty = no request
   std::vector<double> model_weights;
   std::uint32_t users = 32;

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Replays the full Microsoft Philly trace (111,549 jobs, ../shared/traces/philly) on the
+# Philly-like cluster under fifo+gang+best-fit, end to end including parsing and writing
+# results (target: <= 2 s). Skips cleanly when ../shared is absent.
+#   scripts/bench-philly.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build}/schedlab
+trace=../shared/traces/philly/philly_trace.csv
+[ -f "$trace" ] || { echo "bench-philly: $trace not found; skipped"; exit 0; }
+[ -x "$bin" ] || { echo "bench-philly: build first (scripts/setup.sh)"; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for i in 1 2 3; do
+  start=$(date +%s.%N)
+  result=$("$bin" run scenarios/philly.yaml --out "$out/r")
+  end=$(date +%s.%N)
+  printf 'run %d: %.2f s end to end | %s\n' "$i" "$(echo "$end - $start" | bc)" "$(grep '^run:' <<<"$result")"
+done
