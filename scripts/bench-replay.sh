@@ -13,8 +13,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 [ -x "$bin" ] || { echo "bench-replay: build first (scripts/setup.sh)"; exit 1; }
 
-# ~720 jobs/h of mean 6.4 GPUs x 6,500 s keeps the cluster around 80% busy.
-"$bin" trace generate --jobs "$jobs" --seed 42 --rate 720 -o "$work/trace.csv" 2>/dev/null
+# ~860 jobs/h of mean 6.4 GPUs x 6,500 s asks for ~97% of the GPUs: queues form, so the
+# blocked-head paths of the scheduler are exercised, not only the easy ones.
+"$bin" trace generate --jobs "$jobs" --seed 42 --rate "${RATE:-860}" -o "$work/trace.csv" 2>/dev/null
 echo "trace: $jobs jobs, $(du -h "$work/trace.csv" | cut -f1)"
 cat > "$work/bench.yaml" <<YAML
 name: bench-replay
