@@ -11,7 +11,8 @@ class GangAdmission final : public Admission {
     // A cheap count check first, so that a blocked gang costs no placement attempt.
     if (!job.spec->gang || job.spec->fractional()) return Status::ok();
     std::uint64_t need = std::uint64_t{job.tasks_left} * job.spec->gpus_per_task;
-    std::uint64_t free = ctx.alloc.free_gpus(job.requested);
+    // The models its placement may use: without a gpu-model filter the request is not binding.
+    std::uint64_t free = ctx.alloc.free_gpus(job.allowed);
     if (free < need) return Status::wait(fmt::format("gang needs {} GPUs, {} free", need, free));
     return Status::ok();
   }

@@ -43,10 +43,13 @@ cluster::ModelMask Scheduler::allowed_models(const PendingJob& job) const {
   return mask;
 }
 
+bool Scheduler::one_generation(const PendingJob& job) const {
+  return std::any_of(filters_.begin(), filters_.end(), [&](const auto& f) { return f->one_generation(job); });
+}
+
 std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& job) const {
   cluster::ModelMask allowed = allowed_models(job);
-  bool one_gen = std::any_of(filters_.begin(), filters_.end(), [&](const auto& f) { return f->one_generation(job); });
-  if (!one_gen) return {allowed};
+  if (!one_generation(job)) return {allowed};
   // One group per generation, newest first.
   const auto& catalog = topo_->catalog();
   std::vector<int> gens;
@@ -56,6 +59,7 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
   gens.erase(std::unique(gens.begin(), gens.end()), gens.end());
   std::vector<cluster::ModelMask> groups;
   for (int g : gens) {
+    if (job.generation != 0 && g != job.generation) continue;  // join the tasks already running
     cluster::ModelMask mask = 0;
     for (cluster::ModelId m = 0; m < catalog.size(); ++m)
       if ((allowed >> m & 1) && catalog.model(m).generation == g) mask |= cluster::ModelMask{1} << m;
@@ -95,6 +99,7 @@ std::optional<std::string> Scheduler::never_fits(const PendingJob& job) const {
 std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, cluster::ModelMask requested,
                                             engine::Time now) {
   PendingJob job{&spec, requested, spec.tasks, 0};
+  job.allowed = allowed_models(job);
   if (auto why = never_fits(job)) return why;
   job.key = queue_order_->key(job, now);
   queue_.emplace(QueueKey{job.key, spec.id}, job);
@@ -120,6 +125,8 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
       if (!backfill_->may_start(job, gpus, ctx)) continue;
     }
     tx.commit();
+    if (one_generation(job) && !slots.empty())
+      job.generation = topo_->catalog().model(topo_->host(slots.front().host).model).generation;
     return true;
   }
   slots.clear();

@@ -57,6 +57,8 @@ class Scheduler {
   // Tries to start the job's tasks now; fills `slots` and returns true on success.
   bool try_start(PendingJob& job, bool after_block, const SchedContext& ctx, cluster::AllocationState& alloc,
                  std::vector<cluster::TaskSlot>& slots);
+  // True when a filter wants all of the job's GPUs of one generation.
+  bool one_generation(const PendingJob& job) const;
   std::vector<cluster::ModelMask> placement_groups(const PendingJob& job) const;
   std::optional<std::string> never_fits(const PendingJob& job) const;
 

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# End-to-end tests of the schedlab binary: the commands a user types on good scenarios,
+# byte-identical reruns, and bad input (each must exit 2 with `file:line: field: what` on
+# stderr and leave no results folder behind).
+#   usage: tests/e2e/run_e2e.sh <path to schedlab> <repository root>
+set -u
+
+BIN=$(realpath "${1:?usage: run_e2e.sh <schedlab binary> <repo root>}")
+ROOT=${2:?usage: run_e2e.sh <schedlab binary> <repo root>}
+cd "$ROOT" || exit 1
+FIX=tests/e2e/fixtures
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL $1: $2"
+  if [ -s "$TMP/stderr" ]; then sed 's/^/       stderr: /' "$TMP/stderr" | head -5; fi
+}
+
+# Runs the binary with stdout and stderr captured; sets $rc.
+run() {
+  "$BIN" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+  rc=$?
+}
+
+# bad_input NAME EXPECTED_PREFIX ARGS...: exit code 2, one `schedlab: error: PREFIX...` line
+# on stderr (PREFIX = file:line: field: ), no results folder (nor its staging folder).
+bad_input() {
+  local name=$1 prefix=$2
+  shift 2
+  local out="$TMP/out-$name"
+  if [ "$1" = run ]; then run "$@" --out "$out"; else run "$@"; fi
+  if [ "$rc" -ne 2 ]; then
+    fail "$name" "exit code $rc, expected 2"
+  elif ! grep -qF -- "schedlab: error: $prefix" "$TMP/stderr"; then
+    fail "$name" "stderr lacks 'schedlab: error: $prefix'"
+  elif [ "$(wc -l <"$TMP/stderr")" -ne 1 ]; then
+    fail "$name" "expected one line on stderr, got $(wc -l <"$TMP/stderr")"
+  elif [ -e "$out" ] || compgen -G "$TMP/.out-$name.tmp-*" >/dev/null; then
+    fail "$name" "a results folder was left behind"
+  else
+    pass "$name"
+  fi
+}
+
+# stderr_has NAME TEXT: the last command's stderr contains TEXT.
+stderr_has() {
+  if grep -qF -- "$2" "$TMP/stderr"; then pass "$1"; else fail "$1" "stderr lacks '$2'"; fi
+}
+
+# --- bad input -------------------------------------------------------------------------
+
+bad_input malformed_yaml "$FIX/malformed.yaml:6: " run "$FIX/malformed.yaml"
+stderr_has malformed_yaml_says_so "malformed YAML"
+
+bad_input unknown_key "$FIX/unknown_key.yaml:7: scheduler.placment: " run "$FIX/unknown_key.yaml"
+stderr_has unknown_key_suggests "unknown key 'placment'; did you mean 'placement'?"
+
+bad_input unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " run "$FIX/unknown_part.yaml"
+stderr_has unknown_part_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
+stderr_has unknown_part_suggests "did you mean 'best-fit'?"
+
+bad_input unknown_part_in_set "$FIX/base.yaml: scheduler.placement: " run "$FIX/base.yaml" --set scheduler.placement=rackpack
+stderr_has unknown_part_in_set_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
+
+# The reader cannot know which field a short row lacks; it names the line and the count.
+bad_input trace_missing_field "$FIX/missing_field.csv:3: " run "$FIX/base.yaml" --set workload.trace=missing_field.csv
+stderr_has trace_missing_field_counts "expected 5 fields, found 4"
+
+bad_input trace_negative_gpus "$FIX/negative_gpus.csv:3: gpus_per_task: " \
+  run "$FIX/base.yaml" --set workload.trace=negative_gpus.csv
+stderr_has trace_negative_gpus_says "-4 is less than 0"
+
+bad_input trace_not_a_number "$FIX/not_number.csv:3: duration_s: " run "$FIX/base.yaml" --set workload.trace=not_number.csv
+stderr_has trace_not_a_number_says "'fifty' is not a number"
+
+# Found only when the job arrives, mid-run: the half-written results must vanish.
+bad_input trace_unknown_model "$FIX/unknown_model.csv:4: gpu_model: " \
+  run "$FIX/base.yaml" --set workload.trace=unknown_model.csv
+stderr_has trace_unknown_model_suggests "unknown GPU model 'H10O'; did you mean 'H100'?"
+
+bad_input cluster_unknown_model "$FIX/unknown_model_cluster.yaml:8: racks[0].hosts[1].model: " \
+  run "$FIX/cluster_bad_model.yaml"
+stderr_has cluster_unknown_model_suggests "unknown GPU model 'H10O'; did you mean 'H100'?"
+
+bad_input empty_trace "$FIX/empty.csv:1: " run "$FIX/base.yaml" --set workload.trace=empty.csv
+stderr_has empty_trace_says "empty trace"
+
+bad_input missing_scenario "$FIX/no_such.yaml: " run "$FIX/no_such.yaml"
+stderr_has missing_scenario_says "cannot open file"
+
+bad_input missing_trace "$FIX/missing_trace.yaml:6: workload.trace: " run "$FIX/missing_trace.yaml"
+stderr_has missing_trace_names_it "$FIX/no_such.csv"
+# A value given with --set has no line in the file: the message must not invent one.
+bad_input missing_trace_in_set "$FIX/base.yaml: workload.trace: " run "$FIX/base.yaml" --set workload.trace=no_such.csv
+
+bad_input validate_unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " validate "$FIX/unknown_part.yaml"
+
+run trace stats "$FIX/not_number.csv"
+if [ "$rc" -eq 2 ] && grep -qF "$FIX/not_number.csv:3: duration_s: " "$TMP/stderr"; then
+  pass trace_stats_bad_row
+else
+  fail trace_stats_bad_row "exit code $rc"
+fi
+
+run run "$FIX/base.yaml" --sett x=1
+if [ "$rc" -eq 2 ]; then pass unknown_option_exits_2; else fail unknown_option_exits_2 "exit code $rc"; fi
+
+# --- good input ------------------------------------------------------------------------
+
+files_ok() {  # files_ok NAME DIR FILE...
+  local name=$1 dir=$2
+  shift 2
+  local f
+  for f in "$@"; do
+    if [ ! -s "$dir/$f" ]; then
+      fail "$name" "$dir/$f missing or empty"
+      return
+    fi
+  done
+  pass "$name"
+}
+
+run run scenarios/quickstart.yaml --out "$TMP/quick"
+if [ "$rc" -eq 0 ]; then pass run_quickstart; else fail run_quickstart "exit code $rc"; fi
+files_ok run_quickstart_files "$TMP/quick" jobs.csv timeline.csv summary.json run.yaml
+if grep -q '"finished": 1000' "$TMP/quick/summary.json"; then pass run_quickstart_all_finished; else
+  fail run_quickstart_all_finished "summary.json lacks \"finished\": 1000"; fi
+if [ "$(wc -l <"$TMP/quick/jobs.csv")" -eq 1001 ]; then pass run_quickstart_job_rows; else
+  fail run_quickstart_job_rows "jobs.csv has $(wc -l <"$TMP/quick/jobs.csv") lines, expected 1001"; fi
+
+# Byte-identical reruns, also across --out folders.
+run run scenarios/quickstart.yaml --out "$TMP/quick2"
+same=1
+for f in jobs.csv timeline.csv summary.json run.yaml; do
+  cmp -s "$TMP/quick/$f" "$TMP/quick2/$f" || { same=0; echo "       differs: $f"; }
+done
+if [ "$rc" -eq 0 ] && [ "$same" -eq 1 ]; then pass rerun_is_byte_identical; else fail rerun_is_byte_identical "files differ"; fi
+
+run run scenarios/hetero-compare.yaml --set scheduler.admission=incremental --seed 7 --out "$TMP/h1"
+run run scenarios/hetero-compare.yaml --set scheduler.admission=incremental --seed 7 --out "$TMP/h2"
+if [ "$rc" -eq 0 ] && diff -r "$TMP/h1" "$TMP/h2" >/dev/null; then pass rerun_with_set_is_byte_identical; else
+  fail rerun_with_set_is_byte_identical "exit code $rc or files differ"; fi
+
+run compare scenarios/hetero-compare.yaml --out "$TMP/cmp" -j 2
+if [ "$rc" -eq 0 ]; then pass compare_runs; else fail compare_runs "exit code $rc"; fi
+files_ok compare_writes_csv "$TMP/cmp" compare.csv first-fit/summary.json spread/jobs.csv
+if head -1 "$TMP/cmp/compare.csv" | grep -q '^metric,first-fit,best-fit,rack-pack,spread,'; then
+  pass compare_csv_header
+else
+  fail compare_csv_header "unexpected header: $(head -1 "$TMP/cmp/compare.csv" 2>/dev/null)"
+fi
+
+run validate scenarios/quickstart.yaml
+if [ "$rc" -eq 0 ] && grep -q 'scenarios/quickstart.yaml: ok' "$TMP/stdout"; then pass validate_ok; else
+  fail validate_ok "exit code $rc"; fi
+
+run list
+if [ "$rc" -eq 0 ] && grep -q 'best-fit' "$TMP/stdout" && grep -q 'fifo' "$TMP/stdout" &&
+  grep -q 'native' "$TMP/stdout" && grep -q 'H100' "$TMP/stdout"; then
+  pass list_prints_parts
+else
+  fail list_prints_parts "exit code $rc or a part missing"
+fi
+
+run --version
+if [ "$rc" -eq 0 ] && grep -qE '^schedlab [0-9]+\.[0-9]+\.[0-9]+' "$TMP/stdout"; then pass version; else
+  fail version "exit code $rc: $(cat "$TMP/stdout")"; fi
+
+run trace generate --jobs 50 --seed 3 -o "$TMP/gen.csv"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/gen.csv")" -eq 51 ]; then pass trace_generate; else
+  fail trace_generate "exit code $rc"; fi
+run trace stats "$TMP/gen.csv"
+if [ "$rc" -eq 0 ] && grep -qE '^  jobs +50$' "$TMP/stdout"; then pass trace_stats; else fail trace_stats "exit code $rc"; fi
+
+# generate | stats through a pipe (the format named: a pipe cannot be read twice to detect it).
+if "$BIN" trace generate --jobs 20 --seed 3 2>/dev/null | "$BIN" trace stats --format native /dev/stdin \
+  >"$TMP/stdout" 2>"$TMP/stderr" && grep -qE '^  jobs +20$' "$TMP/stdout"; then
+  pass trace_generate_pipe_stats
+else
+  fail trace_generate_pipe_stats "pipe failed"
+fi
+# The same seed generates the same trace.
+"$BIN" trace generate --jobs 50 --seed 3 -o "$TMP/gen2.csv" 2>/dev/null
+if cmp -s "$TMP/gen.csv" "$TMP/gen2.csv"; then pass trace_generate_deterministic; else
+  fail trace_generate_deterministic "traces differ"; fi
+
+# No GPU on the test machines: calibrate must say so in one line and exit 3. Where a GPU
+# is present (nvidia-smi finds one), the check does not apply.
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip calibrate_without_gpu (a GPU is present)"
+else
+  run calibrate --out "$TMP/profile.yaml"
+  if [ "$rc" -ne 3 ]; then
+    fail calibrate_without_gpu "exit code $rc, expected 3"
+  elif [ "$(wc -l <"$TMP/stderr")" -ne 1 ]; then
+    fail calibrate_without_gpu "expected one line on stderr, got $(wc -l <"$TMP/stderr")"
+  else
+    pass calibrate_without_gpu
+  fi
+fi
+
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,78 @@
+// Event queue order: by time, then event class, then insertion sequence.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "engine/event_queue.h"
+
+using namespace schedlab::engine;
+
+namespace {
+std::vector<std::uint64_t> drain(EventQueue& q) {
+  std::vector<std::uint64_t> subjects;
+  while (!q.empty()) subjects.push_back(q.pop().subject);
+  return subjects;
+}
+}  // namespace
+
+TEST_CASE("Engine.EventQueue.earlier_time_leaves_first") {
+  EventQueue q;
+  q.push(30, EventClass::arrival, 3);
+  q.push(10, EventClass::timer, 1);
+  q.push(20, EventClass::completion, 2);
+  CHECK(q.size() == 3);
+  CHECK(q.top().subject == 1);
+  CHECK(drain(q) == std::vector<std::uint64_t>{1, 2, 3});
+}
+
+TEST_CASE("Engine.EventQueue.at_one_instant_completions_before_failures_before_arrivals_before_timers") {
+  EventQueue q;
+  q.push(5, EventClass::timer, 4);
+  q.push(5, EventClass::arrival, 3);
+  q.push(5, EventClass::failure, 2);
+  q.push(5, EventClass::completion, 1);
+  CHECK(drain(q) == std::vector<std::uint64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("Engine.EventQueue.same_time_and_class_keep_insertion_order") {
+  EventQueue q;
+  for (std::uint64_t i = 0; i < 100; ++i) q.push(7, EventClass::arrival, i);
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 0; i < 100; ++i) expected.push_back(i);
+  CHECK(drain(q) == expected);
+}
+
+TEST_CASE("Engine.EventQueue.sequence_numbers_count_pushes_and_version_is_kept") {
+  EventQueue q;
+  q.push(1, EventClass::completion, 9, 4);
+  q.push(0, EventClass::completion, 8);
+  Event a = q.pop();
+  Event b = q.pop();
+  CHECK(a.subject == 8);
+  CHECK(a.seq == 1);
+  CHECK(b.subject == 9);
+  CHECK(b.seq == 0);
+  CHECK(b.version == 4);
+  CHECK(b.cls == EventClass::completion);
+  CHECK(q.empty());
+}
+
+TEST_CASE("Engine.EventQueue.interleaved_pushes_and_pops_follow_the_order") {
+  // A table of (time, class) pushed in a scrambled order; pops must come out sorted by
+  // (time, class, insertion), including events pushed after some were popped.
+  struct Push {
+    Time time;
+    EventClass cls;
+  };
+  const std::vector<Push> first = {{3, EventClass::timer}, {1, EventClass::arrival}, {3, EventClass::completion},
+                                   {1, EventClass::arrival}, {2, EventClass::failure}};
+  EventQueue q;
+  std::uint64_t subject = 0;
+  for (const auto& p : first) q.push(p.time, p.cls, subject++);
+  Event e = q.pop();
+  CHECK(e.time == 1);
+  CHECK(e.subject == 1);
+  q.push(1, EventClass::completion, subject++);  // 5: same instant, earlier class
+  q.push(1, EventClass::arrival, subject++);     // 6: same instant and class, later sequence
+  CHECK(drain(q) == std::vector<std::uint64_t>{5, 3, 6, 4, 2, 0});
+}

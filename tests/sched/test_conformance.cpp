@@ -1,0 +1,222 @@
+// The conformance suite: every registered combination of scheduler parts (queue x admission
+// subsets x filter subsets x placement x preemption x backfill) on random small workloads
+// and small heterogeneous clusters, checked against the invariants every policy must keep:
+//   - never more GPUs held than exist, cluster-wide and per host, at every instant;
+//   - a gang under gang admission starts in exactly one run (its tasks start and end together);
+//   - every job ends exactly once, or is dropped once with a reason;
+//   - GPU-seconds of the runs equal the integral of the utilization timeline;
+//   - under same-generation, a multi-GPU job never mixes generations; under gpu-model,
+//     a job only runs on the models it requested.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "../support/sim_harness.h"
+#include "engine/rng.h"
+#include "sched/registry.h"
+
+using namespace schedlab;
+using namespace schedlab::cluster;
+using namespace schedlab::testing;
+
+namespace {
+
+// Every non-empty subset (admission) or every subset (filters) of a name list.
+std::vector<std::vector<std::string>> subsets(const std::vector<std::string>& names, bool allow_empty) {
+  std::vector<std::vector<std::string>> out;
+  for (std::size_t bits = allow_empty ? 0 : 1; bits < (std::size_t{1} << names.size()); ++bits) {
+    std::vector<std::string> s;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (bits >> i & 1) s.push_back(names[i]);
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<sched::SchedulerConfig> every_combination() {
+  const auto& r = sched::builtin_parts();
+  std::vector<sched::SchedulerConfig> out;
+  for (const auto& q : r.queues.names())
+    for (const auto& adm : subsets(r.admissions.names(), false))
+      for (const auto& filters : subsets(r.filters.names(), true))
+        for (const auto& p : r.placements.names())
+          for (const auto& pre : r.preemptions.names())
+            for (const auto& bf : r.backfills.names()) {
+              sched::SchedulerConfig c;
+              c.queue = q;
+              c.admission = adm;
+              c.filters = filters;
+              c.placement = p;
+              c.preemption = pre;
+              c.backfill = bf;
+              out.push_back(c);
+            }
+  return out;
+}
+
+std::string label(const sched::SchedulerConfig& c) {
+  return fmt::format("{} [{}] [{}] {} {} {}", c.queue, fmt::join(c.admission, ","), fmt::join(c.filters, ","),
+                     c.placement, c.preemption, c.backfill);
+}
+
+// A random small workload: whole-GPU jobs of 1-8 GPUs, multi-task gangs, non-gang jobs,
+// fractional tasks (alone and as gangs), model requests and minimum generations, arrivals
+// close enough together that jobs queue.
+std::vector<JobRow> random_jobs(std::uint64_t seed, std::size_t n) {
+  engine::Rng rng(seed);
+  struct Shape {
+    std::uint32_t tasks, gpus;
+    std::uint16_t milli;
+    bool gang;
+  };
+  const Shape shapes[] = {{1, 1, 1000, true}, {1, 2, 1000, true}, {1, 4, 1000, true}, {1, 8, 1000, true},
+                          {2, 4, 1000, true}, {3, 2, 1000, true}, {4, 1, 1000, false}, {2, 8, 1000, true},
+                          {1, 1, 250, true},  {1, 1, 600, true},  {3, 1, 300, true},   {5, 2, 1000, false},
+                          {1, 16, 1000, true}};  // the last one never fits a host of 8
+  const double shape_w[] = {8, 4, 4, 3, 3, 3, 3, 2, 4, 3, 2, 2, 0.3};
+  const char* models[] = {"", "A100", "H100|H200", "V100", "A100|H100"};
+  const double model_w[] = {6, 2, 1, 1, 1};
+  std::vector<JobRow> jobs;
+  double t = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    t += std::round(rng.exponential(15.0));  // whole seconds: many jobs share instants
+    const auto& s = shapes[rng.weighted_index(shape_w, std::size(shape_w))];
+    JobRow j;
+    j.submit_s = t;
+    j.duration_s = static_cast<double>(rng.uniform_int(5, 300));
+    j.tasks = s.tasks;
+    j.gpus_per_task = s.gpus;
+    j.gpu_milli = s.milli;
+    j.gang = s.gang;
+    j.model = models[rng.weighted_index(model_w, std::size(model_w))];
+    if (rng.uniform() < 0.1) j.min_generation = 80;
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+// A second small cluster: two racks of mixed hosts (V100 of 4 and 2 GPUs, A100 of 8, one
+// H200 host of 2), 26 GPUs.
+ClusterSpec mixed_cluster() {
+  ClusterSpec spec;
+  spec.name = "mixed";
+  spec.racks.push_back(RackSpec{"a", 1, {{2, 4, kV100, 12.5}, {1, 8, kA100, 25}}, 0, 1});
+  spec.racks.push_back(RackSpec{"b", 1, {{1, 2, kV100, 12.5}, {1, 8, kA100, 25}, {1, 2, kH200, 50}}, 0, 1});
+  return spec;
+}
+
+bool contains(const std::vector<std::string>& v, const char* name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+ModelMask requested_of(const JobRow& j, const GpuCatalog& catalog) {
+  ModelMask m = 0;
+  if (j.model.empty()) {
+    m = catalog.all();
+  } else {
+    std::size_t start = 0;
+    for (;;) {
+      auto bar = j.model.find('|', start);
+      m |= ModelMask{1} << *catalog.find(j.model.substr(start, bar == std::string::npos ? bar : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+  }
+  for (ModelId id = 0; id < catalog.size(); ++id)
+    if (catalog.model(id).generation < j.min_generation) m &= ~(ModelMask{1} << id);
+  return m;
+}
+
+// Checks one finished run against the invariants.
+void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vector<JobRow>& jobs) {
+  const bool gang_admission = contains(c.admission, "gang");
+  const bool same_gen = contains(c.filters, "same-generation");
+  const bool gpu_model = contains(c.filters, "gpu-model");
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.held_at_end() == 0);
+  CHECK(r.observer.running_mismatches() == 0);
+  CHECK(r.observer.bad_first_flags() == 0);
+  CHECK(r.collector.run_gpu_seconds() == doctest::Approx(r.collector.integral_gpu_seconds()).epsilon(1e-9));
+  REQUIRE(r.observer.jobs().size() == jobs.size());
+  std::size_t finished = 0, dropped = 0;
+  for (workload::JobId id = 0; id < jobs.size(); ++id) {
+    const auto& spec = jobs[id];
+    const auto& l = r.job(id);
+    CAPTURE(id);
+    CHECK(l.submits + l.drops == 1);
+    if (l.drops) {
+      ++dropped;
+      CHECK_FALSE(l.drop_reason.empty());
+      CHECK(l.starts.empty());
+      CHECK(l.done == 0);
+      continue;
+    }
+    ++finished;
+    CHECK(l.done == 1);  // ended exactly once
+    std::size_t tasks = 0;
+    ModelMask models = 0;
+    for (const auto& p : l.placements) {
+      tasks += p.tasks.size();
+      models |= p.models(r.topo);
+    }
+    CHECK(tasks == spec.tasks);
+    if (gang_admission && spec.gang) CHECK(l.starts.size() == 1);
+    if (same_gen && spec.tasks * spec.gpus_per_task > 1) {
+      std::vector<int> gens;
+      for (ModelId m = 0; m < r.catalog.size(); ++m)
+        if (models >> m & 1) gens.push_back(r.catalog.model(m).generation);
+      std::sort(gens.begin(), gens.end());
+      CHECK(std::unique(gens.begin(), gens.end()) - gens.begin() == 1);
+    }
+    if (gpu_model) CHECK((models & ~requested_of(spec, r.catalog)) == 0);
+  }
+  CHECK(finished + dropped == jobs.size());
+}
+
+}  // namespace
+
+TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants") {
+  const auto combos = every_combination();
+  // 1 queue x 3 admission sets x 4 filter sets x 4 placements x 1 preemption x 2 backfills,
+  // today; the count grows by itself as parts are registered.
+  CHECK(combos.size() >= 96);
+  const std::vector<std::pair<const char*, ClusterSpec>> clusters = {{"hetero", hetero_cluster()},
+                                                                     {"mixed", mixed_cluster()}};
+  std::size_t runs = 0;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const auto jobs = random_jobs(seed, 40);
+    for (const auto& [name, spec] : clusters) {
+      for (const auto& c : combos) {
+        INFO("seed ", seed, " cluster ", name, " policy ", label(c));
+        SimRun r(spec, c, jobs);
+        check_run(r, c, jobs);
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs == combos.size() * 6);
+}
+
+TEST_CASE("Sched.Conformance.workloads_exercise_what_the_invariants_are_about") {
+  // Guards the suite against becoming vacuous: the random workloads must contain gangs,
+  // non-gang multi-task jobs, shares, model requests and at least one job dropped.
+  std::size_t gangs = 0, loose = 0, shares = 0, requests = 0;
+  for (std::uint64_t seed : {1, 2, 3})
+    for (const auto& j : random_jobs(seed, 40)) {
+      gangs += j.gang && j.tasks > 1;
+      loose += !j.gang && j.tasks > 1;
+      shares += j.gpu_milli < 1000;
+      requests += !j.model.empty();
+    }
+  CHECK(gangs >= 5);
+  CHECK(loose >= 5);
+  CHECK(shares >= 5);
+  CHECK(requests >= 10);
+  SimRun r(hetero_cluster(), scheduler_config("best-fit", {"gang"}, {"gpu-model", "same-generation"}),
+           random_jobs(1, 40));
+  std::size_t waited = 0;
+  for (const auto& [id, l] : r.observer.jobs())
+    if (!l.starts.empty() && l.starts.front() > engine::from_seconds(random_jobs(1, 40)[id].submit_s)) ++waited;
+  CHECK(waited >= 3);  // the cluster is loaded enough that jobs queue
+}

@@ -1,0 +1,280 @@
+// Test helpers: small GPU catalogs and clusters built in code, an in-memory JobSource, and a
+// harness that runs one simulation and records every observer call for the invariants.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/allocation.h"
+#include "cluster/gpu_catalog.h"
+#include "cluster/topology.h"
+#include "metrics/collector.h"
+#include "perf/perf_model.h"
+#include "sched/scheduler.h"
+#include "sim/simulation.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::testing {
+
+using engine::kMicrosPerSecond;
+
+inline engine::Time sec(double s) { return engine::from_seconds(s); }
+
+// V100 (gen 70), A100 (gen 80), H100 and H200 (both gen 90: one generation, two models).
+inline cluster::GpuCatalog small_catalog() {
+  std::vector<cluster::GpuModel> m(4);
+  m[0].name = "V100", m[0].generation = 70, m[0].speed = 1.0;
+  m[1].name = "A100", m[1].generation = 80, m[1].speed = 2.2;
+  m[2].name = "H100", m[2].generation = 90, m[2].speed = 4.5;
+  m[3].name = "H200", m[3].generation = 90, m[3].speed = 5.0;
+  return cluster::GpuCatalog(std::move(m));
+}
+inline constexpr cluster::ModelId kV100 = 0, kA100 = 1, kH100 = 2, kH200 = 3;
+
+// `racks` identical racks of `hosts` hosts with `gpus` GPUs of `model` each.
+inline cluster::ClusterSpec uniform_cluster(std::uint32_t racks, std::uint32_t hosts, std::uint16_t gpus,
+                                            cluster::ModelId model = kV100) {
+  cluster::ClusterSpec spec;
+  spec.name = "uniform";
+  cluster::RackSpec r;
+  r.name = "r";
+  r.count = racks;
+  r.hosts.push_back(cluster::HostGroupSpec{hosts, gpus, model, 12.5});
+  spec.racks.push_back(r);
+  return spec;
+}
+
+// A small heterogeneous cluster (34 GPUs):
+//   rack v100: hosts 0-1, 4 x V100; host 2, 2 x V100
+//   rack a100: hosts 3-4, 8 x A100
+//   rack h:    host 5, 4 x H100; host 6, 4 x H200
+inline cluster::ClusterSpec hetero_cluster() {
+  cluster::ClusterSpec spec;
+  spec.name = "hetero";
+  cluster::RackSpec v{"v100", 1, {{2, 4, kV100, 12.5}, {1, 2, kV100, 12.5}}, 0, 2};
+  cluster::RackSpec a{"a100", 1, {{2, 8, kA100, 25}}, 0, 2};
+  cluster::RackSpec h{"h", 1, {{1, 4, kH100, 50}, {1, 4, kH200, 50}}, 0, 2};
+  spec.racks = {v, a, h};
+  return spec;
+}
+
+// A job as a trace row would give it; `model` is a request ("" = any, "A|B" = either).
+struct JobRow {
+  JobRow() = default;
+  JobRow(double submit, double duration, std::uint32_t tasks_ = 1, std::uint32_t gpus = 1, std::uint16_t milli = 1000)
+      : submit_s(submit), duration_s(duration), tasks(tasks_), gpus_per_task(gpus), gpu_milli(milli) {}
+
+  double submit_s = 0;
+  double duration_s = 1;
+  std::uint32_t tasks = 1;
+  std::uint32_t gpus_per_task = 1;
+  std::uint16_t gpu_milli = 1000;
+  bool gang = true;
+  std::string model;
+  std::int16_t min_generation = 0;
+};
+
+// Jobs from memory, in the order given (which must be submit order).
+class VectorSource final : public workload::JobSource {
+ public:
+  explicit VectorSource(const std::vector<JobRow>& rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      workload::JobSpec j;
+      j.id = static_cast<workload::JobId>(i);
+      j.trace_number = i;
+      j.line = static_cast<std::uint32_t>(i + 2);
+      j.submit = sec(r.submit_s);
+      j.duration = sec(r.duration_s);
+      j.tasks = r.tasks;
+      j.gpus_per_task = r.gpus_per_task;
+      j.gpu_milli = r.gpu_milli;
+      j.gang = r.gang;
+      j.gpu_request = strings_.intern(r.model);
+      j.min_generation = r.min_generation;
+      jobs_.push_back(j);
+    }
+  }
+  bool next(workload::JobSpec& out) override {
+    if (next_ == jobs_.size()) return false;
+    out = jobs_[next_++];
+    return true;
+  }
+  workload::StringPool& strings() override { return strings_; }
+
+ private:
+  workload::StringPool strings_;
+  std::vector<workload::JobSpec> jobs_;
+  std::size_t next_ = 0;
+};
+
+// What the observer saw of one job.
+struct JobLog {
+  int submits = 0, drops = 0, done = 0;
+  std::string drop_reason;
+  std::vector<engine::Time> starts;             // one per run
+  std::vector<cluster::Placement> placements;  // one per run
+  engine::Time end = -1;
+};
+
+// Forwards to a Collector and checks capacity at every instant from the placements it saw.
+class RecordingObserver final : public metrics::RunObserver {
+ public:
+  RecordingObserver(const cluster::Topology& topo, metrics::Collector& collector)
+      : topo_(&topo), collector_(&collector), whole_(topo.hosts().size(), 0), shares_(topo.hosts().size()) {
+    for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) shares_[h].assign(topo.host(h).gpus, 0);
+  }
+
+  void on_submit(const workload::JobSpec& job, engine::Time now) override {
+    ++log(job).submits;
+    collector_->on_submit(job, now);
+  }
+  void on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) override {
+    auto& l = log(job);
+    ++l.drops;
+    l.drop_reason = reason;
+    collector_->on_drop(job, now, reason);
+  }
+  void on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) override {
+    auto& l = log(job);
+    // `first` marks the job's first start only, not a later run of a partly started job.
+    if (first != l.starts.empty()) ++bad_first_flags_;
+    if (l.starts.empty()) ++running_;
+    l.starts.push_back(now);
+    l.placements.push_back(tasks);
+    for (const auto& t : tasks.tasks) {
+      if (t.milli) {
+        REQUIRE(t.share_slot < shares_[t.host].size());
+        shares_[t.host][t.share_slot] += t.milli;
+      } else {
+        whole_[t.host] += t.gpus;
+      }
+      used_milli_ += t.milli ? t.milli : std::uint64_t{t.gpus} * 1000;
+    }
+    collector_->on_start(job, tasks, now, first);
+  }
+  void on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start, engine::Time now,
+                  bool job_done) override {
+    auto& l = log(job);
+    if (job_done) {
+      ++l.done;
+      l.end = now;
+      --running_;
+    }
+    ++run_ends_;
+    for (const auto& t : tasks.tasks) {
+      if (t.milli)
+        shares_[t.host][t.share_slot] -= t.milli;
+      else
+        whole_[t.host] -= t.gpus;
+      used_milli_ -= t.milli ? t.milli : std::uint64_t{t.gpus} * 1000;
+    }
+    collector_->on_run_end(job, tasks, start, now, job_done);
+  }
+  void on_instant(const metrics::InstantState& s) override {
+    ++instants_;
+    // The whole cluster, as the simulation reports it and as the placements add up.
+    if (s.used_milli > topo_->total_gpus() * 1000) ++violations_;
+    if (s.used_milli != used_milli_) ++violations_;
+    if (s.free_gpus > topo_->total_gpus()) ++violations_;
+    // Running jobs: started and not yet ended.
+    if (s.running_jobs != running_) ++running_mismatches_;
+    // Every host: whole GPUs plus GPUs holding shares never exceed its GPUs; a shared GPU
+    // holds at most 1000 thousandths.
+    for (cluster::HostId h = 0; h < whole_.size(); ++h) {
+      std::uint32_t shared = 0;
+      for (auto u : shares_[h]) {
+        if (u > 1000) ++violations_;
+        shared += u > 0;
+      }
+      if (whole_[h] + shared > topo_->host(h).gpus) ++violations_;
+    }
+    collector_->on_instant(s);
+  }
+  void on_finish(engine::Time now) override { collector_->on_finish(now); }
+
+  const std::map<workload::JobId, JobLog>& jobs() const { return jobs_; }
+  const JobLog& job(workload::JobId id) const { return jobs_.at(id); }
+  // Instants at which GPUs were over-allocated or the reported use disagreed with the runs.
+  std::uint64_t violations() const { return violations_; }
+  // Instants at which the reported running-job count disagreed with the runs.
+  std::uint64_t running_mismatches() const { return running_mismatches_; }
+  // Starts whose `first` flag was wrong.
+  std::uint64_t bad_first_flags() const { return bad_first_flags_; }
+  std::uint64_t instants() const { return instants_; }
+  std::uint64_t held_at_end() const { return used_milli_; }
+
+ private:
+  JobLog& log(const workload::JobSpec& job) { return jobs_[job.id]; }
+
+  const cluster::Topology* topo_;
+  metrics::Collector* collector_;
+  std::vector<std::uint32_t> whole_;
+  std::vector<std::vector<std::uint32_t>> shares_;
+  std::uint64_t used_milli_ = 0;
+  std::uint64_t violations_ = 0;
+  std::uint64_t running_mismatches_ = 0;
+  std::uint64_t bad_first_flags_ = 0;
+  std::uint64_t running_ = 0;
+  std::uint64_t instants_ = 0;
+  std::uint64_t run_ends_ = 0;
+  std::map<workload::JobId, JobLog> jobs_;
+};
+
+// One simulation of `rows` on `spec` under `config`, trace perf model, everything kept for
+// assertions. Members are declared in construction order (the topology points at the catalog).
+struct SimRun {
+  cluster::GpuCatalog catalog;
+  cluster::Topology topo;
+  VectorSource source;
+  std::unique_ptr<perf::PerfModel> perf;
+  metrics::Collector collector;
+  RecordingObserver observer;
+  sim::SimulationStats stats;
+
+  SimRun(const cluster::ClusterSpec& spec, const sched::SchedulerConfig& config, const std::vector<JobRow>& rows,
+         cluster::GpuCatalog cat = small_catalog())
+      : catalog(std::move(cat)),
+        topo(spec, catalog),
+        source(rows),
+        perf(perf::make_trace_rate_model()),
+        collector(topo, 60 * kMicrosPerSecond),
+        observer(topo, collector) {
+    sim::Simulation simulation(topo, config, source, *perf, observer, "memory");
+    stats = simulation.run();
+  }
+
+  const JobLog& job(workload::JobId id) const { return observer.job(id); }
+  // The job's first start in seconds (-1 if it never started).
+  double start_s(workload::JobId id) const {
+    const auto& l = observer.job(id);
+    return l.starts.empty() ? -1 : engine::to_seconds(l.starts.front());
+  }
+  double end_s(workload::JobId id) const { return engine::to_seconds(observer.job(id).end); }
+  // Hosts of all the job's runs, in task order ("h3:4+h7:4" style, runs joined by " ").
+  std::string where(workload::JobId id) const {
+    std::string out;
+    for (const auto& p : observer.job(id).placements) {
+      if (!out.empty()) out += ' ';
+      out += p.describe();
+    }
+    return out;
+  }
+};
+
+inline sched::SchedulerConfig scheduler_config(std::string placement, std::vector<std::string> admission = {"gang"},
+                                               std::vector<std::string> filters = {"gpu-model"},
+                                               std::string backfill = "none") {
+  sched::SchedulerConfig c;
+  c.placement = std::move(placement);
+  c.admission = std::move(admission);
+  c.filters = std::move(filters);
+  c.backfill = std::move(backfill);
+  return c;
+}
+
+}  // namespace schedlab::testing
