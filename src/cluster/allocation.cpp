@@ -140,7 +140,15 @@ std::size_t AllocationState::shared_gpus_on(HostId h) const {
 
 void AllocationState::take(const TaskSlot& t) {
   if (t.milli) {
-    take_share(t.host, t.milli, share_used_[t.host][t.share_slot] ? t.share_slot : -1);
+    // Exactly the slot named, so that release(t) frees what take(t) took.
+    if (share_used_[t.host][t.share_slot] == 0) {
+      take_whole(t.host, 1);
+      if (shared_gpus_on(t.host) == 0) shared_hosts_[topo_->host(t.host).model].insert(t.host);
+      ++shared_total_;
+    }
+    assert(share_used_[t.host][t.share_slot] + t.milli <= 1000);
+    share_used_[t.host][t.share_slot] = static_cast<std::uint16_t>(share_used_[t.host][t.share_slot] + t.milli);
+    used_milli_ += t.milli;
   } else {
     take_whole(t.host, t.gpus);
     used_milli_ += std::uint64_t{t.gpus} * 1000;

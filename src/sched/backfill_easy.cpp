@@ -17,7 +17,8 @@ class EasyBackfill final : public Backfill {
 
   void on_blocked(const PendingJob& blocked, const SchedContext& ctx, const std::vector<RunningJob>& running) override {
     std::uint64_t need = std::uint64_t{blocked.tasks_left} * blocked.spec->gpus_per_task;
-    std::uint64_t free = ctx.alloc.free_gpus();
+    // GPUs of the models the blocked job may use: free now, and freed as running jobs end.
+    std::uint64_t free = ctx.alloc.free_gpus(blocked.allowed);
     ends_.assign(running.begin(), running.end());
     std::sort(ends_.begin(), ends_.end(), [](const RunningJob& a, const RunningJob& b) {
       return a.expected_end != b.expected_end ? a.expected_end < b.expected_end : a.id < b.id;

@@ -143,20 +143,23 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
   bool blocked = false;
   std::size_t scanned_after_block = 0;
   std::vector<cluster::TaskSlot> slots;
+  // The first job that cannot (fully) start: later ones may only backfill around it.
+  auto block_on = [&](const PendingJob& job) {
+    blocked = true;
+    if (strict) return;
+    std::vector<RunningJob> running;
+    running.reserve(running_.size());
+    for (const auto& [id, r] : running_) running.push_back(r);  // on_blocked sorts them
+    backfill_->on_blocked(job, ctx, running);
+  };
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (blocked && scanned_after_block++ >= backfill_->max_scan()) break;
     if (alloc.free_gpus() == 0 && alloc.shared_gpus() == 0) break;
     PendingJob& job = it->second;
     if (!try_start(job, blocked, ctx, alloc, slots)) {
       if (!blocked) {
-        blocked = true;
         if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
-        if (backfill_->max_scan() > 0) {
-          std::vector<RunningJob> running;
-          running.reserve(running_.size());
-          for (const auto& [id, r] : running_) running.push_back(r);
-          backfill_->on_blocked(job, ctx, running);
-        }
+        block_on(job);
       }
       ++it;
       continue;
@@ -171,13 +174,11 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
     starts.push_back(std::move(d));
     if (job.tasks_left == 0) {
       it = queue_.erase(it);
-    } else if (!blocked) {
-      // Partly started: the rest of the job waits, and blocks what follows in strict order.
-      blocked = true;
-      ++it;
-    } else {
-      ++it;
+      continue;
     }
+    // Partly started: the rest of the job waits, and blocks what follows.
+    if (!blocked) block_on(job);
+    ++it;
   }
 }
 

@@ -79,9 +79,18 @@ class NativeCsvSource final : public JobSource {
 
   void parse_row(std::string_view line, JobSpec& job) {
     split_fields(line, ',', fields_);
-    if (fields_.size() != ncols_)
-      throw InputError(reader_.path(), reader_.line_number(), "",
-                       fmt::format("expected {} fields, found {}", ncols_, fields_.size()));
+    if (fields_.size() != ncols_) {
+      // Name the first column that is missing (or the count, when there are too many).
+      std::string field;
+      if (fields_.size() < ncols_)
+        for (int c = 0; c < kColCount; ++c)
+          if (pos_[c] == static_cast<int>(fields_.size())) field = kColNames[c];
+      throw InputError(reader_.path(), reader_.line_number(), field,
+                       fmt::format("{}expected {} fields, found {}{}", field.empty() ? "" : "missing: ", ncols_,
+                                   fields_.size(),
+                                   reader_.last_line_unterminated() ? " (the last line has no newline: truncated file?)"
+                                                                    : ""));
+    }
     job = JobSpec{};
     job.line = static_cast<std::uint32_t>(reader_.line_number());
     job.trace_number = static_cast<std::uint64_t>(parse_int_at_least(field(kId), 0, at(kId)));

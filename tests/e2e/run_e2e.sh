@@ -67,8 +67,8 @@ stderr_has unknown_part_suggests "did you mean 'best-fit'?"
 bad_input unknown_part_in_set "$FIX/base.yaml: scheduler.placement: " run "$FIX/base.yaml" --set scheduler.placement=rackpack
 stderr_has unknown_part_in_set_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
 
-# The reader cannot know which field a short row lacks; it names the line and the count.
-bad_input trace_missing_field "$FIX/missing_field.csv:3: " run "$FIX/base.yaml" --set workload.trace=missing_field.csv
+# A short row names the first column it lacks, and the count.
+bad_input trace_missing_field "$FIX/missing_field.csv:3: gpus_per_task: " run "$FIX/base.yaml" --set workload.trace=missing_field.csv
 stderr_has trace_missing_field_counts "expected 5 fields, found 4"
 
 bad_input trace_negative_gpus "$FIX/negative_gpus.csv:3: gpus_per_task: " \

@@ -89,7 +89,7 @@ TEST_CASE("Workload.NativeCsv.bad_rows_say_where_and_what") {
     const char* message;  // after the path
   };
   const Case cases[] = {
-      {"missing_field.csv", ":3: expected 5 fields, found 4"},
+      {"missing_field.csv", ":3: gpus_per_task: missing: expected 5 fields, found 4"},
       {"negative_gpus.csv", ":2: gpus_per_task: -2 is less than 0"},
       {"not_a_number.csv", ":2: duration_s: 'ten' is not a number"},
       {"float_tasks.csv", ":2: tasks: '1.5' is not an integer"},
