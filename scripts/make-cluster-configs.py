@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Generate configs/clusters/{pai2020,openb2023,spot2026}.yaml from the public machine lists.
 
 Reads (never copies) ../shared/traces:

@@ -189,6 +189,30 @@ fi
 if cmp -s "$TMP/gen.csv" "$TMP/gen2.csv"; then pass trace_generate_deterministic; else
   fail trace_generate_deterministic "traces differ"; fi
 
+# convert: native to native is the identity.
+run trace convert "$TMP/gen.csv" -o "$TMP/conv.csv"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/gen.csv" "$TMP/conv.csv"; then pass trace_convert_roundtrip; else
+  fail trace_convert_roundtrip "exit code $rc or the converted trace differs"; fi
+# generate --like: fitted to a trace, N jobs, the trace's shapes only, deterministic.
+run trace generate --like "$TMP/gen.csv" --load 2 --jobs 30 --seed 5 -o "$TMP/like.csv"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/like.csv")" -eq 31 ] && grep -q "fitted 50 jobs" "$TMP/stderr"; then
+  pass trace_generate_like
+else
+  fail trace_generate_like "exit code $rc"
+fi
+"$BIN" trace generate --like "$TMP/gen.csv" --load 2 --jobs 30 --seed 5 -o "$TMP/like2.csv" 2>/dev/null
+if cmp -s "$TMP/like.csv" "$TMP/like2.csv"; then pass trace_generate_like_deterministic; else
+  fail trace_generate_like_deterministic "traces differ"; fi
+bad_input trace_load_without_like "--load: " trace generate --jobs 5 --load 2
+# A public trace, where ../shared is present: SWF (gzip) converts to the native format.
+if [ -f ../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz ]; then
+  run trace convert ../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz -o "$TMP/kth.csv"
+  if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/kth.csv")" -eq 27993 ]; then pass trace_convert_swf; else
+    fail trace_convert_swf "exit code $rc"; fi
+else
+  echo "skip trace_convert_swf (../shared absent)"
+fi
+
 # No GPU on the test machines: calibrate must say so in one line and exit 3. Where a GPU
 # is present (nvidia-smi finds one), the check does not apply.
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
