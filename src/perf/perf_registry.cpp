@@ -1,6 +1,7 @@
 // The list of perf models.
 #include "perf/perf_registry.h"
 
+#include "perf/placement_model.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -9,16 +10,20 @@ namespace schedlab::perf {
 const std::vector<PerfModelInfo>& perf_models() {
   static const std::vector<PerfModelInfo> list = {
       {"trace", "every job runs as long as its trace says, wherever it is placed"},
+      {"placement", "iteration time of a training model (configs/models.yaml) on the placement: slowest GPU + "
+                    "ring/hierarchical/tree/ps allreduce over the links crossed, shared max-min fairly"},
   };
   return list;
 }
 
 std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const std::map<std::string, std::string>& args,
-                                           const std::string& scenario_file, const cluster::Topology&, std::uint64_t) {
+                                           const std::string& scenario_file, const cluster::Topology& topo,
+                                           std::uint64_t seed) {
   if (name == "trace") {
     if (!args.empty()) throw InputError(scenario_file, 0, "perf." + args.begin()->first, "the 'trace' model takes no settings");
     return make_trace_rate_model();
   }
+  if (name == "placement") return make_placement_model(parse_placement_settings(args, scenario_file, topo, seed), topo);
   std::vector<std::string> names;
   for (const auto& m : perf_models()) names.push_back(m.name);
   throw InputError(scenario_file, 0, "perf.model", unknown_name_message("perf model", name, names));

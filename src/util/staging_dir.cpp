@@ -1,6 +1,7 @@
 // Temp-folder-then-rename results.
 #include "util/staging_dir.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,7 +17,7 @@ StagingDir::StagingDir(std::string target) : target_(std::move(target)) {
   fs::path t(target_);
   if (t.filename().empty()) t = t.parent_path();
   target_ = t.string();
-  temp_ = (t.parent_path() / ("." + t.filename().string() + ".tmp-" + std::to_string(::getpid()))).string();
+  temp_ = (t.parent_path() / fmt::format(".{}.tmp-{}", t.filename().string(), ::getpid())).string();
   std::error_code ec;
   fs::remove_all(temp_, ec);
   fs::create_directories(temp_, ec);

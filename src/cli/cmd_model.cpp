@@ -1,0 +1,193 @@
+// `schedlab model explain`: one training iteration of a model on a placement, phase by phase.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "config/cluster_config.h"
+#include "perf/gang_shape.h"
+#include "perf/iteration_model.h"
+#include "perf/model_catalog.h"
+#include "util/error.h"
+#include "util/parse.h"
+#include "util/suggest.h"
+
+namespace schedlab::cli {
+
+namespace {
+
+struct ExplainOptions {
+  std::string model;
+  int gpus = 0;
+  std::string placement;  // HxG or RxHxG
+  std::string gpu;
+  std::string cluster;
+  std::string catalog = "configs/gpus.yaml";
+  std::string models = "configs/models.yaml";
+  std::string profile;
+  std::string algorithm = "ring";
+  double overlap = 0;
+  double fusion_mb = 64;
+  int ps_servers = 0;
+  double nic_gbps = 50;
+  double oversubscription = 1;
+};
+
+struct Shape {
+  int racks = 1, hosts = 1, gpus = 1;  // hosts per rack, GPUs per host
+};
+
+Shape parse_placement(const std::string& text, int gpus) {
+  std::vector<int> parts;
+  std::string_view s = text;
+  while (true) {
+    auto x = s.find('x');
+    std::int64_t v = 0;
+    if (!try_parse_int(s.substr(0, x), v) || v < 1)
+      throw InputError("--placement: '" + text + "' must be HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
+    parts.push_back(static_cast<int>(v));
+    if (x == std::string_view::npos) break;
+    s = s.substr(x + 1);
+  }
+  Shape sh;
+  if (parts.size() == 1) {
+    sh.hosts = 1, sh.gpus = parts[0];
+  } else if (parts.size() == 2) {
+    sh.hosts = parts[0], sh.gpus = parts[1];
+  } else if (parts.size() == 3) {
+    sh.racks = parts[0], sh.hosts = parts[1], sh.gpus = parts[2];
+  } else {
+    throw InputError("--placement: '" + text + "' has too many parts; use HOSTSxGPUS or RACKSxHOSTSxGPUS");
+  }
+  if (gpus > 0 && sh.racks * sh.hosts * sh.gpus != gpus)
+    throw InputError(fmt::format("--placement {} holds {} GPUs, but --gpus is {}", text, sh.racks * sh.hosts * sh.gpus, gpus));
+  return sh;
+}
+
+void explain(const ExplainOptions& o) {
+  auto models = perf::load_model_catalog(o.models);
+  const auto& model = models.get(o.model);
+  auto algorithm = perf::algorithm_from_name(o.algorithm);
+  if (!algorithm) throw InputError("--algorithm: " + unknown_name_message("algorithm", o.algorithm, perf::algorithm_names()));
+  perf::CommSettings comm;
+  comm.algorithm = *algorithm;
+  comm.overlap = o.overlap;
+  comm.fusion_bytes = o.fusion_mb * 1024 * 1024;
+  comm.ps_servers = o.ps_servers;
+
+  perf::CalibrationProfile profile = perf::datasheet_profile();
+  if (!o.profile.empty()) profile = perf::overlay_profile(profile, perf::load_profile(o.profile));
+
+  Shape sh = o.placement.empty() ? Shape{1, 1, o.gpus > 0 ? o.gpus : 1} : parse_placement(o.placement, o.gpus);
+
+  // The hosts of the gang: from the cluster file (first racks with enough hosts of the model),
+  // or a made-up cluster of exactly that shape.
+  std::string catalog_path = o.cluster.empty() ? o.catalog : config::catalog_path_of(o.cluster);
+  auto catalog = std::make_unique<cluster::GpuCatalog>(config::load_catalog(catalog_path));
+  cluster::ClusterSpec spec;
+  std::string gpu_name = o.gpu.empty() ? "H100" : o.gpu;
+  if (!o.cluster.empty()) {
+    spec = config::load_cluster(o.cluster, *catalog).spec;
+  }
+  std::optional<cluster::ModelId> gpu_id;
+  if (!o.cluster.empty() && o.gpu.empty()) {
+    cluster::Topology t(spec, *catalog);
+    std::uint64_t most = 0;
+    for (cluster::ModelId m = 0; m < catalog->size(); ++m)
+      if (t.gpus_of_model(m) > most) most = t.gpus_of_model(m), gpu_id = m;
+  } else {
+    gpu_id = catalog->find(gpu_name);
+    if (!gpu_id) throw InputError("--gpu: " + unknown_name_message("GPU model", gpu_name, catalog->names()));
+  }
+  if (o.cluster.empty()) {
+    spec.name = "explain";
+    cluster::RackSpec rack;
+    rack.name = "r";
+    rack.count = static_cast<std::uint32_t>(sh.racks);
+    rack.oversubscription = o.oversubscription;
+    rack.hosts.push_back({static_cast<std::uint32_t>(sh.hosts), static_cast<std::uint16_t>(sh.gpus), *gpu_id, o.nic_gbps});
+    spec.racks.push_back(rack);
+  }
+  cluster::Topology topo(spec, *catalog);
+
+  std::vector<perf::ShapeHost> hosts;
+  std::vector<cluster::RackId> racks;
+  for (cluster::RackId r = 0; r < topo.racks().size() && static_cast<int>(racks.size()) < sh.racks; ++r) {
+    std::vector<perf::ShapeHost> in_rack;
+    const auto& rk = topo.rack(r);
+    for (cluster::HostId h = rk.first_host; h < rk.first_host + rk.hosts && static_cast<int>(in_rack.size()) < sh.hosts; ++h) {
+      const auto& info = topo.host(h);
+      if (info.model == *gpu_id && info.gpus >= sh.gpus) in_rack.push_back({info.model, sh.gpus, info.nic_gbps, r});
+    }
+    if (static_cast<int>(in_rack.size()) < sh.hosts) continue;
+    hosts.insert(hosts.end(), in_rack.begin(), in_rack.end());
+    racks.push_back(r);
+  }
+  if (static_cast<int>(racks.size()) < sh.racks)
+    throw InputError(fmt::format("--cluster {}: no {} racks with {} hosts of {} x {} free GPUs each", o.cluster, sh.racks,
+                                 sh.hosts, sh.gpus, catalog->model(*gpu_id).name));
+  auto cross = perf::static_cross_rack_rate(racks, topo);
+  auto shape = perf::make_gang_shape(hosts, *catalog, profile, cross);
+  auto b = perf::iteration_time(model, shape, comm, *catalog, profile);
+  auto one = perf::iteration_time(model, perf::make_gang_shape({{*gpu_id, 1, hosts[0].nic_gbps, 0}}, *catalog, profile, {}),
+                                  comm, *catalog, profile);
+
+  fmt::print("model {}: {:.4g} M params, gradients {:.1f} MB ({}), batch {} per GPU\n", model.name, model.params / 1e6,
+             model.gradient_bytes() / 1e6, perf::dtype_name(model.grad_dtype), model.batch);
+  fmt::print("placement {} racks x {} hosts x {} {} = {} GPUs; algorithm {}; overlap {:.2f}; fusion {:.0f} MiB\n",
+             sh.racks, sh.hosts, sh.gpus, catalog->model(*gpu_id).name, shape.gpus, perf::algorithm_name(comm.algorithm),
+             comm.overlap, o.fusion_mb);
+  fmt::print("profile: {}\n", o.profile.empty() ? "datasheet defaults (no --profile)" : o.profile);
+  fmt::print("links: intra-host {} alpha {:.3g} us beta {:.4g} GB/s", perf::link_tier_name(shape.intra_tier),
+             shape.intra.alpha_us, shape.intra.beta_gbps);
+  if (shape.hosts > 1)
+    fmt::print("; across hosts {} alpha {:.3g} us beta {:.4g} GB/s (host line {:.4g} GB/s)", perf::link_tier_name(shape.inter_tier),
+               shape.inter.alpha_us, shape.inter.beta_gbps, shape.host_line_gbps);
+  fmt::print("\n\n");
+  fmt::print("  {:<28} {:>8} {:>6} {:>12} {:>6} {:>12}\n", "phase", "tier", "ranks", "bytes/call", "calls", "time ms");
+  fmt::print("  {:<28} {:>8} {:>6} {:>12} {:>6} {:>12.3f}\n", fmt::format("compute ({})", b.gpu), "-", "-", "-", "-",
+             b.compute_us / 1e3);
+  for (const auto& p : b.phases)
+    fmt::print("  {:<28} {:>8} {:>6} {:>12.4g} {:>6} {:>12.3f}\n", p.name, perf::link_tier_name(p.tier), p.ranks, p.bytes,
+               p.calls, p.us / 1e3);
+  fmt::print("  {:<28} {:>48.3f}\n", "communication", b.comm_us / 1e3);
+  fmt::print("  {:<28} {:>48.3f}\n", "hidden by overlap", -b.hidden_us / 1e3);
+  fmt::print("  {:<28} {:>48.3f}\n", "iteration", b.iteration_us / 1e3);
+  fmt::print("\nbottleneck: {}\n", b.bottleneck ? std::string(perf::link_tier_name(*b.bottleneck)) : "none (no communication)");
+  fmt::print("throughput: {:.1f} samples/s ({:.1f} per GPU; one GPU alone: {:.1f})\n", b.samples_per_s,
+             b.samples_per_s / shape.gpus, one.samples_per_s);
+  fmt::print("scaling efficiency vs one GPU: {:.1f}%\n", 100 * b.samples_per_s / (shape.gpus * one.samples_per_s));
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("model", "Training models and their iteration time on a placement");
+  cmd->require_subcommand(1);
+  auto* ex = cmd->add_subcommand("explain", "Per-iteration breakdown of a model on a placement: compute, each "
+                                            "communication phase, bottleneck link, samples/s, scaling efficiency");
+  auto o = std::make_shared<ExplainOptions>();
+  ex->add_option("--model", o->model, "Training model (configs/models.yaml)")->required();
+  ex->add_option("--gpus", o->gpus, "GPUs in the gang (checked against --placement)");
+  ex->add_option("--placement", o->placement, "HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
+  ex->add_option("--gpu", o->gpu, "GPU model (default: H100, or the cluster's most numerous)");
+  ex->add_option("--cluster", o->cluster, "Cluster file to take hosts, NICs and uplinks from");
+  ex->add_option("--catalog", o->catalog, "GPU catalog without --cluster")->capture_default_str();
+  ex->add_option("--models", o->models, "Training model catalog")->capture_default_str();
+  ex->add_option("--profile", o->profile, "Calibration profile (default: datasheet defaults)");
+  ex->add_option("--algorithm", o->algorithm, "ring | hierarchical | tree | ps")->capture_default_str();
+  ex->add_option("--overlap", o->overlap, "Fraction of compute that hides communication")->capture_default_str();
+  ex->add_option("--fusion-mb", o->fusion_mb, "Tensor fusion buffer, MiB")->capture_default_str();
+  ex->add_option("--ps-servers", o->ps_servers, "Parameter servers (0 = one per host)")->capture_default_str();
+  ex->add_option("--nic-gbps", o->nic_gbps, "Host NIC in GB/s without --cluster")->capture_default_str();
+  ex->add_option("--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
+      ->capture_default_str();
+  ex->callback([o, &exit_code] {
+    explain(*o);
+    exit_code = 0;
+  });
+}
+
+}  // namespace schedlab::cli

@@ -1,0 +1,107 @@
+// Placement -> GangShape (see gang_shape.h for the capping rules).
+#include "perf/gang_shape.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace schedlab::perf {
+
+namespace {
+bool is_nvlink(const cluster::GpuModel& m) { return m.intra_link.rfind("nvlink", 0) == 0; }
+}  // namespace
+
+GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog,
+                          const CalibrationProfile& profile, const CrossRackRate& cross_rack) {
+  GangShape s;
+  s.hosts = static_cast<int>(hosts.size());
+  s.gpus = 0;
+  s.min_host_gpus = std::numeric_limits<int>::max();
+  s.max_host_gpus = 0;
+  std::vector<cluster::RackId> racks;
+  double line = std::numeric_limits<double>::infinity();
+  bool all_nvlink = true;
+  double intra_cap = std::numeric_limits<double>::infinity();
+  for (const auto& h : hosts) {
+    s.gpus += h.gpus;
+    s.min_host_gpus = std::min(s.min_host_gpus, h.gpus);
+    s.max_host_gpus = std::max(s.max_host_gpus, h.gpus);
+    if (std::find(s.gpu_models.begin(), s.gpu_models.end(), h.model) == s.gpu_models.end())
+      s.gpu_models.push_back(h.model);
+    if (std::find(racks.begin(), racks.end(), h.rack) == racks.end()) racks.push_back(h.rack);
+    line = std::min(line, h.nic_gbps);
+    const auto& m = catalog.model(h.model);
+    all_nvlink = all_nvlink && is_nvlink(m);
+    intra_cap = std::min(intra_cap, is_nvlink(m) ? m.intra_gbps : m.intra_gbps / 2);
+  }
+  s.racks = static_cast<int>(racks.size());
+  std::sort(s.gpu_models.begin(), s.gpu_models.end());
+
+  s.intra_tier = all_nvlink ? LinkTier::nvlink : LinkTier::pcie;
+  s.intra = profile.tier(s.intra_tier);
+  if (intra_cap > 0) s.intra.beta_gbps = std::min(s.intra.beta_gbps, intra_cap);
+
+  s.inter_tier = LinkTier::nic;
+  if (s.racks > 1 && cross_rack.gbps < line) {
+    line = cross_rack.gbps;
+    s.inter_tier = cross_rack.tier;
+  } else if (s.racks > 1) {
+    // The NIC is still the narrowest, but the gang pays the rack tier's latency.
+    s.inter_tier = LinkTier::rack;
+  }
+  s.inter = profile.tier(s.inter_tier);
+  if (s.hosts > 1) {
+    double h = s.hosts, n = s.gpus;
+    double bound = line * h * (n - 1) / ((h - 1) * n);
+    s.inter.beta_gbps = std::min({s.inter.beta_gbps, bound, s.intra.beta_gbps});
+    s.host_line_gbps = line;
+  } else {
+    s.host_line_gbps = line;
+  }
+  return s;
+}
+
+std::vector<ShapeHost> shape_hosts(const cluster::Placement& placement, const cluster::Topology& topo) {
+  std::vector<ShapeHost> out;
+  std::vector<cluster::HostId> ids;
+  for (const auto& t : placement.tasks) {
+    int g = t.gpus > 0 ? t.gpus : 1;
+    auto it = std::find(ids.begin(), ids.end(), t.host);
+    if (it != ids.end()) {
+      out[static_cast<std::size_t>(it - ids.begin())].gpus += g;
+      continue;
+    }
+    const auto& info = topo.host(t.host);
+    ids.push_back(t.host);
+    out.push_back({info.model, g, info.nic_gbps, info.rack});
+  }
+  return out;
+}
+
+std::vector<cluster::RackId> placement_racks(const cluster::Placement& placement, const cluster::Topology& topo) {
+  std::vector<cluster::RackId> racks;
+  for (const auto& t : placement.tasks) racks.push_back(topo.host(t.host).rack);
+  std::sort(racks.begin(), racks.end());
+  racks.erase(std::unique(racks.begin(), racks.end()), racks.end());
+  return racks;
+}
+
+CrossRackRate static_cross_rack_rate(const std::vector<cluster::RackId>& racks, const cluster::Topology& topo) {
+  CrossRackRate r;
+  r.gbps = std::numeric_limits<double>::infinity();
+  r.tier = LinkTier::rack;
+  std::size_t all_hosts = topo.hosts().size();
+  for (cluster::RackId id : racks) {
+    const auto& rack = topo.rack(id);
+    if (rack.uplink_gbps > 0 && rack.hosts > 0) r.gbps = std::min(r.gbps, rack.uplink_gbps / rack.hosts);
+  }
+  if (topo.spine_gbps() > 0 && all_hosts > 0) {
+    double spine = topo.spine_gbps() / static_cast<double>(all_hosts);
+    if (spine < r.gbps) {
+      r.gbps = spine;
+      r.tier = LinkTier::spine;
+    }
+  }
+  return r;
+}
+
+}  // namespace schedlab::perf

@@ -1,0 +1,48 @@
+// From a placement on a topology (or a hypothetical shape) to the GangShape the iteration
+// model prices: which tiers the gang crosses and their effective α-β, capped by the cluster.
+#pragma once
+
+#include <vector>
+
+#include "cluster/placement.h"
+#include "cluster/topology.h"
+#include "perf/calibration_profile.h"
+#include "perf/iteration_model.h"
+
+namespace schedlab::perf {
+
+// One host of a gang, as the shape builder sees it.
+struct ShapeHost {
+  cluster::ModelId model = 0;
+  int gpus = 1;
+  double nic_gbps = 0;     // host NIC, GB/s per direction
+  cluster::RackId rack = 0;
+};
+
+// The rate each host of the gang gets across racks, and which tier limits it.
+struct CrossRackRate {
+  double gbps = 0;  // per host, GB/s; ignored when the gang is in one rack
+  LinkTier tier = LinkTier::rack;
+};
+
+// Builds the shape. Intra-host: nvlink tier for NVLink models, pcie otherwise; β capped by the
+// catalog's intra_gbps (NVLink: the two-direction total, as NVLink SHARP can pass the one-way rate;
+// PCIe: one direction, intra_gbps / 2). Across hosts: the host line L = min(NIC of the gang's
+// hosts, cross-rack rate when it spans racks); β capped by the bandwidth-optimal bound on bus
+// bandwidth, L·h(n−1)/((h−1)n) (every host must send 2(h−1)/h·S through its line), and by the
+// intra β.
+GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog,
+                          const CalibrationProfile& profile, const CrossRackRate& cross_rack);
+
+// The hosts of a placement, in first-appearance order (GPUs summed per host; a share counts 1).
+std::vector<ShapeHost> shape_hosts(const cluster::Placement& placement, const cluster::Topology& topo);
+
+// The distinct racks of a placement, increasing.
+std::vector<cluster::RackId> placement_racks(const cluster::Placement& placement, const cluster::Topology& topo);
+
+// Cross-rack rate without knowledge of other jobs: each host gets its share of its rack's uplink
+// if every host of the rack sent at once (uplink / hosts in rack = NIC / oversubscription), and of
+// the spine (spine_gbps / all hosts) when the spine is limited. The smallest over the racks crossed.
+CrossRackRate static_cross_rack_rate(const std::vector<cluster::RackId>& racks, const cluster::Topology& topo);
+
+}  // namespace schedlab::perf

@@ -1,0 +1,116 @@
+// Loading configs/models.yaml and the per-GPU throughput rule.
+#include "perf/model_catalog.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/yaml_util.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace schedlab::perf {
+
+using config::At;
+
+std::size_t dtype_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
+
+double TrainingModel::gradient_bytes() const { return params * static_cast<double>(dtype_bytes(grad_dtype)); }
+
+const TrainingModel* ModelCatalog::find(const std::string& name) const {
+  for (const auto& m : models_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const TrainingModel& ModelCatalog::get(const std::string& name) const {
+  if (const auto* m = find(name)) return *m;
+  throw InputError(file, 0, "model", unknown_name_message("training model", name, names()));
+}
+
+std::vector<std::string> ModelCatalog::names() const {
+  std::vector<std::string> out;
+  for (const auto& m : models_) out.push_back(m.name);
+  return out;
+}
+
+namespace {
+
+Dtype read_dtype(const YAML::Node& n, const At& at) {
+  auto d = dtype_from_name(config::get_choice(n, at, dtype_names()));
+  return *d;
+}
+
+ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
+  At at{file, ""};
+  config::require_map(root, at);
+  config::check_keys(root, {"models"}, at);
+  const auto& list = root["models"];
+  if (!list || !list.IsSequence() || list.size() == 0) config::fail(root, at / "models", "needs a list of models");
+  std::vector<TrainingModel> models;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& n = list[i];
+    At mat = at / ("models[" + std::to_string(i) + "]");
+    config::require_map(n, mat);
+    config::check_keys(n, {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample",
+                           "efficiency", "samples_per_s"},
+                       mat);
+    TrainingModel m;
+    m.line = config::line_of(n);
+    if (!n["name"]) config::fail(n, mat / "name", "required key is missing");
+    m.name = config::get_string(n["name"], mat / "name");
+    for (const auto& prev : models)
+      if (prev.name == m.name) config::fail(n["name"], mat / "name", "duplicate model '" + m.name + "'");
+    if (n["description"]) m.description = config::get_string(n["description"], mat / "description");
+    if (!n["params"]) config::fail(n, mat / "params", "required key is missing");
+    m.params = config::get_positive(n["params"], mat / "params");
+    if (n["batch"]) m.batch = static_cast<int>(config::get_int(n["batch"], mat / "batch", 1));
+    if (n["dtype"]) m.dtype = read_dtype(n["dtype"], mat / "dtype");
+    m.grad_dtype = m.dtype;
+    if (n["grad_dtype"]) m.grad_dtype = read_dtype(n["grad_dtype"], mat / "grad_dtype");
+    if (n["flops_per_sample"]) m.flops_per_sample = config::get_positive(n["flops_per_sample"], mat / "flops_per_sample");
+    if (n["efficiency"]) {
+      m.efficiency = config::get_positive(n["efficiency"], mat / "efficiency");
+      if (m.efficiency > 1) config::fail(n["efficiency"], mat / "efficiency", "must be in (0, 1]");
+    }
+    const auto& t = n["samples_per_s"];
+    if (!t || !t.IsMap() || t.size() == 0)
+      config::fail(n, mat / "samples_per_s", "needs a map GPU model -> samples/s, e.g. {V100: 1350}");
+    for (const auto& kv : t) {
+      std::string gpu = kv.first.as<std::string>();
+      m.samples_per_s[gpu] = config::get_positive(kv.second, mat / "samples_per_s" / gpu);
+      if (m.first_gpu.empty()) m.first_gpu = gpu;
+    }
+    models.push_back(std::move(m));
+  }
+  ModelCatalog cat(std::move(models));
+  cat.file = file;
+  return cat;
+}
+
+}  // namespace
+
+ModelCatalog load_model_catalog(const std::string& path) { return read_catalog(config::load_yaml_file(path), path); }
+
+ModelCatalog load_model_catalog_text(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(name, e.mark.line + 1, "", e.msg);
+  }
+  return read_catalog(root, name);
+}
+
+double gpu_throughput(const TrainingModel& model, const cluster::GpuModel& gpu, const cluster::GpuCatalog& catalog,
+                      const CalibrationProfile& profile) {
+  if (auto it = model.samples_per_s.find(gpu.name); it != model.samples_per_s.end()) return it->second;
+  if (model.flops_per_sample > 0 && model.efficiency > 0) {
+    if (auto tf = profile.tflops(gpu.name, model.dtype)) return *tf * 1e12 * model.efficiency / model.flops_per_sample;
+  }
+  // Scale the first listed figure by the catalog's relative training speed.
+  double anchor = model.samples_per_s.at(model.first_gpu);
+  double anchor_speed = 1.0;
+  if (auto id = catalog.find(model.first_gpu)) anchor_speed = catalog.model(*id).speed;
+  return anchor * gpu.speed / anchor_speed;
+}
+
+}  // namespace schedlab::perf

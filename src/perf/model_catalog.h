@@ -1,0 +1,57 @@
+// Training workloads (configs/models.yaml): parameter count, batch, precision and measured
+// single-GPU throughput per GPU model, loaded with file:line errors.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster/gpu_catalog.h"
+#include "perf/calibration_profile.h"
+
+namespace schedlab::perf {
+
+struct TrainingModel {
+  std::string name, description;
+  double params = 0;  // trainable parameters
+  int batch = 1;      // samples per GPU per iteration
+  Dtype dtype = Dtype::fp32;       // compute precision
+  Dtype grad_dtype = Dtype::fp32;  // precision of the allreduced gradients
+  double flops_per_sample = 0;     // 0 = unknown
+  double efficiency = 0;           // fraction of peak, with flops_per_sample
+  std::map<std::string, double> samples_per_s;  // GPU model name -> single-GPU throughput
+  std::string first_gpu;  // the first GPU listed (the fallback anchor)
+  long line = 0;
+
+  // Bytes allreduced per iteration: params x size of grad_dtype.
+  double gradient_bytes() const;
+};
+
+class ModelCatalog {
+ public:
+  ModelCatalog() = default;
+  explicit ModelCatalog(std::vector<TrainingModel> models) : models_(std::move(models)) {}
+  const std::vector<TrainingModel>& models() const { return models_; }
+  const TrainingModel* find(const std::string& name) const;
+  // Like find, but an unknown name throws InputError listing the valid ones.
+  const TrainingModel& get(const std::string& name) const;
+  std::vector<std::string> names() const;
+  std::string file;
+
+ private:
+  std::vector<TrainingModel> models_;
+};
+
+ModelCatalog load_model_catalog(const std::string& path);
+ModelCatalog load_model_catalog_text(const std::string& text, const std::string& name);
+
+std::size_t dtype_bytes(Dtype dtype);
+
+// Single-GPU samples/s of `model` on GPU `gpu`: the measured figure when listed; else the
+// FLOPs estimate (profile TFLOP/s x efficiency / flops_per_sample) when the profile knows the GPU
+// and the model gives FLOPs; else the first listed figure scaled by the catalog's relative speeds.
+double gpu_throughput(const TrainingModel& model, const cluster::GpuModel& gpu, const cluster::GpuCatalog& catalog,
+                      const CalibrationProfile& profile);
+
+}  // namespace schedlab::perf

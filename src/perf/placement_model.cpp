@@ -1,0 +1,276 @@
+// The `placement` perf model: settings, the static speed, and link sharing between runs.
+#include "perf/placement_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "config/yaml_util.h"
+#include "perf/gang_shape.h"
+#include "perf/max_min_share.h"
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace schedlab::perf {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& file, const std::string& key, const std::string& what) {
+  throw InputError(file, 0, "perf." + key, what);
+}
+
+double number(const std::string& file, const std::string& key, const std::string& v, double lo, double hi) {
+  double x = 0;
+  try {
+    std::size_t used = 0;
+    x = std::stod(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+  } catch (const std::exception&) {
+    bad(file, key, "must be a number, got '" + v + "'");
+  }
+  if (!(x >= lo && x <= hi)) bad(file, key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
+  return x;
+}
+
+const std::vector<std::string>& valid_keys() {
+  static const std::vector<std::string> keys = {"models",     "profile",    "algorithm", "overlap",   "fusion_mb",
+                                                "ps_servers", "contention", "model_mix", "reference", "reference_gpu"};
+  return keys;
+}
+
+}  // namespace
+
+cluster::ModelId most_numerous_model(const cluster::Topology& topo) {
+  cluster::ModelId best = 0;
+  std::uint64_t most = 0;
+  for (cluster::ModelId m = 0; m < topo.catalog().size(); ++m)
+    if (topo.gpus_of_model(m) > most) {
+      most = topo.gpus_of_model(m);
+      best = m;
+    }
+  return best;
+}
+
+PlacementModelSettings parse_placement_settings(const std::map<std::string, std::string>& args,
+                                                const std::string& file, const cluster::Topology& topo,
+                                                std::uint64_t seed) {
+  for (const auto& [k, v] : args) {
+    if (std::find(valid_keys().begin(), valid_keys().end(), k) == valid_keys().end())
+      bad(file, k, unknown_name_message("setting of perf model 'placement'", k, valid_keys()));
+  }
+  auto get = [&](const std::string& k) -> const std::string* {
+    auto it = args.find(k);
+    return it == args.end() ? nullptr : &it->second;
+  };
+  PlacementModelSettings s;
+  s.seed = seed;
+  std::string models_path = config::resolve_path(file, get("models") ? *get("models") : "../configs/models.yaml");
+  s.models = load_model_catalog(models_path);
+  if (const auto* p = get("profile")) {
+    s.profile = overlay_profile(datasheet_profile(), load_profile(config::resolve_path(file, *p)));
+    s.datasheet = false;
+  } else {
+    s.profile = datasheet_profile();
+  }
+  if (const auto* v = get("algorithm")) {
+    auto a = algorithm_from_name(*v);
+    if (!a) bad(file, "algorithm", unknown_name_message("algorithm", *v, algorithm_names()));
+    s.comm.algorithm = *a;
+  }
+  if (const auto* v = get("overlap")) s.comm.overlap = number(file, "overlap", *v, 0, 1);
+  if (const auto* v = get("fusion_mb")) s.comm.fusion_bytes = number(file, "fusion_mb", *v, 0, 1e6) * 1024 * 1024;
+  if (const auto* v = get("ps_servers")) s.comm.ps_servers = static_cast<int>(number(file, "ps_servers", *v, 0, 1e6));
+  if (const auto* v = get("contention")) {
+    if (*v == "true") s.contention = true;
+    else if (*v == "false") s.contention = false;
+    else bad(file, "contention", "must be true or false, got '" + *v + "'");
+  }
+  s.mix = get("model_mix") ? ModelMix::parse(*get("model_mix"), s.models, file) : ModelMix::uniform(s.models);
+  if (const auto* v = get("reference")) {
+    if (*v == "traced") s.reference = ReferenceShape::traced;
+    else if (*v == "tightest") s.reference = ReferenceShape::tightest;
+    else if (*v == "one-gpu") s.reference = ReferenceShape::one_gpu;
+    else bad(file, "reference", unknown_name_message("reference", *v, {"traced", "tightest", "one-gpu"}));
+  }
+  if (const auto* v = get("reference_gpu")) {
+    auto id = topo.catalog().find(*v);
+    if (!id) bad(file, "reference_gpu", unknown_name_message("GPU model", *v, topo.catalog().names()));
+    s.reference_gpu = *id;
+  }
+  return s;
+}
+
+std::vector<ShapeHost> reference_hosts(const workload::JobSpec& job, ReferenceShape reference, cluster::ModelId gpu,
+                                       const cluster::Topology& topo) {
+  // The reference host's NIC: the first host of that model, else the largest NIC in the cluster.
+  double nic = 0;
+  for (const auto& h : topo.hosts())
+    if (h.model == gpu) {
+      nic = h.nic_gbps;
+      break;
+    }
+  if (nic == 0)
+    for (const auto& h : topo.hosts()) nic = std::max(nic, h.nic_gbps);
+  std::vector<ShapeHost> hosts;
+  if (job.fractional() || reference == ReferenceShape::one_gpu) {
+    hosts.push_back({gpu, 1, nic, 0});
+    return hosts;
+  }
+  if (reference == ReferenceShape::traced) {
+    for (std::uint32_t t = 0; t < job.tasks; ++t) hosts.push_back({gpu, static_cast<int>(job.gpus_per_task), nic, 0});
+    return hosts;
+  }
+  std::uint64_t per_host = topo.max_host_gpus(gpu) ? topo.max_host_gpus(gpu) : topo.max_host_gpus();
+  per_host = std::max<std::uint64_t>(per_host, 1);
+  std::uint64_t left = std::max<std::uint64_t>(job.total_gpus(), 1);
+  while (left > 0) {
+    std::uint64_t g = std::min(left, per_host);
+    hosts.push_back({gpu, static_cast<int>(g), nic, 0});
+    left -= g;
+  }
+  return hosts;
+}
+
+namespace {
+
+class PlacementModel final : public PerfModel {
+ public:
+  PlacementModel(PlacementModelSettings s, const cluster::Topology& topo)
+      : s_(std::move(s)), ref_gpu_(s_.reference_gpu ? *s_.reference_gpu : most_numerous_model(topo)) {
+    if (s_.datasheet)
+      std::fprintf(stderr,
+                   "schedlab: notice: perf model 'placement' uses datasheet link and compute defaults "
+                   "(no perf.profile given; see docs/perf-model.md)\n");
+  }
+
+  std::string name() const override { return "placement"; }
+
+  double speed(const workload::JobSpec& job, const cluster::Placement& placement,
+               const cluster::Topology& topo) const override {
+    const TrainingModel& model = model_of(job);
+    auto hosts = actual_hosts(job, placement, topo);
+    auto racks = placement_racks(placement, topo);
+    return reference_us(job, model, topo) / iteration_us(model, hosts, racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{}, topo);
+  }
+
+  bool shares_links() const override { return s_.contention; }
+
+  void run_started(std::uint64_t run, const workload::JobSpec& job, const cluster::Placement& placement,
+                   const cluster::Topology& topo) override {
+    topo_ = &topo;
+    Run r;
+    r.model = &model_of(job);
+    r.reference_us = reference_us(job, *r.model, topo);
+    r.hosts = actual_hosts(job, placement, topo);
+    for (const auto& t : placement.tasks)
+      if (std::find(r.host_ids.begin(), r.host_ids.end(), t.host) == r.host_ids.end()) r.host_ids.push_back(t.host);
+    r.racks = placement_racks(placement, topo);
+    runs_[run] = std::move(r);
+    dirty_ = true;
+  }
+
+  void run_ended(std::uint64_t run) override {
+    auto it = runs_.find(run);
+    if (it == runs_.end()) return;
+    if (it->second.host_ids.size() > 1) dirty_ = true;
+    runs_.erase(it);
+  }
+
+  void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& out) override {
+    if (!dirty_ || !topo_) return;
+    dirty_ = false;
+    const auto& topo = *topo_;
+    // Links: racks' uplinks [0, R), the spine R, host NICs R+1+h. Only multi-host runs share.
+    const std::size_t R = topo.racks().size();
+    std::vector<double> capacity(R + 1 + topo.hosts().size(), 0.0);
+    for (std::size_t r = 0; r < R; ++r) capacity[r] = topo.rack(static_cast<cluster::RackId>(r)).uplink_gbps;
+    capacity[R] = topo.spine_gbps();
+    for (std::size_t h = 0; h < topo.hosts().size(); ++h) capacity[R + 1 + h] = topo.hosts()[h].nic_gbps;
+    std::vector<FairFlow> flows;
+    std::vector<std::uint64_t> flow_run;
+    for (const auto& [id, r] : runs_) {  // run-id order
+      if (r.host_ids.size() < 2) continue;
+      FairFlow f;
+      f.cap = std::numeric_limits<double>::infinity();
+      for (const auto& h : r.hosts) f.cap = std::min(f.cap, h.nic_gbps);
+      for (cluster::HostId h : r.host_ids) f.links.emplace_back(static_cast<std::uint32_t>(R + 1 + h), 1.0);
+      if (r.racks.size() > 1) {
+        for (cluster::RackId k : r.racks) f.links.emplace_back(k, 1.0);
+        if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(r.racks.size()));
+      }
+      flows.push_back(std::move(f));
+      flow_run.push_back(id);
+    }
+    auto rates = max_min_rates(capacity, flows);
+    std::size_t next = 0;
+    for (auto& [id, r] : runs_) {
+      double speed;
+      if (next < flow_run.size() && flow_run[next] == id) {
+        double x = rates[next++];
+        auto hosts = r.hosts;
+        for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
+        speed = r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo);
+      } else if (r.speed > 0) {
+        continue;  // one host: nothing shared, speed fixed at start
+      } else {
+        speed = r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, topo);
+      }
+      if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
+      r.speed = speed;
+      out.emplace_back(id, speed);
+    }
+  }
+
+ private:
+  struct Run {
+    const TrainingModel* model = nullptr;
+    double reference_us = 0;
+    std::vector<ShapeHost> hosts;
+    std::vector<cluster::HostId> host_ids;
+    std::vector<cluster::RackId> racks;
+    double speed = 0;  // last reported; 0 = never
+  };
+
+  const TrainingModel& model_of(const workload::JobSpec& job) const {
+    return s_.models.models()[s_.mix.pick(s_.seed, job)];
+  }
+
+  std::vector<ShapeHost> actual_hosts(const workload::JobSpec& job, const cluster::Placement& placement,
+                                      const cluster::Topology& topo) const {
+    auto hosts = shape_hosts(placement, topo);
+    if (job.fractional()) hosts.resize(1), hosts[0].gpus = 1;  // a share: compute only
+    return hosts;
+  }
+
+  double iteration_us(const TrainingModel& model, const std::vector<ShapeHost>& hosts, const CrossRackRate& cross,
+                      const cluster::Topology& topo) const {
+    CrossRackRate c = cross;
+    if (c.gbps <= 0) c.gbps = std::numeric_limits<double>::infinity();
+    auto shape = make_gang_shape(hosts, topo.catalog(), s_.profile, c);
+    return iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile).iteration_us;
+  }
+
+  double reference_us(const workload::JobSpec& job, const TrainingModel& model, const cluster::Topology& topo) const {
+    double one = iteration_us(model, reference_hosts(job, s_.reference, ref_gpu_, topo), CrossRackRate{}, topo);
+    // One GPU's iteration time per batch; n GPUs do n batches per iteration.
+    if (s_.reference == ReferenceShape::one_gpu && !job.fractional()) one *= static_cast<double>(job.total_gpus());
+    return one;
+  }
+
+  PlacementModelSettings s_;
+  cluster::ModelId ref_gpu_;
+  const cluster::Topology* topo_ = nullptr;
+  std::map<std::uint64_t, Run> runs_;
+  bool dirty_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo) {
+  return std::make_unique<PlacementModel>(std::move(settings), topo);
+}
+
+}  // namespace schedlab::perf

@@ -1,0 +1,143 @@
+// Iteration time: the slowest-GPU rule, tier selection per placement, the bandwidth caps, the
+// algorithms' phases and overlap, and the models.yaml catalog.
+#include <doctest/doctest.h>
+
+#include "config/cluster_config.h"
+#include "perf/gang_shape.h"
+#include "perf/iteration_model.h"
+#include "perf/model_catalog.h"
+#include "util/error.h"
+
+using namespace schedlab;
+using namespace schedlab::perf;
+
+namespace {
+
+const cluster::GpuCatalog& gpus() {
+  static const cluster::GpuCatalog c = config::load_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/gpus.yaml");
+  return c;
+}
+cluster::ModelId id(const char* name) { return *gpus().find(name); }
+
+const char* kToy = R"(models:
+  - name: toy
+    params: 1e6
+    batch: 10
+    dtype: fp32
+    samples_per_s: {V100: 100, A100: 250}
+)";
+
+const TrainingModel& toy() {
+  static const ModelCatalog c = load_model_catalog_text(kToy, "toy.yaml");
+  return c.models()[0];
+}
+
+}  // namespace
+
+TEST_CASE("Perf.IterationModel.HandComputedRing") {
+  auto profile = datasheet_profile();
+  // 2 hosts x 4 V100, 10 GB/s NICs, one rack. Gradients 4e6 B (fp32).
+  std::vector<ShapeHost> hosts = {{id("V100"), 4, 10.0, 0}, {id("V100"), 4, 10.0, 0}};
+  auto shape = make_gang_shape(hosts, gpus(), profile, {});
+  CHECK(shape.inter_tier == LinkTier::nic);
+  // β across hosts = min(profile nic 47, bound 10*2*7/(1*8) = 17.5, intra 300) = 17.5 GB/s.
+  CHECK(shape.inter.beta_gbps == doctest::Approx(17.5));
+  CommSettings cs;
+  auto b = iteration_time(toy(), shape, cs, gpus(), profile);
+  CHECK(b.compute_us == doctest::Approx(100000.0));  // 10 / 100 per s
+  // Ring over 8 ranks: 2*7*2.3 + 2*7/8 * 4e6 / 17.5e3 = 32.2 + 400.
+  REQUIRE(b.phases.size() == 1);
+  CHECK(b.phases[0].us == doctest::Approx(432.2));
+  CHECK(b.iteration_us == doctest::Approx(100432.2));
+  CHECK(b.samples_per_s == doctest::Approx(8 * 10 / 0.1004322));
+  CHECK(*b.bottleneck == LinkTier::nic);
+
+  SUBCASE("overlap hides up to the fraction of compute") {
+    cs.overlap = 0.5;
+    auto o = iteration_time(toy(), shape, cs, gpus(), profile);
+    CHECK(o.hidden_us == doctest::Approx(432.2));
+    CHECK(o.iteration_us == doctest::Approx(100000.0));
+    cs.overlap = 0.001;  // 100 µs hidden
+    CHECK(iteration_time(toy(), shape, cs, gpus(), profile).iteration_us == doctest::Approx(100332.2));
+  }
+  SUBCASE("fusion: more calls pay more latency, not more bandwidth") {
+    cs.fusion_bytes = 1e6;  // 4 calls of 1e6 B
+    auto f = iteration_time(toy(), shape, cs, gpus(), profile);
+    CHECK(f.phases[0].calls == 4);
+    CHECK(f.phases[0].us == doctest::Approx(4 * 32.2 + 400));
+  }
+}
+
+TEST_CASE("Perf.IterationModel.SlowestGpuSetsThePace") {
+  auto profile = datasheet_profile();
+  std::vector<ShapeHost> mixed = {{id("A100"), 4, 25.0, 0}, {id("V100"), 4, 25.0, 0}};
+  auto b = iteration_time(toy(), make_gang_shape(mixed, gpus(), profile, {}), {}, gpus(), profile);
+  CHECK(b.gpu == "V100");
+  CHECK(b.compute_us == doctest::Approx(100000.0));
+  std::vector<ShapeHost> fast = {{id("A100"), 4, 25.0, 0}, {id("A100"), 4, 25.0, 0}};
+  CHECK(iteration_time(toy(), make_gang_shape(fast, gpus(), profile, {}), {}, gpus(), profile).compute_us ==
+        doctest::Approx(40000.0));
+  // A GPU without a figure: the first listed figure scaled by catalog speed (H100 4.5 / V100 1.0).
+  CHECK(gpu_throughput(toy(), gpus().model(id("H100")), gpus(), profile) == doctest::Approx(450.0));
+}
+
+TEST_CASE("Perf.IterationModel.TierSelection") {
+  auto profile = datasheet_profile();
+  SUBCASE("one NVLink host: nvlink, capped by nothing below the profile") {
+    auto s = make_gang_shape({{id("H100"), 8, 50, 0}}, gpus(), profile, {});
+    CHECK(s.hosts == 1);
+    CHECK(s.intra_tier == LinkTier::nvlink);
+    CHECK(s.intra.beta_gbps == doctest::Approx(370));
+  }
+  SUBCASE("P100 NVLink 1 caps the datasheet nvlink beta at its 160 GB/s") {
+    auto s = make_gang_shape({{id("P100"), 4, 3.125, 0}}, gpus(), profile, {});
+    CHECK(s.intra.beta_gbps == doctest::Approx(160));
+  }
+  SUBCASE("PCIe GPUs: pcie tier, one direction of the link") {
+    auto s = make_gang_shape({{id("T4"), 4, 12.5, 0}}, gpus(), profile, {});
+    CHECK(s.intra_tier == LinkTier::pcie);
+    CHECK(s.intra.beta_gbps == doctest::Approx(16));
+  }
+  SUBCASE("two hosts, one rack: nic") {
+    auto s = make_gang_shape({{id("A100"), 8, 25, 0}, {id("A100"), 8, 25, 0}}, gpus(), profile, {});
+    CHECK(s.inter_tier == LinkTier::nic);
+    CHECK(s.host_line_gbps == doctest::Approx(25));
+  }
+  SUBCASE("two racks with a narrower uplink share: rack") {
+    auto s = make_gang_shape({{id("A100"), 8, 25, 0}, {id("A100"), 8, 25, 1}}, gpus(), profile,
+                             CrossRackRate{6.25, LinkTier::rack});
+    CHECK(s.racks == 2);
+    CHECK(s.inter_tier == LinkTier::rack);
+    CHECK(s.host_line_gbps == doctest::Approx(6.25));
+  }
+}
+
+TEST_CASE("Perf.IterationModel.HierarchicalPhases") {
+  auto profile = datasheet_profile();
+  std::vector<ShapeHost> hosts = {{id("H100"), 8, 50, 0}, {id("H100"), 8, 50, 0}};
+  auto shape = make_gang_shape(hosts, gpus(), profile, {});
+  CommSettings cs;
+  cs.algorithm = Algorithm::hierarchical;
+  auto b = iteration_time(toy(), shape, cs, gpus(), profile);
+  REQUIRE(b.phases.size() == 3);
+  CHECK(b.phases[0].name == "intra-host reduce-scatter");
+  CHECK(b.phases[1].ranks == 2);
+  CHECK(b.phases[1].bytes == doctest::Approx(4e6 / 8));
+  // Inter-host phase: 8 rings share the 50 GB/s NIC: β = min(47, 50/8) = 6.25 GB/s.
+  CHECK(b.phases[1].us == doctest::Approx(2 * 1 * 2.3 + 2 * 0.5 * 5e5 / 6.25e3));
+  CHECK(b.phases[2].us == doctest::Approx(b.phases[0].us));
+}
+
+TEST_CASE("Perf.ModelCatalog.ShippedFileAndErrors") {
+  auto cat = load_model_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/models.yaml");
+  CHECK(cat.models().size() >= 8);
+  for (const char* m : {"resnet50", "resnet101", "inception3", "vgg16", "bert-large", "gpt2-1.5b", "llama2-7b", "dlrm"})
+    CHECK_MESSAGE(cat.find(m) != nullptr, m);
+  CHECK(cat.get("resnet50").gradient_bytes() == doctest::Approx(25.6e6 * 4));
+  CHECK(cat.get("llama2-7b").gradient_bytes() == doctest::Approx(6.74e9 * 2));
+  CHECK_THROWS_WITH_AS(cat.get("resnet5"), doctest::Contains("did you mean 'resnet50'"), InputError);
+  CHECK_THROWS_WITH_AS(load_model_catalog_text("models:\n  - {name: a, params: 1, sample_per_s: {V100: 1}}\n", "m.yaml"),
+                       doctest::Contains("m.yaml:2"), InputError);
+  CHECK_THROWS_WITH_AS(load_model_catalog_text("models:\n  - {name: a, params: -1, samples_per_s: {V100: 1}}\n", "m.yaml"),
+                       doctest::Contains("params"), InputError);
+}

@@ -1,0 +1,162 @@
+// The `placement` perf model: settings errors, the seeded model mapping, speeds relative to the
+// reference shape, and max-min sharing of rack uplinks between running gangs.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "config/cluster_config.h"
+#include "perf/gang_shape.h"
+#include "perf/model_mix.h"
+#include "perf/perf_registry.h"
+#include "perf/placement_model.h"
+#include "util/error.h"
+
+using namespace schedlab;
+using namespace schedlab::perf;
+
+namespace {
+
+const std::string kSrc = SCHEDLAB_SOURCE_DIR;
+const std::string kScenario = kSrc + "/scenarios/x.yaml";  // anchors ../configs/models.yaml
+
+const cluster::GpuCatalog& gpus() {
+  static const cluster::GpuCatalog c = config::load_catalog(kSrc + "/configs/gpus.yaml");
+  return c;
+}
+
+// 2 racks x 2 hosts x 8 A100, 25 GB/s NICs, uplinks 2:1 oversubscribed (25 GB/s each).
+cluster::Topology two_racks() {
+  cluster::ClusterSpec spec;
+  spec.name = "t";
+  cluster::RackSpec r;
+  r.name = "r";
+  r.count = 2;
+  r.oversubscription = 2;
+  r.hosts.push_back({2, 8, *gpus().find("A100"), 25.0});
+  spec.racks.push_back(r);
+  return cluster::Topology(spec, gpus());
+}
+
+cluster::Placement on(std::vector<std::pair<cluster::HostId, std::uint16_t>> slots) {
+  cluster::Placement p;
+  for (auto [h, g] : slots) p.tasks.push_back({h, g, 0, 0});
+  return p;
+}
+
+workload::JobSpec job(workload::JobId id, std::uint32_t tasks, std::uint32_t per_task) {
+  workload::JobSpec j;
+  j.id = id;
+  j.duration = 3600'000'000;
+  j.tasks = tasks;
+  j.gpus_per_task = per_task;
+  return j;
+}
+
+std::unique_ptr<PerfModel> model(const cluster::Topology& topo, std::map<std::string, std::string> args) {
+  return make_perf_model("placement", args, kScenario, topo, 7);
+}
+
+}  // namespace
+
+TEST_CASE("Perf.PlacementModel.SettingsErrors") {
+  auto topo = two_racks();
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"algoritm", "ring"}}, kScenario, topo, 1),
+                       doctest::Contains("did you mean 'algorithm'"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"algorithm", "butterfly"}}, kScenario, topo, 1),
+                       doctest::Contains("valid: ring, hierarchical, tree, ps"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"overlap", "1.5"}}, kScenario, topo, 1),
+                       doctest::Contains("perf.overlap"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"model_mix", "{resnet: 1}"}}, kScenario, topo, 1),
+                       doctest::Contains("did you mean 'resnet50'"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"model_mix", "{\"1\": {resnet50: 1}, \"4+\": {vgg16: 1}}"}},
+                                       kScenario, topo, 1),
+                       doctest::Contains("gap at 2"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"reference", "tight"}}, kScenario, topo, 1),
+                       doctest::Contains("tightest"), InputError);
+  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"contention", "yes"}}, kScenario, topo, 1),
+                       doctest::Contains("true or false"), InputError);
+}
+
+TEST_CASE("Perf.ModelMix.DeterministicAndWeighted") {
+  auto cat = load_model_catalog(kSrc + "/configs/models.yaml");
+  auto mix = ModelMix::parse("{resnet50: 3, vgg16: 1}", cat, "s.yaml");
+  std::map<std::size_t, int> counts;
+  for (workload::JobId i = 0; i < 4000; ++i) {
+    auto j = job(i, 1, 1);
+    std::size_t a = mix.pick(42, j);
+    CHECK(a == mix.pick(42, j));  // same seed and id: same model
+    ++counts[a];
+  }
+  REQUIRE(counts.size() == 2);
+  double share = counts[0] / 4000.0;  // resnet50 is catalog index 0
+  CHECK(share == doctest::Approx(0.75).epsilon(0.05));
+  // A different seed gives a different assignment (for at least some jobs).
+  int differ = 0;
+  for (workload::JobId i = 0; i < 100; ++i) differ += mix.pick(42, job(i, 1, 1)) != mix.pick(43, job(i, 1, 1));
+  CHECK(differ > 10);
+  // The documented hash, pinned so that a change is noticed.
+  CHECK(mix_uniform(1, 0) == doctest::Approx(mix_uniform(1, 0)));
+  CHECK(mix_uniform(1, 0) != mix_uniform(1, 1));
+
+  SUBCASE("GPU-count classes") {
+    auto classed = ModelMix::parse("{\"1\": {resnet50: 1}, \"2-8\": {bert-large: 1}, \"9+\": {llama2-7b: 1}}", cat, "s");
+    CHECK(cat.models()[classed.pick(1, job(0, 1, 1))].name == "resnet50");
+    CHECK(cat.models()[classed.pick(1, job(1, 1, 8))].name == "bert-large");
+    CHECK(cat.models()[classed.pick(1, job(2, 4, 8))].name == "llama2-7b");
+  }
+}
+
+TEST_CASE("Perf.PlacementModel.SpeedFollowsPlacement") {
+  auto topo = two_racks();
+  auto m = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}, {"reference", "tightest"}});
+  auto j = job(0, 16, 1);
+  // Tightest = 2 hosts x 8 in one rack: speed 1 there.
+  CHECK(m->speed(j, on({{0, 8}, {1, 8}}), topo) == doctest::Approx(1.0));
+  // Across racks the per-host uplink share is 25/2 = 12.5 GB/s < 25: slower.
+  double cross = m->speed(j, on({{0, 8}, {2, 8}}), topo);
+  CHECK(cross < 0.97);
+  // Traced reference (16 tasks of 1 GPU, 16 hosts): packing onto 2 hosts is faster than the trace.
+  auto traced = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}});
+  CHECK(traced->speed(j, on({{0, 8}, {1, 8}}), topo) > 1.0);
+  // A one-GPU job on the reference GPU runs at the traced speed.
+  CHECK(traced->speed(job(1, 1, 1), on({{0, 1}}), topo) == doctest::Approx(1.0));
+}
+
+TEST_CASE("Perf.PlacementModel.MaxMinSharingOfUplinks") {
+  auto topo = two_racks();
+  // Uplinks are 25 GB/s each (2 hosts x 25 / 2). Runs 1 and 2 each cross both uplinks, run 3 stays
+  // in one host. Fair shares: 12.5 GB/s each for runs 1 and 2, the same as the static per-host
+  // share uplink/hosts = 12.5; alone, a run gets the full 25 GB/s uplink (its NIC rate).
+  auto shared = model(topo, {{"model_mix", "{vgg16: 1}"}, {"reference", "tightest"}});
+  auto fixed = model(topo, {{"model_mix", "{vgg16: 1}"}, {"reference", "tightest"}, {"contention", "false"}});
+  REQUIRE(shared->shares_links());
+  CHECK_FALSE(fixed->shares_links());
+  auto j1 = job(1, 2, 8), j2 = job(2, 2, 8), j3 = job(3, 1, 8);
+  auto p1 = on({{0, 8}, {2, 8}}), p2 = on({{1, 8}, {3, 8}});
+  shared->run_started(11, j1, p1, topo);
+  shared->run_started(12, j2, p2, topo);
+  shared->run_started(13, j3, on({{0, 0}}), topo);
+  std::vector<std::pair<std::uint64_t, double>> changes;
+  shared->take_speed_changes(changes);
+  REQUIRE(changes.size() == 3);
+  CHECK(changes[0].first == 11);  // run-id order
+  CHECK(changes[1].first == 12);
+  CHECK(changes[2].first == 13);
+  CHECK(changes[0].second == doctest::Approx(fixed->speed(j1, p1, topo)));
+  CHECK(changes[1].second == doctest::Approx(changes[0].second));
+  double both = changes[0].second;
+
+  // Nothing changed: nothing reported.
+  changes.clear();
+  shared->take_speed_changes(changes);
+  CHECK(changes.empty());
+
+  // Run 12 ends: run 11 has the uplinks alone and speeds up; run 13 (one host) is not reported.
+  shared->run_ended(12);
+  shared->take_speed_changes(changes);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].first == 11);
+  CHECK(changes[0].second > both * 1.02);
+  // ... to the speed of the same job inside one rack (the NIC is the limit either way).
+  CHECK(changes[0].second == doctest::Approx(fixed->speed(j1, on({{0, 8}, {1, 8}}), topo)));
+}
