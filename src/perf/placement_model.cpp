@@ -168,8 +168,10 @@ class PlacementModel final : public PerfModel {
     for (const auto& t : placement.tasks)
       if (std::find(r.host_ids.begin(), r.host_ids.end(), t.host) == r.host_ids.end()) r.host_ids.push_back(t.host);
     r.racks = placement_racks(placement, topo);
+    // A one-host run shares no link: its speed is fixed now, and nobody else's changes.
+    if (r.host_ids.size() < 2) fresh_.push_back(run);
+    else dirty_ = true;
     runs_[run] = std::move(r);
-    dirty_ = true;
   }
 
   void run_ended(std::uint64_t run) override {
@@ -180,8 +182,30 @@ class PlacementModel final : public PerfModel {
   }
 
   void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& out) override {
-    if (!dirty_ || !topo_) return;
+    if (!topo_) return;
+    const std::size_t first = out.size();
+    report_fresh(out);
+    if (dirty_) report_shared(out);
     dirty_ = false;
+    // Changes are reported in run-id order (a deterministic order for the executor).
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  }
+
+ private:
+  // One-host runs started since the last report: their speed is fixed for their lifetime.
+  void report_fresh(std::vector<std::pair<std::uint64_t, double>>& out) {
+    for (std::uint64_t id : fresh_) {
+      auto it = runs_.find(id);
+      if (it == runs_.end()) continue;
+      auto& r = it->second;
+      r.speed = r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, *topo_);
+      out.emplace_back(id, r.speed);
+    }
+    fresh_.clear();
+  }
+
+  // Multi-host runs share NICs, rack uplinks and the spine max-min fairly.
+  void report_shared(std::vector<std::pair<std::uint64_t, double>>& out) {
     const auto& topo = *topo_;
     // Links: racks' uplinks [0, R), the spine R, host NICs R+1+h. Only multi-host runs share.
     const std::size_t R = topo.racks().size();
@@ -205,26 +229,21 @@ class PlacementModel final : public PerfModel {
       flow_run.push_back(id);
     }
     auto rates = max_min_rates(capacity, flows);
-    std::size_t next = 0;
-    for (auto& [id, r] : runs_) {
-      double speed;
-      if (next < flow_run.size() && flow_run[next] == id) {
-        double x = rates[next++];
-        auto hosts = r.hosts;
-        for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
-        speed = r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo);
-      } else if (r.speed > 0) {
-        continue;  // one host: nothing shared, speed fixed at start
-      } else {
-        speed = r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, topo);
-      }
+    for (std::size_t i = 0; i < flow_run.size(); ++i) {
+      auto& r = runs_.at(flow_run[i]);
+      const double x = rates[i];
+      // The same fair rate gives the same speed: skip the iteration-time model.
+      if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
+      r.rate = x;
+      auto hosts = r.hosts;
+      for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
+      double speed = r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo);
       if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
       r.speed = speed;
-      out.emplace_back(id, speed);
+      out.emplace_back(flow_run[i], speed);
     }
   }
 
- private:
   struct Run {
     const TrainingModel* model = nullptr;
     double reference_us = 0;
@@ -232,6 +251,7 @@ class PlacementModel final : public PerfModel {
     std::vector<cluster::HostId> host_ids;
     std::vector<cluster::RackId> racks;
     double speed = 0;  // last reported; 0 = never
+    double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
   };
 
   const TrainingModel& model_of(const workload::JobSpec& job) const {
@@ -265,6 +285,7 @@ class PlacementModel final : public PerfModel {
   const cluster::Topology* topo_ = nullptr;
   std::map<std::uint64_t, Run> runs_;
   bool dirty_ = false;
+  std::vector<std::uint64_t> fresh_;  // one-host runs started since the last report
 };
 
 }  // namespace
