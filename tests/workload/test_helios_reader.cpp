@@ -11,49 +11,20 @@
 #include "workload/helios_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/helios/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
-  std::string str(Label l) const { return source->strings().str(l); }
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "helios") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("helios");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Helios.MapsColumns") {
-  auto r = read_all(fixture("cluster_log.csv"));
+  auto r = harness.read_all(harness.fixture("cluster_log.csv"));
   REQUIRE(r.jobs.size() == 4);
   const auto& j = r.jobs;
   CHECK(j[0].trace_number == 1425510);  // submitted first, listed fifth
@@ -81,7 +52,7 @@ TEST_CASE("Workload.Helios.MapsColumns") {
 }
 
 TEST_CASE("Workload.Helios.EpochSecondsAndUnevenNodes") {
-  auto r = read_all(fixture("epoch.csv"));
+  auto r = harness.read_all(harness.fixture("epoch.csv"));
   REQUIRE(r.jobs.size() == 2);
   CHECK(r.jobs[0].submit == 0);
   CHECK(r.jobs[1].submit == engine::from_seconds(10));
@@ -91,8 +62,8 @@ TEST_CASE("Workload.Helios.EpochSecondsAndUnevenNodes") {
 }
 
 TEST_CASE("Workload.Helios.BadTime") {
-  CHECK(error_of(fixture("bad_time.csv")) ==
-        fixture("bad_time.csv") +
+  CHECK(harness.error_of(harness.fixture("bad_time.csv")) ==
+        harness.fixture("bad_time.csv") +
             ":2: submit_time: '2020-13-09 18:41:01' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds");
 }
 
@@ -110,18 +81,18 @@ TEST_CASE("Workload.Helios.BadRows") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
-    auto r = read_all(fixture(c.file), true);
+    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
+    auto r = harness.read_all(harness.fixture(c.file), true);
     CHECK(r.jobs.size() == 2);
     CHECK(r.source->skipped_rows() == 1);
   }
 }
 
 TEST_CASE("Workload.Helios.EmptyAndHeaderOnly") {
-  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no header row");
-  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
+  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
 }
 
 TEST_CASE("Workload.Helios.Detected") {
-  CHECK(read_all(fixture("cluster_log.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("cluster_log.csv"), false, {}, "auto").jobs.size() == 4);
 }

@@ -11,49 +11,20 @@
 #include "workload/openb_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/openb/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
-  std::string str(Label l) const { return source->strings().str(l); }
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "openb") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("openb");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Openb.MapsColumnsSharesAndModels") {
-  auto r = read_all(fixture("good.csv"));
+  auto r = harness.read_all(harness.fixture("good.csv"));
   REQUIRE(r.jobs.size() == 4);
   const auto& j = r.jobs;
   // Sorted by creation_time (pod-0002 was created before pod-0001), re-based to the first.
@@ -93,8 +64,8 @@ TEST_CASE("Workload.Openb.MapsColumnsSharesAndModels") {
 }
 
 TEST_CASE("Workload.Openb.ShareNeedsOneGpu") {
-  CHECK(error_of(fixture("share_multi.csv")) ==
-        fixture("share_multi.csv") + ":2: gpu_milli: a GPU share (500) needs num_gpu 1, found 2");
+  CHECK(harness.error_of(harness.fixture("share_multi.csv")) ==
+        harness.fixture("share_multi.csv") + ":2: gpu_milli: a GPU share (500) needs num_gpu 1, found 2");
 }
 
 TEST_CASE("Workload.Openb.BadRows") {
@@ -111,8 +82,8 @@ TEST_CASE("Workload.Openb.BadRows") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
-    auto r = read_all(fixture(c.file), true);
+    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
+    auto r = harness.read_all(harness.fixture(c.file), true);
     CHECK(r.jobs.size() == 2);
     CHECK(r.source->skipped_rows() == 1);
     CHECK(r.reader().bad_rows() == 1);
@@ -120,12 +91,12 @@ TEST_CASE("Workload.Openb.BadRows") {
 }
 
 TEST_CASE("Workload.Openb.EmptyAndHeaderOnly") {
-  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no header row");
-  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
+  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
 }
 
 TEST_CASE("Workload.Openb.Detected") {
-  CHECK(read_all(fixture("good.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("good.csv"), false, {}, "auto").jobs.size() == 4);
 }
 
 TEST_CASE("Workload.Openb.PublishedPodLists") {
@@ -134,7 +105,7 @@ TEST_CASE("Workload.Openb.PublishedPodLists") {
     MESSAGE("skipped: " << dir << " not found");
     return;
   }
-  auto r = read_all(dir + "openb_pod_list_default.csv");
+  auto r = harness.read_all(dir + "openb_pod_list_default.csv");
   // 8,152 pods, of which 1,088 ask for no GPU.
   CHECK(r.jobs.size() + r.source->skipped_rows() == 8152);
   CHECK(r.reader().drops().count("CPU-only pods (num_gpu 0)") == 1088);
@@ -142,11 +113,11 @@ TEST_CASE("Workload.Openb.PublishedPodLists") {
   std::size_t shares = 0;
   for (const auto& j : r.jobs) shares += j.fractional();
   CHECK(shares == 3078);
-  auto spec = read_all(dir + "openb_pod_list_gpuspec33.csv");
+  auto spec = harness.read_all(dir + "openb_pod_list_gpuspec33.csv");
   std::size_t constrained = 0;
   for (const auto& j : spec.jobs) constrained += j.gpu_request != kNoLabel;
   CHECK(constrained > 2000);
-  auto share40 = read_all(dir + "openb_pod_list_gpushare40.csv");  // unordered: sorted in memory
+  auto share40 = harness.read_all(dir + "openb_pod_list_gpushare40.csv");  // unordered: sorted in memory
   CHECK(share40.reader().out_of_order_rows() > 0);
   for (std::size_t i = 1; i < share40.jobs.size(); ++i) REQUIRE(share40.jobs[i - 1].submit <= share40.jobs[i].submit);
 }

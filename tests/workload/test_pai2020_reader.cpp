@@ -11,50 +11,21 @@
 #include "workload/pai2020_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/pai2020/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
-  std::string str(Label l) const { return source->strings().str(l); }
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "pai2020") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("pai2020");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Pai2020.MapsTaskRows") {
-  auto r = read_all(fixture("pai_task_table.csv"), false,
-                    {{"job_table", fixture("pai_job_table.csv")}, {"keep_names", "true"}});
+  auto r = harness.read_all(harness.fixture("pai_task_table.csv"), false,
+                    {{"job_table", harness.fixture("pai_job_table.csv")}, {"keep_names", "true"}});
   REQUIRE(r.jobs.size() == 4);
   const auto& j = r.jobs;
   // Sorted by start_time and re-based: j2 (500), j1 (1000), j5 (1300), j7 (1500).
@@ -87,7 +58,7 @@ TEST_CASE("Workload.Pai2020.MapsTaskRows") {
 }
 
 TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
-  auto r = read_all(fixture("pai_task_table.csv"));
+  auto r = harness.read_all(harness.fixture("pai_task_table.csv"));
   REQUIRE(r.jobs.size() == 4);
   CHECK(r.jobs[0].trace_id == kNoLabel);
   CHECK(r.jobs[0].trace_number == 2);  // j2 is on line 2
@@ -96,10 +67,10 @@ TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
 }
 
 TEST_CASE("Workload.Pai2020.FractionalOverOneGpuCanBeAnError") {
-  CHECK(error_of(fixture("pai_task_table.csv"), {{"fractional_gpu", "error"}})
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"fractional_gpu", "error"}})
             .find("pai_task_table.csv:5: plan_gpu: 150 is more than one GPU but not a whole number of GPUs") !=
         std::string::npos);
-  CHECK(error_of(fixture("pai_task_table.csv"), {{"fractional_gpu", "round"}}).find("valid: ceil, error") !=
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"fractional_gpu", "round"}}).find("valid: ceil, error") !=
         std::string::npos);
 }
 
@@ -117,21 +88,21 @@ TEST_CASE("Workload.Pai2020.BadRows") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
-    auto r = read_all(fixture(c.file), true);
+    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
+    auto r = harness.read_all(harness.fixture(c.file), true);
     CHECK(r.jobs.size() == 2);
     CHECK(r.source->skipped_rows() == 1);
   }
 }
 
 TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
-  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no rows");
-  CHECK_THROWS_AS(read_all(fixture("empty.csv"), true), InputError);
-  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no rows");
+  CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
+  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
 }
 
 TEST_CASE("Workload.Pai2020.DetectedByFileName") {
-  CHECK(read_all(fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 4);
   CHECK(detect_pai2020_csv("a,b", "/data/pai_task_table.csv"));
   CHECK_FALSE(detect_pai2020_csv("a,b", "/data/pai_job_table.csv"));
 }

@@ -11,51 +11,22 @@
 #include "workload/philly_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/philly/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
-  std::string str(Label l) const { return source->strings().str(l); }
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "philly") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("philly");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Philly.MapsJobsAndAttempts") {
   for (const char* file : {"cluster_job_log.json", "cluster_job_log.jsonl"}) {
     CAPTURE(file);
-    auto r = read_all(fixture(file));
+    auto r = harness.read_all(harness.fixture(file));
     REQUIRE(r.jobs.size() == 4);
     const auto& j = r.jobs;
     CHECK(r.str(j[0].trace_id) == "application_twohosts");  // submitted first
@@ -86,27 +57,27 @@ TEST_CASE("Workload.Philly.MapsJobsAndAttempts") {
 }
 
 TEST_CASE("Workload.Philly.BadObjects") {
-  std::string e = error_of(fixture("bad_json.json"));
-  CHECK(e.rfind(fixture("bad_json.json") + ":3: invalid JSON in this job object", 0) == 0);
-  auto r = read_all(fixture("bad_json.json"), true);
+  std::string e = harness.error_of(harness.fixture("bad_json.json"));
+  CHECK(e.rfind(harness.fixture("bad_json.json") + ":3: invalid JSON in this job object", 0) == 0);
+  auto r = harness.read_all(harness.fixture("bad_json.json"), true);
   CHECK(r.jobs.size() == 2);
   CHECK(r.reader().bad_rows() == 1);
 
-  CHECK(error_of(fixture("bad_time.json")).find("submitted_time: 'yesterday' is not a date-time") != std::string::npos);
-  CHECK(read_all(fixture("bad_time.json"), true).jobs.size() == 2);
+  CHECK(harness.error_of(harness.fixture("bad_time.json")).find("submitted_time: 'yesterday' is not a date-time") != std::string::npos);
+  CHECK(harness.read_all(harness.fixture("bad_time.json"), true).jobs.size() == 2);
 
-  CHECK(error_of(fixture("truncated.json")).find("not closed (truncated file?)") != std::string::npos);
-  auto t = read_all(fixture("truncated.json"), true);
+  CHECK(harness.error_of(harness.fixture("truncated.json")).find("not closed (truncated file?)") != std::string::npos);
+  auto t = harness.read_all(harness.fixture("truncated.json"), true);
   CHECK(t.jobs.size() == 1);
   CHECK(t.reader().bad_rows() == 1);
 }
 
 TEST_CASE("Workload.Philly.Empty") {
-  CHECK(error_of(fixture("empty.json")) == fixture("empty.json") + ":1: empty trace: no JSON");
-  CHECK(read_all(fixture("empty_list.json")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.json")) == harness.fixture("empty.json") + ":1: empty trace: no JSON");
+  CHECK(harness.read_all(harness.fixture("empty_list.json")).jobs.empty());
 }
 
 TEST_CASE("Workload.Philly.Detected") {
-  CHECK(read_all(fixture("cluster_job_log.json"), false, {}, "auto").jobs.size() == 4);
-  CHECK(read_all(fixture("cluster_job_log.jsonl"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("cluster_job_log.json"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("cluster_job_log.jsonl"), false, {}, "auto").jobs.size() == 4);
 }

@@ -11,47 +11,20 @@
 #include "workload/rfold_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/rfold/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "rfold") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("rfold");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Rfold.MapsColumnsAndShapes") {
-  auto r = read_all(fixture("good.csv"));
+  auto r = harness.read_all(harness.fixture("good.csv"));
   REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
   CHECK(j[0].id == 0);
@@ -77,36 +50,36 @@ TEST_CASE("Workload.Rfold.MapsColumnsAndShapes") {
 }
 
 TEST_CASE("Workload.Rfold.NoHostLimitKeepsListedHosts") {
-  auto r = read_all(fixture("good.csv"), false, {{"gpus_per_host", "0"}});
+  auto r = harness.read_all(harness.fixture("good.csv"), false, {{"gpus_per_host", "0"}});
   REQUIRE(r.jobs.size() == 5);
   CHECK((r.jobs[3].tasks == 1 && r.jobs[3].gpus_per_task == 48));
   CHECK((r.jobs[2].tasks == 3 && r.jobs[2].gpus_per_task == 4));
 }
 
 TEST_CASE("Workload.Rfold.UnknownArgIsNamed") {
-  CHECK(error_of(fixture("good.csv"), {{"gpus_per_hots", "8"}}).find("did you mean 'gpus_per_host'") !=
+  CHECK(harness.error_of(harness.fixture("good.csv"), {{"gpus_per_hots", "8"}}).find("did you mean 'gpus_per_host'") !=
         std::string::npos);
-  CHECK(error_of(fixture("good.csv"), {{"gpus_per_host", "-1"}}).find("-1 is less than 0") != std::string::npos);
+  CHECK(harness.error_of(harness.fixture("good.csv"), {{"gpus_per_host", "-1"}}).find("-1 is less than 0") != std::string::npos);
 }
 
 TEST_CASE("Workload.Rfold.SizeMustMatchShape") {
-  CHECK(error_of(fixture("size_mismatch.csv")) ==
-        fixture("size_mismatch.csv") + ":2: size: 12 is not the GPU count of shape '8+8' (16)");
+  CHECK(harness.error_of(harness.fixture("size_mismatch.csv")) ==
+        harness.fixture("size_mismatch.csv") + ":2: size: 12 is not the GPU count of shape '8+8' (16)");
 }
 
 TEST_CASE("Workload.Rfold.UnsortedRowsAreBadUnlessSorted") {
-  std::string e = error_of(fixture("unsorted.csv"));
+  std::string e = harness.error_of(harness.fixture("unsorted.csv"));
   CHECK(e.find("unsorted.csv:3: submit: submit time 5 s is before the previous job's 10 s") != std::string::npos);
-  auto skipped = read_all(fixture("unsorted.csv"), true);
+  auto skipped = harness.read_all(harness.fixture("unsorted.csv"), true);
   CHECK(skipped.jobs.size() == 2);
   CHECK(skipped.source->skipped_rows() == 1);
-  auto sorted = read_all(fixture("unsorted.csv"), false, {{"sort", "true"}});
+  auto sorted = harness.read_all(harness.fixture("unsorted.csv"), false, {{"sort", "true"}});
   REQUIRE(sorted.jobs.size() == 3);
   CHECK(sorted.jobs[0].trace_number == 1);
   CHECK(sorted.jobs[0].submit == 0);  // re-based: 5 s is the origin
   CHECK(sorted.jobs[1].submit == engine::from_seconds(5));
   CHECK(sorted.jobs[2].id == 2);
-  auto kept = read_all(fixture("unsorted.csv"), false, {{"sort", "true"}, {"rebase", "false"}});
+  auto kept = harness.read_all(harness.fixture("unsorted.csv"), false, {{"sort", "true"}, {"rebase", "false"}});
   CHECK(kept.jobs[0].submit == engine::from_seconds(5));
 }
 
@@ -124,8 +97,8 @@ TEST_CASE("Workload.Rfold.BadRows") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
-    auto r = read_all(fixture(c.file), true);
+    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
+    auto r = harness.read_all(harness.fixture(c.file), true);
     CHECK(r.jobs.size() == 2);
     CHECK(r.source->skipped_rows() == 1);
     CHECK(r.jobs.back().id == 1);
@@ -133,13 +106,13 @@ TEST_CASE("Workload.Rfold.BadRows") {
 }
 
 TEST_CASE("Workload.Rfold.EmptyAndHeaderOnly") {
-  CHECK(error_of(fixture("empty.csv")) == fixture("empty.csv") + ":1: empty trace: no header row");
-  CHECK_THROWS_AS(read_all(fixture("empty.csv"), true), InputError);
-  CHECK(read_all(fixture("header_only.csv")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
+  CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
+  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
 }
 
 TEST_CASE("Workload.Rfold.Detected") {
-  auto r = read_all(fixture("good.csv"), false, {}, "auto");
+  auto r = harness.read_all(harness.fixture("good.csv"), false, {}, "auto");
   CHECK(r.jobs.size() == 5);
   CHECK(detect_rfold_csv("#job id,arrival time (sec),topology,shape,size,duration (sec)", "x.csv"));
   CHECK_FALSE(detect_rfold_csv("id,submit_s,duration_s", "x.csv"));
@@ -153,13 +126,13 @@ TEST_CASE("Workload.Rfold.PublishedTraces") {
     MESSAGE("skipped: " << shared << "/traces not found");
     return;
   }
-  auto p = read_all(philly);
+  auto p = harness.read_all(philly);
   CHECK(p.jobs.size() == 111549);
   CHECK(p.source->skipped_rows() == 0);
   std::uint64_t gpus = 0;
   for (const auto& j : p.jobs) gpus += j.total_gpus();
   CHECK(gpus == 194266);  // sum of the size column
-  auto c = read_all(crux);
+  auto c = harness.read_all(crux);
   CHECK(c.jobs.size() == 2498);
   CHECK(c.source->skipped_rows() == 0);
   gpus = 0;

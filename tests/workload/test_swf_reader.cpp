@@ -11,51 +11,22 @@
 #include "workload/swf_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
 using namespace schedlab::workload;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/" + name;
-}
-
-struct Read {
-  std::unique_ptr<JobSource> source;
-  std::vector<JobSpec> jobs;
-  const TraceReaderSource& reader() const { return dynamic_cast<const TraceReaderSource&>(*source); }
-  std::string str(Label l) const { return source->strings().str(l); }
-};
-
-Read read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
-              const std::string& format = "swf") {
-  TraceOptions options;
-  options.format = format;
-  options.skip_bad_rows = skip;
-  options.args = std::move(args);
-  Read r;
-  r.source = open_trace(path, options);
-  JobSpec job;
-  while (r.source->next(job)) r.jobs.push_back(job);
-  return r;
-}
-
-std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) {
-  try {
-    read_all(path, false, std::move(args));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+const testing::TraceReaderHarness harness("swf");
+using Read = testing::ReadTrace;
 
 }  // namespace
 
 TEST_CASE("Workload.Swf.MapsFieldsAndDrops") {
   for (const char* file : {"good.swf", "good.swf.gz"}) {
     CAPTURE(file);
-    auto r = read_all(fixture(file));
+    auto r = harness.read_all(harness.fixture(file));
     REQUIRE(r.jobs.size() == 4);
     const auto& j = r.jobs;
     CHECK(j[0].trace_number == 1);
@@ -85,26 +56,26 @@ TEST_CASE("Workload.Swf.MapsFieldsAndDrops") {
 }
 
 TEST_CASE("Workload.Swf.ProcessorMapping") {
-  auto per_proc = read_all(fixture("good.swf"), false, {{"gpus_per_host", "0"}});
+  auto per_proc = harness.read_all(harness.fixture("good.swf"), false, {{"gpus_per_host", "0"}});
   CHECK((per_proc.jobs[1].tasks == 16 && per_proc.jobs[1].gpus_per_task == 1));
-  auto doubled = read_all(fixture("good.swf"), false, {{"gpus_per_processor", "2"}});
+  auto doubled = harness.read_all(harness.fixture("good.swf"), false, {{"gpus_per_processor", "2"}});
   CHECK((doubled.jobs[0].tasks == 1 && doubled.jobs[0].gpus_per_task == 8));
   CHECK((doubled.jobs[1].tasks == 4 && doubled.jobs[1].gpus_per_task == 8));
-  CHECK(error_of(fixture("good.swf"), {{"gpus_per_processor", "0.5"}}).find("'0.5' is not an integer") !=
+  CHECK(harness.error_of(harness.fixture("good.swf"), {{"gpus_per_processor", "0.5"}}).find("'0.5' is not an integer") !=
         std::string::npos);
-  auto kept = read_all(fixture("good.swf"), false, {{"rebase", "false"}});
+  auto kept = harness.read_all(harness.fixture("good.swf"), false, {{"rebase", "false"}});
   CHECK(kept.jobs[0].submit == engine::from_seconds(100));
 }
 
 TEST_CASE("Workload.Swf.HeaderLimits") {
-  CHECK(error_of(fixture("over_maxprocs.swf")) ==
-        fixture("over_maxprocs.swf") +
+  CHECK(harness.error_of(harness.fixture("over_maxprocs.swf")) ==
+        harness.fixture("over_maxprocs.swf") +
             ":6: allocated processors: 65 processors is more than the header's MaxProcs (64)");
 }
 
 TEST_CASE("Workload.Swf.OutOfOrder") {
-  CHECK(error_of(fixture("unsorted.swf")).find("unsorted.swf:7: submit: submit time 90 s") != std::string::npos);
-  auto sorted = read_all(fixture("unsorted.swf"), false, {{"sort", "true"}});
+  CHECK(harness.error_of(harness.fixture("unsorted.swf")).find("unsorted.swf:7: submit: submit time 90 s") != std::string::npos);
+  auto sorted = harness.read_all(harness.fixture("unsorted.swf"), false, {{"sort", "true"}});
   REQUIRE(sorted.jobs.size() == 3);
   CHECK(sorted.jobs[0].trace_number == 2);
 }
@@ -123,20 +94,20 @@ TEST_CASE("Workload.Swf.BadRows") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    CHECK(error_of(fixture(c.file)) == fixture(c.file) + ":" + c.error);
-    auto r = read_all(fixture(c.file), true);
+    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
+    auto r = harness.read_all(harness.fixture(c.file), true);
     CHECK(r.jobs.size() == 2);
     CHECK(r.source->skipped_rows() == 1);
   }
 }
 
 TEST_CASE("Workload.Swf.EmptyAndHeaderOnly") {
-  CHECK(error_of(fixture("empty.swf")) == fixture("empty.swf") + ":1: empty trace: no header and no jobs");
-  CHECK(read_all(fixture("header_only.swf")).jobs.empty());
+  CHECK(harness.error_of(harness.fixture("empty.swf")) == harness.fixture("empty.swf") + ":1: empty trace: no header and no jobs");
+  CHECK(harness.read_all(harness.fixture("header_only.swf")).jobs.empty());
 }
 
 TEST_CASE("Workload.Swf.Detected") {
-  CHECK(read_all(fixture("good.swf.gz"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("good.swf.gz"), false, {}, "auto").jobs.size() == 4);
   CHECK(detect_swf("; Version: 2.2", "x"));
   CHECK(detect_swf("1 0 1 1 1", "trace.swf"));
 }
@@ -147,7 +118,7 @@ TEST_CASE("Workload.Swf.PublishedKth") {
     MESSAGE("skipped: " << path << " not found");
     return;
   }
-  auto r = read_all(path);
+  auto r = harness.read_all(path);
   // 27,992 jobs; the cleaned KTH log has no job with run time -1 or no processors.
   CHECK(r.jobs.size() + r.source->skipped_rows() == 27992);
   CHECK(r.source->skipped_rows() == 0);
