@@ -31,6 +31,7 @@ struct ExplainOptions {
   double overlap = 0;
   double fusion_mb = 64;
   int ps_servers = 0;
+  double ps_sync_ms = 0;
   double nic_gbps = 50;
   double oversubscription = 1;
 };
@@ -76,6 +77,7 @@ void explain(const ExplainOptions& o) {
   comm.overlap = o.overlap;
   comm.fusion_bytes = o.fusion_mb * 1024 * 1024;
   comm.ps_servers = o.ps_servers;
+  comm.ps_sync_us = o.ps_sync_ms * 1e3;
 
   perf::CalibrationProfile profile = perf::datasheet_profile();
   if (!o.profile.empty()) profile = perf::overlay_profile(profile, perf::load_profile(o.profile));
@@ -181,6 +183,8 @@ void add_model_command(CLI::App& app, int& exit_code) {
   ex->add_option("--overlap", o->overlap, "Fraction of compute that hides communication")->capture_default_str();
   ex->add_option("--fusion-mb", o->fusion_mb, "Tensor fusion buffer, MiB")->capture_default_str();
   ex->add_option("--ps-servers", o->ps_servers, "Parameter servers (0 = one per host)")->capture_default_str();
+  ex->add_option("--ps-sync-ms", o->ps_sync_ms, "Per-iteration synchronisation cost of parameter-server training, ms")
+      ->capture_default_str();
   ex->add_option("--nic-gbps", o->nic_gbps, "Host NIC in GB/s without --cluster")->capture_default_str();
   ex->add_option("--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
       ->capture_default_str();

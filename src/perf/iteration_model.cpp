@@ -109,6 +109,15 @@ IterationBreakdown iteration_time(const TrainingModel& model, const GangShape& s
           return parameter_server_us(n, per_host, k, s, alpha, line, line);
         });
         b.phases.push_back(p);
+        if (settings.ps_sync_us > 0 && n > 1) {
+          CommPhase sync;
+          sync.name = "ps synchronisation";
+          sync.tier = p.tier;
+          sync.ranks = n;
+          sync.calls = 1;
+          sync.us = settings.ps_sync_us;
+          b.phases.push_back(sync);
+        }
         break;
       }
     }

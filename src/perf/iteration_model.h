@@ -27,6 +27,10 @@ struct CommSettings {
   // latency terms (Horovod's default fusion buffer is 64 MiB).
   double fusion_bytes = 64.0 * 1024 * 1024;
   int ps_servers = 0;  // parameter servers; 0 = one per host of the gang
+  // Synchronous parameter-server training pays a per-iteration barrier and gRPC round trips
+  // to every server, a cost that does not scale with gradient bytes. 0 by default; fitted,
+  // not measured, where set (scenarios/horovod-scaling.yaml, docs/perf-model.md).
+  double ps_sync_us = 0;
 };
 
 // What the iteration model needs to know about where a gang runs: sizes, GPU models and the

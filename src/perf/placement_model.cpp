@@ -37,7 +37,7 @@ double number(const std::string& file, const std::string& key, const std::string
 
 const std::vector<std::string>& valid_keys() {
   static const std::vector<std::string> keys = {"models",     "profile",    "algorithm", "overlap",   "fusion_mb",
-                                                "ps_servers", "contention", "model_mix", "reference", "reference_gpu"};
+                                                "ps_servers", "ps_sync_ms", "contention", "model_mix", "reference", "reference_gpu"};
   return keys;
 }
 
@@ -83,6 +83,7 @@ PlacementModelSettings parse_placement_settings(const std::map<std::string, std:
   if (const auto* v = get("overlap")) s.comm.overlap = number(file, "overlap", *v, 0, 1);
   if (const auto* v = get("fusion_mb")) s.comm.fusion_bytes = number(file, "fusion_mb", *v, 0, 1e6) * 1024 * 1024;
   if (const auto* v = get("ps_servers")) s.comm.ps_servers = static_cast<int>(number(file, "ps_servers", *v, 0, 1e6));
+  if (const auto* v = get("ps_sync_ms")) s.comm.ps_sync_us = number(file, "ps_sync_ms", *v, 0, 1e6) * 1e3;
   if (const auto* v = get("contention")) {
     if (*v == "true") s.contention = true;
     else if (*v == "false") s.contention = false;
