@@ -10,6 +10,7 @@ namespace schedlab::perf {
 const std::vector<PerfModelInfo>& perf_models() {
   static const std::vector<PerfModelInfo> list = {
       {"trace", "every job runs as long as its trace says, wherever it is placed"},
+      {"none", "another name for trace: no training model, trace durations kept"},
       {"placement", "iteration time of a training model (configs/models.yaml) on the placement: slowest GPU + "
                     "ring/hierarchical/tree/ps allreduce over the links crossed, shared max-min fairly"},
   };
@@ -19,8 +20,9 @@ const std::vector<PerfModelInfo>& perf_models() {
 std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const std::map<std::string, std::string>& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
                                            std::uint64_t seed) {
-  if (name == "trace") {
-    if (!args.empty()) throw InputError(scenario_file, 0, "perf." + args.begin()->first, "the 'trace' model takes no settings");
+  if (name == "trace" || name == "none") {
+    if (!args.empty())
+      throw InputError(scenario_file, 0, "perf." + args.begin()->first, "the '" + name + "' model takes no settings");
     return make_trace_rate_model();
   }
   if (name == "placement") return make_placement_model(parse_placement_settings(args, scenario_file, topo, seed), topo);
