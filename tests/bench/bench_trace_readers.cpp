@@ -40,6 +40,20 @@ std::string rfold_file() {
   return path;
 }
 
+// The native format as `schedlab trace generate` writes it (all 15 columns).
+std::string native_file() {
+  static const std::string path = generated(
+      "native.csv",
+      "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,priority,gang,kind,"
+      "estimate_s,status\n",
+      [](int i) {
+        return std::to_string(i) + "," + std::to_string(i * 3) + ".250000," + std::to_string(60 + i % 5000) +
+               ".000000," + std::to_string(1 + i % 4) + ",8,1000,,0,user" + std::to_string(i % 32) +
+               ",,0,1,batch,0.000000,unknown\n";
+      });
+  return path;
+}
+
 std::string openb_file() {
   static const std::string path = generated(
       "openb.csv",
@@ -113,6 +127,7 @@ void read_all(benchmark::State& state, const std::string& format, const std::str
   state.SetItemsProcessed(rows);
 }
 
+void BM_Native(benchmark::State& s) { read_all(s, "native", native_file()); }
 void BM_Rfold(benchmark::State& s) { read_all(s, "rfold", rfold_file()); }
 void BM_Openb(benchmark::State& s) { read_all(s, "openb", openb_file()); }
 void BM_Helios(benchmark::State& s) { read_all(s, "helios", helios_file()); }
@@ -122,6 +137,7 @@ void BM_PhillyJson(benchmark::State& s) { read_all(s, "philly", philly_file()); 
 
 }  // namespace
 
+BENCHMARK(BM_Native)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Rfold)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Openb)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Helios)->Unit(benchmark::kMillisecond);
