@@ -66,42 +66,35 @@ def main():
     if not os.path.isdir(traces):
         sys.exit(f"make-cluster-configs: {traces} not found (the public traces folder)")
 
+    def groups_of(rows, model_col, gpus_col):
+        """(model, GPUs per machine) -> machines, in list order; CPU-only machines left out."""
+        groups = collections.OrderedDict()
+        for r in rows:
+            gpus = int(r[gpus_col])
+            if gpus > 0:
+                key = (r[model_col], gpus)
+                groups[key] = groups.get(key, 0) + 1
+        return groups
+
     # PAI 2020: no header row; columns in the .header file.
     with open(os.path.join(traces, "clusters", "pai_machine_spec.header")) as f:
         cols = f.read().strip().split(",")
-    groups = collections.OrderedDict()
     with open(os.path.join(traces, "clusters", "pai_machine_spec.csv")) as f:
-        for row in csv.reader(f):
-            r = dict(zip(cols, row))
-            gpus = int(r["cap_gpu"])
-            if gpus > 0:
-                key = (r["gpu_type"], gpus)
-                groups[key] = groups.get(key, 0) + 1
+        groups = groups_of((dict(zip(cols, row)) for row in csv.reader(f)), "gpu_type", "cap_gpu")
     write_cluster(os.path.join(args.out, "pai2020.yaml"), "pai2020",
                   "Alibaba PAI 2020 GPU machines (clusters/pai_machine_spec.csv; Weng et al., NSDI'22, CC-BY-4.0).",
                   groups, 2020)
 
-    groups = collections.OrderedDict()
     with open(os.path.join(traces, "openb", "openb_node_list_gpu_node.csv")) as f:
-        for r in csv.DictReader(f):
-            gpus = int(r["gpu"])
-            if gpus > 0:
-                key = (r["model"], gpus)
-                groups[key] = groups.get(key, 0) + 1
+        groups = groups_of(csv.DictReader(f), "model", "gpu")
     write_cluster(os.path.join(args.out, "openb2023.yaml"), "openb2023",
                   "Alibaba GPU cluster 2023 'openb' GPU nodes (openb/openb_node_list_gpu_node.csv; Weng et al., ATC'23).",
                   groups, 2023)
 
-    groups = collections.OrderedDict()
     with open(os.path.join(traces, "clusters", "spot2026_node_info.csv")) as f:
-        for r in csv.DictReader(f):
-            gpus = int(r["gpu_capacity_num"])
-            if gpus > 0:
-                key = (r["gpu_model"], gpus)
-                groups[key] = groups.get(key, 0) + 1
+        groups = groups_of(csv.DictReader(f), "gpu_model", "gpu_capacity_num")
     write_cluster(os.path.join(args.out, "spot2026.yaml"), "spot2026",
                   "Alibaba spot-GPU cluster 2026 nodes (clusters/spot2026_node_info.csv).", groups, 2026)
-
 
 if __name__ == "__main__":
     main()

@@ -41,22 +41,7 @@ class OpenbSource final : public TraceReaderSource {
   }
 
  private:
-  void read_header() {
-    std::string_view line;
-    if (!next_data_line(reader_, line, '\0'))
-      throw EmptyTraceError(reader_.path(), "no header row");
-    split_fields(line, ',', fields_);
-    ncols_ = fields_.size();
-    pos_.fill(-1);
-    for (std::size_t i = 0; i < fields_.size(); ++i) {
-      auto it = std::find(kColNames.begin(), kColNames.end(), trim(fields_[i]));
-      if (it != kColNames.end()) pos_[it - kColNames.begin()] = static_cast<int>(i);
-    }
-    for (int c = 0; c < kRequired; ++c)
-      if (pos_[c] < 0)
-        throw InputError(reader_.path(), reader_.line_number(), kColNames[c],
-                         "required column is missing from the header (is this an openb pod list?)");
-  }
+  void read_header() { ncols_ = read_named_header(reader_, kColNames, kRequired, "an openb pod list", pos_); }
 
   std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
   FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -138,5 +139,12 @@ void expect_field_count(const LineReader& reader, std::size_t found, std::size_t
 // The reader's next line that is not empty and not a comment starting with `comment`
 // ('\0' for none); false at the end.
 bool next_data_line(LineReader& reader, std::string_view& line, char comment);
+
+// Reads the header row of a CSV whose columns are found by name (any order, extra columns
+// ignored): pos[i] becomes the index of names[i], -1 when absent, and the column count is
+// returned. The first `required` names must be present, else an InputError naming the
+// column and `what_file` ("a Helios cluster_log.csv"). An empty file is an EmptyTraceError.
+std::size_t read_named_header(LineReader& reader, std::span<const char* const> names, int required,
+                              std::string_view what_file, std::span<int> pos);
 
 }  // namespace schedlab::workload
