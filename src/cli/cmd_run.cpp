@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
+#include "perf/perf_registry.h"
 #include "sim/scenario_run.h"
 
 namespace schedlab::cli {
@@ -45,8 +46,11 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   cmd->callback([opts, &exit_code] {
     auto scenario = load(*opts);
-    // Open the workload too, so that a missing trace or bad header is reported now.
+    // Open the workload and build the perf model too, so that a missing trace, a bad header
+    // or a bad perf setting is reported now.
     auto source = sim::open_workload(scenario);
+    cluster::Topology topo(scenario.cluster, scenario.catalog);
+    perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed);
     fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
                scenario.cluster.name, scenario.workload.generate ? "generated" : scenario.workload.trace);
     exit_code = 0;
