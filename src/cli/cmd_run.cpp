@@ -50,7 +50,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     // or a bad perf setting is reported now.
     auto source = sim::open_workload(scenario);
     cluster::Topology topo(scenario.cluster, scenario.catalog);
-    perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed);
+    perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
+                          scenario.perf.lines);
     fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
                scenario.cluster.name, scenario.workload.generate ? "generated" : scenario.workload.trace);
     exit_code = 0;

@@ -36,9 +36,14 @@ class GpuCatalog {
   std::optional<ModelId> find(std::string_view name) const;
   std::vector<std::string> names() const;
   ModelMask all() const { return models_.size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << models_.size()) - 1; }
+  // The file the catalog was read from ("" when built in code); files that belong with it
+  // (configs/models.yaml) are found beside it.
+  const std::string& source_file() const { return source_file_; }
+  void set_source_file(std::string path) { source_file_ = std::move(path); }
 
  private:
   std::vector<GpuModel> models_;
+  std::string source_file_;
 };
 
 }  // namespace schedlab::cluster

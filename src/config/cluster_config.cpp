@@ -32,7 +32,9 @@ cluster::GpuCatalog load_catalog(const std::string& path) {
     out.push_back(std::move(g));
   }
   if (out.size() > cluster::kMaxModels) fail(models, at / "models", "at most 64 GPU models");
-  return cluster::GpuCatalog(std::move(out));
+  cluster::GpuCatalog catalog(std::move(out));
+  catalog.set_source_file(path);
+  return catalog;
 }
 
 std::string catalog_path_of(const std::string& cluster_path) {

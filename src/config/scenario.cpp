@@ -196,6 +196,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     require_map(p, pat);
     for (const auto& kv : p) {
       std::string key = kv.first.as<std::string>();
+      sc.perf.lines[key] = line_of(kv.first);
       if (key == "model")
         sc.perf.model = get_string(kv.second, pat / "model");
       else

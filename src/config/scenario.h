@@ -29,6 +29,7 @@ struct WorkloadConfig {
 struct PerfConfig {
   std::string model = "trace";
   std::map<std::string, std::string> args;  // model-specific settings, validated by the model
+  std::map<std::string, long> lines;        // line of each `perf:` key ("model" included), for errors
 };
 
 struct Variant {

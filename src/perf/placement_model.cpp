@@ -67,7 +67,12 @@ PlacementModelSettings parse_placement_settings(const std::map<std::string, std:
   };
   PlacementModelSettings s;
   s.seed = seed;
-  std::string models_path = config::resolve_path(file, get("models") ? *get("models") : "../configs/models.yaml");
+  // Default: models.yaml beside the cluster's GPU catalog (configs/), wherever the scenario is.
+  std::string models_path =
+      get("models") ? config::resolve_path(file, *get("models"))
+      : topo.catalog().source_file().empty()
+          ? config::resolve_path(file, "../configs/models.yaml")
+          : config::resolve_path(topo.catalog().source_file(), "models.yaml");
   s.models = load_model_catalog(models_path);
   if (const auto* p = get("profile")) {
     s.profile = overlay_profile(datasheet_profile(), load_profile(config::resolve_path(file, *p)));

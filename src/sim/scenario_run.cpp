@@ -46,7 +46,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
-  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed);
+  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
   metrics::Collector collector(topo, sc.timeline_interval);
   Simulation simulation(topo, sc.scheduler, *source, *perf, collector,
                         sc.workload.generate ? std::string("generator") : sc.workload.trace);

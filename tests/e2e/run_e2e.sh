@@ -64,6 +64,12 @@ bad_input unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " run "$F
 stderr_has unknown_part_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
 stderr_has unknown_part_suggests "did you mean 'best-fit'?"
 
+bad_input perf_setting "$FIX/bad_perf.yaml:10: perf.overlap: " run "$FIX/bad_perf.yaml"
+stderr_has perf_setting_says "must be in [0, 1], got 1.5"
+bad_input perf_setting_validate "$FIX/bad_perf.yaml:10: perf.overlap: " validate "$FIX/bad_perf.yaml"
+bad_input perf_unknown_model "$FIX/base.yaml: perf.model: " run "$FIX/base.yaml" --set perf.model=fast
+stderr_has perf_unknown_model_lists "valid: trace, none, placement"
+
 bad_input unknown_part_in_set "$FIX/base.yaml: scheduler.placement: " run "$FIX/base.yaml" --set scheduler.placement=rackpack
 stderr_has unknown_part_in_set_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
 
