@@ -13,7 +13,7 @@ class GangAdmission final : public Admission {
     std::uint64_t need = std::uint64_t{job.tasks_left} * job.spec->gpus_per_task;
     // The models its placement may use: without a gpu-model filter the request is not binding.
     std::uint64_t free = ctx.alloc.free_gpus(job.allowed);
-    if (free < need) return Status::wait(fmt::format("gang needs {} GPUs, {} free", need, free));
+    if (free < need) return Status::wait("gang needs {} GPUs, {} free", need, free);
     return Status::ok();
   }
   bool all_or_nothing(const PendingJob& job) const override { return job.spec->gang; }

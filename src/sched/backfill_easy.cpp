@@ -15,17 +15,13 @@ class EasyBackfill final : public Backfill {
   explicit EasyBackfill(std::size_t max_scan) : max_scan_(max_scan) {}
   std::size_t max_scan() const override { return max_scan_; }
 
-  void on_blocked(const PendingJob& blocked, const SchedContext& ctx, const std::vector<RunningJob>& running) override {
+  void on_blocked(const PendingJob& blocked, const SchedContext& ctx, const RunningByEnd& running) override {
     std::uint64_t need = std::uint64_t{blocked.tasks_left} * blocked.spec->gpus_per_task;
     // GPUs of the models the blocked job may use: free now, and freed as running jobs end.
     std::uint64_t free = ctx.alloc.free_gpus(blocked.allowed);
-    ends_.assign(running.begin(), running.end());
-    std::sort(ends_.begin(), ends_.end(), [](const RunningJob& a, const RunningJob& b) {
-      return a.expected_end != b.expected_end ? a.expected_end < b.expected_end : a.id < b.id;
-    });
     shadow_ = engine::kTimeMax;
     spare_ = 0;
-    for (const auto& r : ends_) {
+    for (const auto& r : running) {
       free += r.gpus;
       if (free >= need) {
         shadow_ = r.expected_end;
@@ -35,20 +31,21 @@ class EasyBackfill final : public Backfill {
     }
   }
 
-  bool may_start(const PendingJob& candidate, std::uint64_t gpus, const SchedContext& ctx) override {
-    const auto& s = *candidate.spec;
-    engine::Time runtime = s.estimate > 0 ? s.estimate : s.duration;
-    if (ctx.now + runtime <= shadow_) return true;
-    if (gpus <= spare_) {
-      spare_ -= gpus;
-      return true;
-    }
-    return false;
+  bool may_start(const PendingJob& candidate, std::uint64_t gpus, const SchedContext& ctx) const override {
+    return ends_before_shadow(candidate, ctx) || gpus <= spare_;
+  }
+
+  void started(const PendingJob& candidate, std::uint64_t gpus, const SchedContext& ctx) override {
+    if (!ends_before_shadow(candidate, ctx)) spare_ -= std::min(spare_, gpus);
   }
 
  private:
+  bool ends_before_shadow(const PendingJob& candidate, const SchedContext& ctx) const {
+    const auto& s = *candidate.spec;
+    return ctx.now + (s.estimate > 0 ? s.estimate : s.duration) <= shadow_;
+  }
+
   std::size_t max_scan_;
-  std::vector<RunningJob> ends_;
   engine::Time shadow_ = 0;
   std::uint64_t spare_ = 0;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,14 @@ struct RunningJob {
   engine::Time expected_end;
 };
 
+// Running jobs by expected end, then id: the order a reservation is computed in.
+struct ByExpectedEnd {
+  bool operator()(const RunningJob& a, const RunningJob& b) const {
+    return a.expected_end != b.expected_end ? a.expected_end < b.expected_end : a.id < b.id;
+  }
+};
+using RunningByEnd = std::set<RunningJob, ByExpectedEnd>;
+
 // May a later job start ahead of a blocked one? `none` never; `easy` when it does not
 // delay the blocked job's reservation.
 class Backfill {
@@ -84,12 +93,14 @@ class Backfill {
   // How many queued jobs after the first blocked one may be considered (0 = strict order).
   virtual std::size_t max_scan() const = 0;
   // Called once per scheduling pass with the first blocked job; prepares a reservation.
-  virtual void on_blocked(const PendingJob& /*blocked*/, const SchedContext& /*ctx*/,
-                          const std::vector<RunningJob>& /*running*/) {}
-  // May `candidate`, needing `gpus` GPUs, start now without delaying the blocked job?
-  virtual bool may_start(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) {
+  virtual void on_blocked(const PendingJob& /*blocked*/, const SchedContext& /*ctx*/, const RunningByEnd& /*running*/) {}
+  // May `candidate`, needing `gpus` GPUs, start now without delaying the blocked job? A
+  // question only: the scheduler may ask before and after placing the candidate.
+  virtual bool may_start(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) const {
     return false;
   }
+  // The candidate did start with `gpus` GPUs: the reservation accounts for them.
+  virtual void started(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) {}
 };
 
 }  // namespace schedlab::sched

@@ -114,15 +114,19 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
     whole = whole || a->all_or_nothing(job);
   }
   const std::uint32_t need = whole ? job.tasks_left : 1;
+  const std::uint64_t per_task = job.spec->fractional() ? 1 : job.spec->gpus_per_task;
+  // Behind a blocked job, ask the backfill part first (with the fewest GPUs the job could
+  // start on): most candidates are refused without a placement attempt.
+  if (after_block && !backfill_->may_start(job, need * per_task, ctx)) return false;
   for (auto mask : placement_groups(job)) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
     placement_->place(job, job.tasks_left, mask, tx, slots);
     if (slots.size() < need) continue;  // discarded: tx rolls back
     if (after_block) {
-      std::uint64_t gpus = 0;
-      for (const auto& t : slots) gpus += t.milli ? 1 : t.gpus;
+      std::uint64_t gpus = cluster::Placement{slots}.gpus();
       if (!backfill_->may_start(job, gpus, ctx)) continue;
+      backfill_->started(job, gpus, ctx);
     }
     tx.commit();
     if (one_generation(job) && !slots.empty())
@@ -146,11 +150,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
   // The first job that cannot (fully) start: later ones may only backfill around it.
   auto block_on = [&](const PendingJob& job) {
     blocked = true;
-    if (strict) return;
-    std::vector<RunningJob> running;
-    running.reserve(running_.size());
-    for (const auto& [id, r] : running_) running.push_back(r);  // on_blocked sorts them
-    backfill_->on_blocked(job, ctx, running);
+    if (!strict) backfill_->on_blocked(job, ctx, running_by_end_);
   };
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (blocked && scanned_after_block++ >= backfill_->max_scan()) break;
@@ -167,10 +167,12 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
     job.tasks_left -= static_cast<std::uint32_t>(slots.size());
     StartDecision d{job.id(), slots, job.tasks_left == 0};
     auto& run = running_[job.id()];
+    if (run.gpus) running_by_end_.erase(run);
     run.id = job.id();
     run.gpus += cluster::Placement{slots}.gpus();
     const auto& s = *job.spec;
     run.expected_end = now + (s.estimate > 0 ? s.estimate : s.duration);
+    running_by_end_.insert(run);
     starts.push_back(std::move(d));
     if (job.tasks_left == 0) {
       it = queue_.erase(it);
@@ -182,6 +184,11 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
   }
 }
 
-void Scheduler::job_ended(workload::JobId id) { running_.erase(id); }
+void Scheduler::job_ended(workload::JobId id) {
+  auto it = running_.find(id);
+  if (it == running_.end()) return;
+  running_by_end_.erase(it->second);
+  running_.erase(it);
+}
 
 }  // namespace schedlab::sched

@@ -71,6 +71,7 @@ class Scheduler {
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
   std::unordered_map<workload::JobId, RunningJob> running_;
+  RunningByEnd running_by_end_;  // the same jobs, in reservation order
   std::vector<std::vector<std::uint32_t>> host_size_counts_;  // [model][gpus] -> hosts
   // In strict order, the job that blocked the last pass and the release epoch it saw: if
   // both are unchanged the pass would fail the same way, and is skipped.

@@ -96,7 +96,7 @@ TEST_CASE("Sched.Admission.gang_reason_gives_numbers") {
   sched::SchedContext ctx{topo, alloc, 0};
   auto st = part->admit(job, ctx);
   CHECK(st.code == sched::Code::wait);
-  CHECK(st.reason == "gang needs 6 GPUs, 5 free");
+  CHECK(st.reason() == "gang needs 6 GPUs, 5 free");
   CHECK(part->all_or_nothing(job));
   auto inc = sched::builtin_parts().admissions.make("incremental", {});
   CHECK(inc->admit(job, ctx).is_ok());
