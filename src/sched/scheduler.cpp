@@ -166,13 +166,16 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
     }
     job.tasks_left -= static_cast<std::uint32_t>(slots.size());
     StartDecision d{job.id(), slots, job.tasks_left == 0};
-    auto& run = running_[job.id()];
-    if (run.gpus) running_by_end_.erase(run);
-    run.id = job.id();
-    run.gpus += cluster::Placement{slots}.gpus();
-    const auto& s = *job.spec;
-    run.expected_end = now + (s.estimate > 0 ? s.estimate : s.duration);
-    running_by_end_.insert(run);
+    if (!strict) {
+      // Only backfilling looks at running jobs.
+      auto& run = running_[job.id()];
+      if (run.gpus) running_by_end_.erase(run);
+      run.id = job.id();
+      run.gpus += cluster::Placement{slots}.gpus();
+      const auto& s = *job.spec;
+      run.expected_end = now + (s.estimate > 0 ? s.estimate : s.duration);
+      running_by_end_.insert(run);
+    }
     starts.push_back(std::move(d));
     if (job.tasks_left == 0) {
       it = queue_.erase(it);
