@@ -2,6 +2,8 @@
 // vector, and capturing the first input error, for one format.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -41,6 +43,18 @@ class TraceReaderHarness {
     r.source = workload::open_trace(path, options);
     workload::JobSpec job;
     while (r.source->next(job)) r.jobs.push_back(job);
+    return r;
+  }
+
+  // A fixture with one bad row among three: by default reading stops with
+  // "<fixture path>:<error>"; with skip_bad_rows the other two jobs come out and one row is
+  // counted. Returns the skipping read, for format-specific checks.
+  ReadTrace check_bad_row(const std::string& file, const std::string& error) const {
+    CAPTURE(file);
+    CHECK(error_of(fixture(file)) == fixture(file) + ":" + error);
+    auto r = read_all(fixture(file), true);
+    CHECK(r.jobs.size() == 2);
+    CHECK(r.source->skipped_rows() == 1);
     return r;
   }
 

@@ -96,11 +96,7 @@ TEST_CASE("Workload.Rfold.BadRows") {
       {"negative_gpus.csv", "3: size: -8 is less than 1"},
   };
   for (const auto& c : cases) {
-    CAPTURE(c.file);
-    CHECK(harness.error_of(harness.fixture(c.file)) == harness.fixture(c.file) + ":" + c.error);
-    auto r = harness.read_all(harness.fixture(c.file), true);
-    CHECK(r.jobs.size() == 2);
-    CHECK(r.source->skipped_rows() == 1);
+    auto r = harness.check_bad_row(c.file, c.error);
     CHECK(r.jobs.back().id == 1);
   }
 }
