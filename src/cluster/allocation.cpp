@@ -164,6 +164,21 @@ void AllocationState::release(const TaskSlot& t) {
   }
 }
 
+void AllocationState::set_down(HostId h, std::uint16_t n) {
+  if (down_.empty()) down_.assign(topo_->hosts().size(), 0);
+  take_whole(h, n);
+  down_[h] = static_cast<std::uint16_t>(down_[h] + n);
+  down_total_ += n;
+}
+
+void AllocationState::set_up(HostId h, std::uint16_t n) {
+  assert(!down_.empty() && down_[h] >= n);
+  down_[h] = static_cast<std::uint16_t>(down_[h] - n);
+  down_total_ -= n;
+  release_whole(h, n);
+  ++release_epoch_;  // repaired GPUs are freed capacity: blocked jobs may fit now
+}
+
 void AllocationState::release(const Placement& p) {
   ++release_epoch_;
   for (const auto& t : p.tasks) release(t);
@@ -176,12 +191,22 @@ TaskSlot AllocationTransaction::take(TaskSlot slot) {
   } else {
     state_->take(slot);
   }
-  log_.push_back(slot);
+  log_.push_back({slot, true});
   return slot;
 }
 
+void AllocationTransaction::release(const TaskSlot& slot) {
+  state_->release(slot);
+  log_.push_back({slot, false});
+}
+
 void AllocationTransaction::rollback() {
-  for (auto it = log_.rbegin(); it != log_.rend(); ++it) state_->release(*it);
+  for (auto it = log_.rbegin(); it != log_.rend(); ++it) {
+    if (it->taken)
+      state_->release(it->slot);
+    else
+      state_->take(it->slot);
+  }
   log_.clear();
 }
 

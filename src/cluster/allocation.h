@@ -59,6 +59,11 @@ class AllocationState {
   void release(const TaskSlot& t);
   // Ends a run: frees its tasks and advances the release epoch.
   void release(const Placement& p);
+  // Failed GPUs leave the free indexes until repaired; only wholly free GPUs go down.
+  void set_down(HostId h, std::uint16_t n);
+  void set_up(HostId h, std::uint16_t n);
+  std::uint16_t down(HostId h) const { return down_.empty() ? 0 : down_[h]; }
+  std::uint64_t down_gpus() const { return down_total_; }
   // Counts completed runs' releases (not transaction rollbacks): if it has not moved, no
   // GPU was freed, and a placement that failed before fails again.
   std::uint64_t release_epoch() const { return release_epoch_; }
@@ -77,6 +82,8 @@ class AllocationState {
   std::uint64_t used_milli_ = 0;
   std::uint64_t shared_total_ = 0;
   std::uint64_t release_epoch_ = 0;
+  std::vector<std::uint16_t> down_;  // [host], allocated at the first failure
+  std::uint64_t down_total_ = 0;
   std::vector<std::vector<std::uint16_t>> share_used_;  // [host][slot]
   std::vector<HostSet> shared_hosts_;          // [model]
 };
@@ -94,12 +101,18 @@ class AllocationTransaction {
   const AllocationState& state() const { return *state_; }
   // Records and applies one task's slot; fills in share_slot for shares.
   TaskSlot take(TaskSlot slot);
+  // Records and applies the release of a held slot (a preemption's dry run frees victims).
+  void release(const TaskSlot& slot);
   void commit() { log_.clear(); }
   void rollback();
 
  private:
+  struct Entry {
+    TaskSlot slot;
+    bool taken;  // undo by releasing (else by taking back exactly this slot)
+  };
   AllocationState* state_;
-  std::vector<TaskSlot> log_;
+  std::vector<Entry> log_;
 };
 
 }  // namespace schedlab::cluster

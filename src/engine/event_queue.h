@@ -11,7 +11,9 @@
 namespace schedlab::engine {
 
 // Lower classes run first within one instant.
-enum class EventClass : std::uint8_t { completion = 0, failure = 1, arrival = 2, timer = 3 };
+// Capacity is freed first (run ends, checkpoint saves that end, repairs), then failures
+// strike, then jobs arrive, then queue keys move.
+enum class EventClass : std::uint8_t { completion = 0, stop_done = 1, repair = 2, failure = 3, arrival = 4, timer = 5 };
 
 struct Event {
   Time time = 0;

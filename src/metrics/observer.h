@@ -7,6 +7,8 @@
 
 #include "cluster/placement.h"
 #include "engine/time.h"
+#include "sched/job_life.h"
+#include "sched/scheduler.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::metrics {
@@ -19,6 +21,30 @@ struct InstantState {
   std::uint64_t running_jobs = 0;
   std::uint64_t pending_jobs = 0;
   std::uint64_t fragmented_gpus = 0;  // free GPUs the first pending job cannot use
+  std::uint64_t down_gpus = 0;        // GPUs out of service (failed, not yet repaired)
+};
+
+// A step of a job's life, for event logs and per-job figures.
+enum class LifeStep : std::uint8_t {
+  start,     // first start of the job
+  restart,   // a start after a stop (it pays its restore time)
+  stop,      // all its tasks stopped (preempted, or a task's host or GPU failed)
+  finish,    // its work is done
+  fail,      // a failure left it no retries: terminated
+};
+const char* step_name(LifeStep s);
+
+struct LifeEvent {
+  LifeStep step = LifeStep::start;
+  engine::Time now = 0;
+  const workload::JobSpec* job = nullptr;
+  const sched::JobLife* life = nullptr;
+  sched::StopCause cause = sched::StopCause::preempted;  // for stop and fail
+  workload::JobId by = sched::kNoJob;                   // for a preemption: the job it made room for
+  std::uint32_t host = 0;                               // for a failure: the host that failed
+  double lost_work_s = 0;                               // for stop and fail: work thrown away (trace seconds)
+  engine::Time hold = 0;                                // for a graceful stop: GPUs kept to save
+  const cluster::Placement* placement = nullptr;        // for start and restart: where
 };
 
 class RunObserver {
@@ -29,9 +55,11 @@ class RunObserver {
   // Some of the job's tasks start; `first` for the job's first start.
   virtual void on_start(const workload::JobSpec& /*job*/, const cluster::Placement& /*tasks*/, engine::Time /*now*/,
                         bool /*first*/) {}
-  // Tasks started together end together (a "run"); `job_done` when it was the job's last.
+  // Tasks started together end together (a "run"), or are stopped together and free
+  // their GPUs at `now`; `job_done` when it was the job's last (its work is done).
   virtual void on_run_end(const workload::JobSpec& /*job*/, const cluster::Placement& /*tasks*/,
                           engine::Time /*start*/, engine::Time /*now*/, bool /*job_done*/) {}
+  virtual void on_life(const LifeEvent& /*event*/) {}
   virtual void on_instant(const InstantState& /*state*/) {}
   virtual void on_finish(engine::Time /*now*/) {}
 };

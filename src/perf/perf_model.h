@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cluster/placement.h"
+#include "workload/checkpoint.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::perf {
@@ -29,6 +30,11 @@ class PerfModel {
   virtual void run_ended(std::uint64_t /*run*/) {}
   // Appends (run, new speed) for every run whose speed changed since the last call.
   virtual void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& /*out*/) {}
+  // The job's checkpoint costs as the model catalog gives them (size over storage
+  // bandwidth); false when the model has none for this job.
+  virtual bool checkpoint_cost(const workload::JobSpec& /*job*/, workload::CheckpointCost& /*out*/) const {
+    return false;
+  }
 };
 
 // `trace`: every job runs exactly as long as its trace says, wherever it is placed.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/allocation.h"
+#include "sched/job_life.h"
 #include "sched/pending_job.h"
 #include "sched/status.h"
 
@@ -24,12 +25,38 @@ struct SchedContext {
   engine::Time now;
 };
 
-// Which pending job is considered next: the smallest key, ties by job id. The key is
-// taken when the job is queued.
+// A queue-order key: smaller goes first, compared (primary, secondary), then by job id.
+struct OrderKey {
+  double primary = 0;
+  double secondary = 0;
+  auto operator<=>(const OrderKey&) const = default;
+};
+
+// Which job is considered next: pending jobs for starting, running ones for keeping (under
+// preemption). Keys may depend on the job's life (attained service, remaining work, its
+// user's share); the scheduler recomputes a job's key only when an input changes: at
+// submit, start, stop and end, at the instant next_change() names, on every rekey_period(),
+// and for all jobs of a user when `keyed_by_user()` and one of them starts or stops.
 class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
-  virtual double key(const PendingJob& job, engine::Time now) const = 0;
+  virtual OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool running,
+                       engine::Time now) const = 0;
+  // The next instant after `now` at which the job's key changes by time alone (a LAS
+  // demotion of a running job, a starvation promotion of a waiting one); kTimeMax if none.
+  virtual engine::Time next_change(const workload::JobSpec& /*job*/, const JobLedger& /*ledger*/, bool /*running*/,
+                                   engine::Time /*now*/) const {
+    return engine::kTimeMax;
+  }
+  // Keys of running jobs move continuously (SRTF's remaining work): they are recomputed
+  // before preemption compares them.
+  virtual bool drifts_while_running() const { return false; }
+  // Every key is recomputed at this period (Themis' rounds); 0 = never.
+  virtual engine::Time rekey_period() const { return 0; }
+  // A start or stop changes the keys of every job of the same user (fair share).
+  virtual bool keyed_by_user() const { return false; }
+  // Every submitted job is shown once, in submit order (Gittins learns its distribution).
+  virtual void job_submitted(const workload::JobSpec& /*job*/) {}
 };
 
 // May this job start now at all? Parts are combined: every one must agree.
@@ -62,12 +89,15 @@ class PlacementPolicy {
                      cluster::AllocationTransaction& tx, std::vector<cluster::TaskSlot>& out) const = 0;
 };
 
-// Whom to evict so that a job can run. Only `none` exists yet; the interface is here so
-// that scenarios name it and later policies slot in.
+// Whom to evict so that waiting jobs can run. The scheduler runs the preemption pass
+// (scheduler_preempt.cpp) after starting what fits, when enabled(); stops are decisions
+// with reasons, like starts, and a gang is stopped whole.
 class Preemption {
  public:
   virtual ~Preemption() = default;
   virtual bool enabled() const = 0;
+  // A run is not preempted before it has run this long (thrash guard).
+  virtual engine::Time min_run() const { return 0; }
 };
 
 // A running job as backfilling sees it: its GPUs and when it is expected to end.

@@ -14,7 +14,6 @@ struct PendingJob {
   const workload::JobSpec* spec = nullptr;
   cluster::ModelMask requested = 0;  // models the job's request names (all if none)
   std::uint32_t tasks_left = 0;      // tasks not yet started
-  double key = 0;                    // queue-order key; smaller goes first, ties by id
   // Models the job may use after all filters (set by the scheduler when the job is queued).
   cluster::ModelMask allowed = 0;
   // Under a one-generation filter, the generation its started tasks run on (0 = none yet):

@@ -5,7 +5,9 @@ namespace schedlab::sched {
 namespace {
 class FifoQueue final : public QueueOrder {
  public:
-  double key(const PendingJob& job, engine::Time) const override { return static_cast<double>(job.spec->submit); }
+  OrderKey key(const workload::JobSpec& job, const JobLedger&, bool, engine::Time) const override {
+    return {static_cast<double>(job.submit), 0};
+  }
 };
 }  // namespace
 

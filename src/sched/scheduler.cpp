@@ -24,8 +24,10 @@ std::string model_list(cluster::ModelMask mask, const cluster::GpuCatalog& catal
 }
 }  // namespace
 
-Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const cluster::Topology& topo)
+Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const cluster::Topology& topo,
+                     const JobLedger* ledger)
     : topo_(&topo),
+      ledger_(ledger ? ledger : &fresh_ledger_),
       queue_order_(r.queues.make(c.queue, args_for(c, c.queue))),
       placement_(r.placements.make(c.placement, args_for(c, c.placement))),
       preemption_(r.preemptions.make(c.preemption, args_for(c, c.preemption))),
@@ -98,12 +100,75 @@ std::optional<std::string> Scheduler::never_fits(const PendingJob& job) const {
 
 std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, cluster::ModelMask requested,
                                             engine::Time now) {
-  PendingJob job{&spec, requested, spec.tasks, 0};
+  PendingJob job{&spec, requested, spec.tasks};
   job.allowed = allowed_models(job);
   if (auto why = never_fits(job)) return why;
-  job.key = queue_order_->key(job, now);
-  queue_.emplace(QueueKey{job.key, spec.id}, job);
+  queue_order_->job_submitted(spec);
+  if (keys_.size() <= spec.id) keys_.resize(spec.id + 1);
+  auto& ks = keys_[spec.id];
+  ks.spec = &spec;
+  ks.requested = requested;
+  ks.key = queue_order_->key(spec, *ledger_, false, now);
+  ks.queued = true;
+  queue_.emplace(QueueKey{ks.key, spec.id}, job);
+  if (queue_order_->keyed_by_user()) user_jobs_[spec.user].push_back(spec.id);
+  if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
+    timers_.push_back({t, spec.id, ks.version});
+  if (auto period = queue_order_->rekey_period(); period > 0 && next_rekey_ == engine::kTimeMax) {
+    next_rekey_ = now + period;
+    timers_.push_back({next_rekey_, kNoJob, 0});
+  }
   return std::nullopt;
+}
+
+void Scheduler::rekey(workload::JobId id, engine::Time now) {
+  auto& ks = keys_[id];
+  if (!ks.queued && !ks.running) return;
+  OrderKey k = queue_order_->key(*ks.spec, *ledger_, ks.running, now);
+  if (k != ks.key) {
+    if (ks.queued) {
+      auto node = queue_.extract(QueueKey{ks.key, id});
+      node.key() = QueueKey{k, id};
+      queue_.insert(std::move(node));
+    }
+    if (ks.running) {
+      running_by_key_.erase(QueueKey{ks.key, id});
+      running_by_key_.insert(QueueKey{k, id});
+    }
+    ks.key = k;
+  }
+  ++ks.version;
+  if (auto t = queue_order_->next_change(*ks.spec, *ledger_, ks.running, now); t != engine::kTimeMax)
+    timers_.push_back({std::max(t, now), id, ks.version});
+}
+
+void Scheduler::rekey_user(workload::Label user, engine::Time now) {
+  auto it = user_jobs_.find(user);
+  if (it == user_jobs_.end()) return;
+  auto& ids = it->second;
+  // Ended jobs leave the list here, lazily.
+  std::erase_if(ids, [&](workload::JobId id) { return !keys_[id].queued && !keys_[id].running; });
+  for (auto id : ids) rekey(id, now);
+  if (ids.empty()) user_jobs_.erase(it);
+}
+
+void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time now) {
+  if (id == kNoJob) {
+    if (now != next_rekey_) return;
+    for (workload::JobId j = 0; j < keys_.size(); ++j)
+      if (keys_[j].queued || keys_[j].running) rekey(j, now);
+    next_rekey_ = ledger_->active_jobs() > 0 || !queue_.empty() || !running_.empty()
+                      ? now + queue_order_->rekey_period()
+                      : engine::kTimeMax;
+    if (next_rekey_ != engine::kTimeMax) timers_.push_back({next_rekey_, kNoJob, 0});
+    return;
+  }
+  if (id < keys_.size() && keys_[id].version == version) rekey(id, now);
+}
+
+void Scheduler::take_timers(std::vector<TimerRequest>& out) {
+  out.insert(out.end(), timers_.begin(), timers_.end());
+  timers_.clear();
 }
 
 bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext& ctx, cluster::AllocationState& alloc,
@@ -138,6 +203,39 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
 }
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
+  std::vector<StopDecision> stops;
+  schedule(now, alloc, starts, stops);
+}
+
+void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                         std::vector<StopDecision>& stops) {
+  start_pass(now, alloc, starts);
+  if (preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
+}
+
+void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& slots, engine::Time now,
+                             std::vector<StartDecision>& starts) {
+  job.tasks_left -= static_cast<std::uint32_t>(slots.size());
+  const workload::JobId id = job.id();
+  auto& ks = keys_[id];
+  auto [it, fresh] = running_.try_emplace(id);
+  auto& run = it->second;
+  if (!fresh && backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, run.gpus, run.expected_end});
+  run.spec = job.spec;
+  run.gpus += cluster::Placement{slots}.gpus();
+  const auto& s = *job.spec;
+  // Expected end for reservations: the estimate (or traced duration) less the work done.
+  double left = static_cast<double>(s.estimate > 0 ? s.estimate : s.duration) - ledger_->work_done(id, now);
+  run.expected_end = now + static_cast<engine::Time>(std::max(left, 0.0));
+  if (backfill_->max_scan() > 0) running_by_end_.insert(RunningJob{id, run.gpus, run.expected_end});
+  starts.push_back(StartDecision{id, slots, job.tasks_left == 0});
+  if (fresh) {
+    ks.running = true;
+    running_by_key_.insert(QueueKey{ks.key, id});
+  }
+}
+
+void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
   const bool strict = backfill_->max_scan() == 0;
   if (strict && last_block_.valid && !queue_.empty() && queue_.begin()->second.id() == last_block_.job &&
       alloc.release_epoch() == last_block_.epoch)
@@ -147,6 +245,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
   bool blocked = false;
   std::size_t scanned_after_block = 0;
   std::vector<cluster::TaskSlot> slots;
+  std::vector<workload::JobId> started;
   // The first job that cannot (fully) start: later ones may only backfill around it.
   auto block_on = [&](const PendingJob& job) {
     blocked = true;
@@ -164,20 +263,10 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
       ++it;
       continue;
     }
-    job.tasks_left -= static_cast<std::uint32_t>(slots.size());
-    StartDecision d{job.id(), slots, job.tasks_left == 0};
-    if (!strict) {
-      // Only backfilling looks at running jobs.
-      auto& run = running_[job.id()];
-      if (run.gpus) running_by_end_.erase(run);
-      run.id = job.id();
-      run.gpus += cluster::Placement{slots}.gpus();
-      const auto& s = *job.spec;
-      run.expected_end = now + (s.estimate > 0 ? s.estimate : s.duration);
-      running_by_end_.insert(run);
-    }
-    starts.push_back(std::move(d));
+    record_start(job, slots, now, starts);
+    started.push_back(job.id());
     if (job.tasks_left == 0) {
+      keys_[job.id()].queued = false;
       it = queue_.erase(it);
       continue;
     }
@@ -185,13 +274,93 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
     if (!blocked) block_on(job);
     ++it;
   }
+  // Keys that depend on running (LAS keeps running jobs ahead) or on the user's share move
+  // now; after the walk, so that the walk's iterators stay valid.
+  for (auto id : started) {
+    rekey(id, now);
+    if (queue_order_->keyed_by_user()) rekey_user(keys_[id].spec->user, now);
+  }
 }
 
-void Scheduler::job_ended(workload::JobId id) {
+void Scheduler::drop_running(workload::JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
-  running_by_end_.erase(it->second);
+  if (backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, it->second.gpus, it->second.expected_end});
+  auto& ks = keys_[id];
+  running_by_key_.erase(QueueKey{ks.key, id});
+  ks.running = false;
   running_.erase(it);
+}
+
+void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobId by, engine::Time /*now*/,
+                             cluster::AllocationState& alloc, std::vector<StopDecision>& stops) {
+  StopDecision d{id, cause, by, ledger_->stop_hold(id) == 0};
+  if (d.released) {
+    std::vector<cluster::TaskSlot> held;
+    ledger_->held_slots(id, held);
+    alloc.release(cluster::Placement{std::move(held)});
+  }
+  drop_running(id);
+  // Tasks of a partly started job that still waited leave the queue with it: the whole job
+  // is placed again from scratch when it is requeued.
+  auto& ks = keys_[id];
+  if (ks.queued) {
+    queue_.erase(QueueKey{ks.key, id});
+    ks.queued = false;
+  }
+  ++ks.version;
+  if (cause == StopCause::preempted) ++preemptions_;
+  stops.push_back(d);
+}
+
+void Scheduler::job_ended(workload::JobId id, engine::Time now) {
+  drop_running(id);
+  if (id < keys_.size()) {
+    ++keys_[id].version;
+    if (queue_order_->keyed_by_user() && keys_[id].spec) rekey_user(keys_[id].spec->user, now);
+  }
+}
+
+void Scheduler::job_stopped(workload::JobId id) {
+  drop_running(id);
+  auto& ks = keys_[id];
+  if (ks.queued) {
+    queue_.erase(QueueKey{ks.key, id});
+    ks.queued = false;
+  }
+  ++ks.version;
+}
+
+void Scheduler::requeue(workload::JobId id, engine::Time now) {
+  auto& ks = keys_[id];
+  if (ks.queued) queue_.erase(QueueKey{ks.key, id});
+  const auto& spec = *ks.spec;
+  PendingJob job{&spec, 0, spec.tasks};
+  // The request and filters are those it was submitted with.
+  job.requested = ks.requested;
+  job.allowed = allowed_models(job);
+  ks.queued = true;
+  ks.key = queue_order_->key(spec, *ledger_, false, now);
+  ++ks.version;
+  queue_.emplace(QueueKey{ks.key, id}, job);
+  last_block_.valid = false;
+  if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
+    timers_.push_back({std::max(t, now), id, ks.version});
+  if (queue_order_->keyed_by_user()) rekey_user(spec.user, now);
+}
+
+void Scheduler::forget(workload::JobId id, engine::Time now) {
+  job_stopped(id);
+  if (queue_order_->keyed_by_user() && keys_[id].spec) rekey_user(keys_[id].spec->user, now);
+}
+
+const char* cause_name(StopCause c) {
+  switch (c) {
+    case StopCause::preempted: return "preempted";
+    case StopCause::host_failed: return "host failed";
+    case StopCause::gpu_failed: return "GPU failed";
+  }
+  return "?";
 }
 
 }  // namespace schedlab::sched

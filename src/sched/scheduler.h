@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +27,8 @@ struct SchedulerConfig {
   std::map<std::string, PartArgs> args;  // per part name
 };
 
+inline constexpr workload::JobId kNoJob = ~workload::JobId{0};
+
 // Tasks of one job that start now, and where.
 struct StartDecision {
   workload::JobId job = 0;
@@ -33,36 +36,109 @@ struct StartDecision {
   bool job_fully_started = false;  // no task of the job is left waiting
 };
 
+enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed };
+const char* cause_name(StopCause c);
+
+// A whole job (all its running tasks: a gang is stopped as one unit) stops now.
+struct StopDecision {
+  workload::JobId job = 0;
+  StopCause cause = StopCause::preempted;
+  workload::JobId by = kNoJob;  // the job it makes room for, when preempted
+  // The scheduler freed the job's GPUs already (an immediate stop); otherwise the job keeps
+  // them while it saves a checkpoint, and the simulation frees them when the save ends.
+  bool released = false;
+};
+
+// "Recompute this job's key at `at`" (kNoJob: every job's), valid while `version` is current.
+struct TimerRequest {
+  engine::Time at = 0;
+  workload::JobId job = 0;
+  std::uint32_t version = 0;
+};
+
 class Scheduler {
  public:
-  Scheduler(const SchedulerConfig& config, const PartRegistry& registry, const cluster::Topology& topo);
+  // `ledger` gives the jobs' lives to queue orders and preemption; null for a scheduler
+  // whose jobs never stop (nothing attained, nothing done).
+  Scheduler(const SchedulerConfig& config, const PartRegistry& registry, const cluster::Topology& topo,
+            const JobLedger* ledger = nullptr);
 
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
   std::optional<std::string> submit(const workload::JobSpec& spec, cluster::ModelMask requested, engine::Time now);
-  // One scheduling pass at `now`: commits allocations for the jobs that start and reports them.
+  // One scheduling pass at `now`: commits allocations for the jobs that start, frees the
+  // GPUs of jobs it stops at once, and reports both.
+  void schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                std::vector<StopDecision>& stops);
   void schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts);
   // A started job has ended (all tasks); backfilling stops counting on its GPUs.
-  void job_ended(workload::JobId id);
+  void job_ended(workload::JobId id, engine::Time now = 0);
+  // A running job stopped outside a pass (a failure): it no longer runs. Its GPUs are the
+  // caller's to free. Follow with requeue() to let it wait again, or forget() to end it.
+  void job_stopped(workload::JobId id);
+  // A stopped job waits again, all its tasks to be placed from scratch (anywhere its filters allow).
+  void requeue(workload::JobId id, engine::Time now);
+  // The job is gone for good (failed): it neither runs nor waits.
+  void forget(workload::JobId id, engine::Time now);
+  // A timer the scheduler asked for fired.
+  void on_timer(workload::JobId id, std::uint32_t version, engine::Time now);
+  // Timers asked for since the last call (the caller turns them into engine events).
+  void take_timers(std::vector<TimerRequest>& out);
 
   std::size_t pending() const { return queue_.size(); }
   // The first job in queue order, if any.
   const PendingJob* head() const { return queue_.empty() ? nullptr : &queue_.begin()->second; }
   // Models the job may use after all filters.
   cluster::ModelMask allowed_models(const PendingJob& job) const;
+  // The job's current queue key (for tests and logs).
+  OrderKey key_of(workload::JobId id) const { return keys_.at(id).key; }
+  std::uint64_t preemptions() const { return preemptions_; }
 
  private:
-  using QueueKey = std::pair<double, workload::JobId>;
+  using QueueKey = std::pair<OrderKey, workload::JobId>;
+  // The scheduler's record of a job that holds GPUs.
+  struct ActiveJob {
+    const workload::JobSpec* spec = nullptr;
+    std::uint64_t gpus = 0;  // whole GPUs plus one per share slot
+    engine::Time expected_end = 0;
+  };
+  // Per job: its key, where it is, and the version that invalidates older timers.
+  struct KeyState {
+    const workload::JobSpec* spec = nullptr;
+    OrderKey key;
+    cluster::ModelMask requested = 0;
+    std::uint32_t version = 0;
+    bool queued = false;
+    bool running = false;
+  };
 
   // Tries to start the job's tasks now; fills `slots` and returns true on success.
   bool try_start(PendingJob& job, bool after_block, const SchedContext& ctx, cluster::AllocationState& alloc,
                  std::vector<cluster::TaskSlot>& slots);
+  // The placement pass in queue order (with backfill past the first blocked job).
+  void start_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts);
+  // The preemption pass (scheduler_preempt.cpp): stops running jobs to start better ones.
+  void preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                    std::vector<StopDecision>& stops);
+  // Records `slots` of `job` as started now.
+  void record_start(PendingJob& job, std::vector<cluster::TaskSlot>& slots, engine::Time now,
+                    std::vector<StartDecision>& starts);
+  // Stops a running job as one unit: frees its GPUs now when its stop hold is zero.
+  void stop_running(workload::JobId id, StopCause cause, workload::JobId by, engine::Time now,
+                    cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
+  // Takes the job out of the running records (not the queue).
+  void drop_running(workload::JobId id);
+  // Recomputes one job's key where it is queued and running; asks for its next timer.
+  void rekey(workload::JobId id, engine::Time now);
+  void rekey_user(workload::Label user, engine::Time now);
   // True when a filter wants all of the job's GPUs of one generation.
   bool one_generation(const PendingJob& job) const;
   std::vector<cluster::ModelMask> placement_groups(const PendingJob& job) const;
   std::optional<std::string> never_fits(const PendingJob& job) const;
 
   const cluster::Topology* topo_;
+  const JobLedger* ledger_;
+  FreshLedger fresh_ledger_;
   std::unique_ptr<QueueOrder> queue_order_;
   std::vector<std::unique_ptr<Admission>> admissions_;
   std::vector<std::unique_ptr<Filter>> filters_;
@@ -70,8 +146,14 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
-  std::unordered_map<workload::JobId, RunningJob> running_;
-  RunningByEnd running_by_end_;  // the same jobs, in reservation order
+  std::vector<KeyState> keys_;  // by job id
+  std::unordered_map<workload::JobId, ActiveJob> running_;
+  std::set<QueueKey> running_by_key_;  // the same jobs, in queue order
+  RunningByEnd running_by_end_;        // the same jobs, in reservation order (backfilling only)
+  std::unordered_map<workload::Label, std::vector<workload::JobId>> user_jobs_;  // keyed_by_user() only
+  std::vector<TimerRequest> timers_;
+  engine::Time next_rekey_ = engine::kTimeMax;
+  std::uint64_t preemptions_ = 0;
   std::vector<std::vector<std::uint32_t>> host_size_counts_;  // [model][gpus] -> hosts
   // In strict order, the job that blocked the last pass and the release epoch it saw: if
   // both are unchanged the pass would fail the same way, and is skipped.

@@ -4,19 +4,30 @@
 #include <cassert>
 #include <cmath>
 
+#include "util/checked.h"
+
 namespace schedlab::sim {
+
+double SimExecutor::remaining_at(const Progress& p, engine::Time now) {
+  engine::Time from = std::max(p.since, p.ready_at);
+  if (now <= from || p.speed <= 0) return p.remaining;
+  return std::max(p.remaining - static_cast<double>(now - from) * p.speed, 0.0);
+}
 
 void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
   assert(p.speed > 0);
-  // Round up: a run never ends before its work is done.
-  auto length = static_cast<engine::Time>(std::ceil(p.remaining / p.speed - 1e-9));
-  queue_->push(now + std::max<engine::Time>(length, 0), engine::EventClass::completion, run, p.version);
+  // Round up: a run never ends before its work is done. A huge length saturates.
+  engine::Time length = time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
+  queue_->push(add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 
-void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) {
+void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
+                        double work, engine::Time delay) {
   Progress p;
-  p.remaining = static_cast<double>(job.duration);
+  p.work = work;
+  p.remaining = work;
   p.since = now;
+  p.ready_at = add_time(now, delay);
   if (perf_->shares_links()) {
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);
@@ -39,6 +50,18 @@ void SimExecutor::finished(RunId run, engine::Time) {
   if (perf_->shares_links()) perf_->run_ended(run);
 }
 
+double SimExecutor::progress(RunId run, engine::Time now) const {
+  auto it = runs_.find(run);
+  if (it == runs_.end()) return 0;
+  return it->second.work - remaining_at(it->second, now);
+}
+
+double SimExecutor::stop(RunId run, engine::Time now) {
+  double done = progress(run, now);
+  finished(run, now);
+  return done;
+}
+
 void SimExecutor::settle(engine::Time now) {
   if (!perf_->shares_links()) return;
   changes_.clear();
@@ -47,8 +70,7 @@ void SimExecutor::settle(engine::Time now) {
     auto it = runs_.find(run);
     if (it == runs_.end()) continue;
     auto& p = it->second;
-    if (p.speed > 0) p.remaining -= static_cast<double>(now - p.since) * p.speed;
-    p.remaining = std::max(p.remaining, 0.0);
+    p.remaining = remaining_at(p, now);
     p.since = now;
     p.speed = speed;
     ++p.version;

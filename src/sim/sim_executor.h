@@ -17,19 +17,26 @@ class SimExecutor final : public Executor {
  public:
   SimExecutor(engine::EventQueue& queue, perf::PerfModel& perf, const cluster::Topology& topo)
       : queue_(&queue), perf_(&perf), topo_(&topo) {}
-  void start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now) override;
+  void start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
+             double work, engine::Time delay) override;
   bool is_current(const engine::Event& completion) const override;
   void finished(RunId run, engine::Time now) override;
+  double stop(RunId run, engine::Time now) override;
+  double progress(RunId run, engine::Time now) const override;
   void settle(engine::Time now) override;
 
  private:
   struct Progress {
-    double remaining = 0;  // trace microseconds left at speed 1
+    double work = 0;       // the run's work when it started
+    double remaining = 0;  // trace microseconds left at speed 1, as of `since`
     double speed = 1;
-    engine::Time since = 0;
+    engine::Time since = 0;     // when `remaining` was last brought up to date
+    engine::Time ready_at = 0;  // progress starts here (after a restore)
     std::uint32_t version = 0;
   };
   void schedule_end(RunId run, Progress& p, engine::Time now);
+  // Remaining work at `now` (no earlier than the last update).
+  static double remaining_at(const Progress& p, engine::Time now);
 
   engine::EventQueue* queue_;
   perf::PerfModel* perf_;

@@ -1,9 +1,14 @@
-// The simulate loop: all events of one instant, then one scheduling pass.
+// The simulate loop: all events of one instant (ends, saves that end, repairs, failures,
+// arrivals, key timers), then one scheduling pass, then its stops, then its starts.
 #include "sim/simulation.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "sim/sim_executor.h"
+#include "util/checked.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -11,14 +16,49 @@ namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
-                       std::string trace_name)
+                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures)
     : topo_(topo),
       source_(source),
+      perf_(perf),
       observer_(observer),
       trace_name_(std::move(trace_name)),
+      lifecycle_(lifecycle),
+      failures_(failures),
       alloc_(topo),
-      scheduler_(scheduler, sched::builtin_parts(), topo),
+      scheduler_(scheduler, sched::builtin_parts(), topo, this),
       executor_(std::make_unique<SimExecutor>(queue_, perf, topo)) {}
+
+// --- the ledger the scheduler reads ------------------------------------------------------
+
+double Simulation::work_done(workload::JobId id, engine::Time now) const {
+  const auto& rt = jobs_rt_[id];
+  const double base = rt.life.work_done;
+  if (rt.life.state != sched::JobState::running || !rt.fully_started || rt.runs.empty()) return base;
+  // Tasks of a job resume from one checkpoint: the job is as far as its slowest run.
+  double least = std::numeric_limits<double>::infinity();
+  for (RunId r : rt.runs) least = std::min(least, executor_->progress(r, now));
+  return std::min(base + least, rt.life.work_total);
+}
+
+std::uint64_t Simulation::user_held_milli(workload::Label user) const {
+  auto it = user_milli_.find(user);
+  return it == user_milli_.end() ? 0 : it->second;
+}
+
+void Simulation::held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const {
+  out.clear();
+  for (RunId r : jobs_rt_[id].runs) {
+    const auto& tasks = runs_.at(r).placement.tasks;
+    out.insert(out.end(), tasks.begin(), tasks.end());
+  }
+}
+
+engine::Time Simulation::stop_hold(workload::JobId id) const {
+  if (lifecycle_.grace <= 0) return 0;
+  return std::min(lifecycle_.grace, jobs_rt_[id].ckpt.save);
+}
+
+// --- arrivals and failures ---------------------------------------------------------------
 
 cluster::ModelMask Simulation::requested_models(const workload::JobSpec& job) {
   const auto& catalog = topo_.catalog();
@@ -55,75 +95,323 @@ cluster::ModelMask Simulation::requested_models(const workload::JobSpec& job) {
   return mask;
 }
 
+workload::CheckpointCost Simulation::checkpoint_for(const workload::JobSpec& job) const {
+  workload::CheckpointCost model;
+  const bool has_model = perf_.checkpoint_cost(job, model);
+  // Per field: the trace's column, else the scenario's `checkpoint:`, else the model catalog.
+  auto pick = [&](float trace_s, engine::Time scenario, engine::Time from_model) {
+    if (trace_s >= 0) return engine::from_seconds(trace_s);
+    if (lifecycle_.checkpoint_set) return scenario;
+    return has_model ? from_model : engine::Time{0};
+  };
+  const auto& s = lifecycle_.checkpoint;
+  return {pick(job.ckpt_interval_s, s.interval, model.interval), pick(job.ckpt_save_s, s.save, model.save),
+          pick(job.ckpt_restore_s, s.restore, model.restore)};
+}
+
 bool Simulation::pull_next_job() {
   workload::JobSpec spec;
-  if (!source_.next(spec)) return false;
+  if (!source_.next(spec)) {
+    source_done_ = true;
+    return false;
+  }
   spec.id = static_cast<workload::JobId>(jobs_.size());
   jobs_.push_back(spec);
-  job_state_.push_back({});
+  jobs_rt_.emplace_back();
   queue_.push(spec.submit, engine::EventClass::arrival, spec.id);
   return true;
+}
+
+void Simulation::pull_next_failure() {
+  FailureEvent f;
+  if (!failures_ || !failures_->next(f)) return;
+  pending_failures_.push_back(f);
+  queue_.push(f.at, engine::EventClass::failure, pending_failures_.size() - 1);
+}
+
+void Simulation::hold_changed(workload::JobId id, std::int64_t delta_milli) {
+  auto& life = jobs_rt_[id].life;
+  life.held_milli = static_cast<std::uint64_t>(static_cast<std::int64_t>(life.held_milli) + delta_milli);
+  auto& user = user_milli_[jobs_[id].user];
+  user = static_cast<std::uint64_t>(static_cast<std::int64_t>(user) + delta_milli);
+}
+
+void Simulation::job_left(workload::JobId id) {
+  --active_jobs_;
+  auto it = active_users_.find(jobs_[id].user);
+  if (it != active_users_.end() && --it->second == 0) active_users_.erase(it);
 }
 
 void Simulation::handle(const engine::Event& e) {
   switch (e.cls) {
     case engine::EventClass::arrival: {
       const auto& job = jobs_[e.subject];
+      auto& rt = jobs_rt_[e.subject];
       ++stats_.jobs;
+      rt.life.work_total = static_cast<double>(job.duration);
+      rt.life.pending_since = e.time;
+      rt.ckpt = checkpoint_for(job);
+      ++active_jobs_;
+      ++active_users_[job.user];
       auto why = scheduler_.submit(job, requested_models(job), e.time);
-      if (why)
+      if (why) {
+        rt.life.state = sched::JobState::dropped;
+        job_left(job.id);
         observer_.on_drop(job, e.time, *why);
-      else
+      } else {
         observer_.on_submit(job, e.time);
+      }
       pull_next_job();  // the next arrival, possibly at this same instant
       break;
     }
     case engine::EventClass::completion: {
-      if (!executor_->is_current(e)) break;  // superseded by a speed change
+      if (!executor_->is_current(e)) break;  // superseded by a speed change, or stopped
       auto it = runs_.find(e.subject);
       executor_->finished(e.subject, e.time);
       Run run = std::move(it->second);
       runs_.erase(it);
       alloc_.release(run.placement);
-      auto& st = job_state_[run.job];
-      --st.runs_active;
-      bool done = st.runs_active == 0 && st.fully_started;
+      auto& rt = jobs_rt_[run.job];
+      auto& life = rt.life;
+      std::erase(rt.runs, e.subject);
+      const auto milli = run.placement.used_milli();
+      hold_changed(run.job, -static_cast<std::int64_t>(milli));
+      rt.held_gpus -= run.placement.gpus();
+      life.attained_gpu_us += static_cast<double>(milli) / 1000.0 * static_cast<double>(e.time - run.start);
+      const bool done = rt.runs.empty() && rt.fully_started;
       if (done) {
+        life.attained += e.time - life.run_start;
+        life.run_start = -1;
+        life.work_done = life.work_total;
+        life.state = sched::JobState::finished;
         --running_jobs_;
-        scheduler_.job_ended(run.job);
+        scheduler_.job_ended(run.job, e.time);
+        job_left(run.job);
       }
       observer_.on_run_end(jobs_[run.job], run.placement, run.start, e.time, done);
+      if (done) observer_.on_life({metrics::LifeStep::finish, e.time, &jobs_[run.job], &life});
       break;
     }
-    default:
+    case engine::EventClass::stop_done: {
+      auto& rt = jobs_rt_[e.subject];
+      if (rt.life.state != sched::JobState::stopping || rt.stop_version != e.version) break;
+      finish_stop(static_cast<workload::JobId>(e.subject), e.time, true);
+      break;
+    }
+    case engine::EventClass::repair: {
+      const auto& [host, n] = repairs_[e.subject];
+      alloc_.set_up(host, n);
+      break;
+    }
+    case engine::EventClass::failure: {
+      fail_host(pending_failures_[e.subject], e.time);
+      pull_next_failure();
+      break;
+    }
+    case engine::EventClass::timer:
+      scheduler_.on_timer(static_cast<workload::JobId>(e.subject), e.version, e.time);
       break;
   }
 }
 
+// --- starts and stops --------------------------------------------------------------------
+
 void Simulation::start_decided(engine::Time now) {
   for (auto& d : starts_) {
-    auto& st = job_state_[d.job];
-    // The job's first start only: a job whose earlier runs all ended while tasks still
-    // waited started long ago, and never stopped counting as running.
-    bool first = !st.started;
-    st.started = true;
-    if (first) ++running_jobs_;
-    if (d.job_fully_started) st.fully_started = true;
-    ++st.runs_active;
+    auto& rt = jobs_rt_[d.job];
+    auto& life = rt.life;
+    const auto& job = jobs_[d.job];
+    const bool first_ever = !rt.started;
+    rt.started = true;
+    const bool attempt_first = !rt.attempt_started;
+    if (attempt_first) {
+      rt.attempt_started = true;
+      life.state = sched::JobState::running;
+      life.run_start = now;
+      ++running_jobs_;
+      if (!first_ever) ++life.restarts;
+      // A restart from a checkpoint first restores it: GPUs held, no progress.
+      rt.progress_from = add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
+    }
+    if (d.job_fully_started) rt.fully_started = true;
+    const engine::Time delay = std::max<engine::Time>(rt.progress_from - now, 0);
     RunId id = next_run_++;
     Run run{d.job, now, cluster::Placement{std::move(d.slots)}};
-    observer_.on_start(jobs_[d.job], run.placement, now, first);
-    executor_->start(id, jobs_[d.job], run.placement, now);
+    const auto milli = run.placement.used_milli();
+    hold_changed(d.job, static_cast<std::int64_t>(milli));
+    rt.held_gpus += run.placement.gpus();
+    life.lost_gpu_us += static_cast<double>(milli) / 1000.0 * static_cast<double>(delay);
+    observer_.on_start(job, run.placement, now, first_ever);
+    if (attempt_first) {
+      metrics::LifeEvent ev{first_ever ? metrics::LifeStep::start : metrics::LifeStep::restart, now, &job, &life};
+      ev.placement = &run.placement;
+      observer_.on_life(ev);
+    }
+    executor_->start(id, job, run.placement, now, life.work_total - life.work_done, delay);
+    rt.runs.push_back(id);
     runs_.emplace(id, std::move(run));
   }
   starts_.clear();
 }
+
+void Simulation::apply_stops(engine::Time now) {
+  for (const auto& d : stops_) {
+    ++stats_.preemptions;
+    stop_job(d.job, now, d.cause, d.by, d.released, d.released ? 0 : stop_hold(d.job), 0);
+  }
+  stops_.clear();
+}
+
+void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause cause, workload::JobId by,
+                          bool released, engine::Time hold, cluster::HostId host) {
+  auto& rt = jobs_rt_[id];
+  auto& life = rt.life;
+  const double done = work_done(id, now);
+  for (RunId r : rt.runs) executor_->stop(r, now);
+  const bool preempted = cause == sched::StopCause::preempted;
+  // A graceful preemption saves everything if the save fits in the grace period; otherwise
+  // (and always after a failure) the job keeps only its last periodic checkpoint.
+  const bool saves = preempted && lifecycle_.grace > 0 && rt.ckpt.save <= lifecycle_.grace;
+  const double periodic = workload::last_checkpoint(rt.ckpt, done, life.work_done);
+  const double saved = saves ? done : periodic;
+  // Thrown-away work is priced at the wall time this attempt took per unit of work.
+  const double progressed = done - life.work_done;
+  const double wall = static_cast<double>(std::max<engine::Time>(now - rt.progress_from, 0));
+  const double lost = done - saved;
+  const double gpus = static_cast<double>(life.held_milli) / 1000.0;
+  if (progressed > 0) life.lost_gpu_us += lost * wall / progressed * gpus;
+  life.lost_gpu_us += gpus * static_cast<double>(hold);
+  if (preempted)
+    ++life.preemptions;
+  else
+    ++life.failures;
+  life.work_done = saved;
+  rt.done_at_stop = done;
+  metrics::LifeEvent ev{metrics::LifeStep::stop, now, &jobs_[id], &life, cause, by, host, lost / 1e6, hold};
+  observer_.on_life(ev);
+  if (hold > 0) {
+    life.state = sched::JobState::stopping;
+    queue_.push(add_time(now, hold), engine::EventClass::stop_done, id, ++rt.stop_version);
+    return;
+  }
+  finish_stop(id, now, !released);
+}
+
+void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpus) {
+  auto& rt = jobs_rt_[id];
+  auto& life = rt.life;
+  const auto& job = jobs_[id];
+  for (RunId r : rt.runs) {
+    auto it = runs_.find(r);
+    Run run = std::move(it->second);
+    runs_.erase(it);
+    if (free_gpus) alloc_.release(run.placement);
+    life.attained_gpu_us +=
+        static_cast<double>(run.placement.used_milli()) / 1000.0 * static_cast<double>(now - run.start);
+    observer_.on_run_end(job, run.placement, run.start, now, false);
+  }
+  rt.runs.clear();
+  hold_changed(id, -static_cast<std::int64_t>(life.held_milli));
+  rt.held_gpus = 0;
+  life.attained += now - life.run_start;
+  life.run_start = -1;
+  --running_jobs_;
+  rt.attempt_started = false;
+  rt.fully_started = false;
+  ++rt.stop_version;
+  if (life.failures > lifecycle_.max_retries) {
+    // Retries exhausted: the gang is terminated.
+    life.state = sched::JobState::failed;
+    scheduler_.forget(id, now);
+    job_left(id);
+    metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life, sched::StopCause::host_failed};
+    ev.lost_work_s = life.work_done / 1e6;
+    observer_.on_life(ev);
+    return;
+  }
+  life.state = sched::JobState::pending;
+  life.pending_since = now;
+  scheduler_.requeue(id, now);
+}
+
+void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
+  const cluster::HostId h = f.host;
+  const std::uint16_t gpus = topo_.host(h).gpus;
+  const std::uint16_t already = alloc_.down(h);
+  if (already >= gpus) return;  // the whole host is down already
+  ++stats_.failures;
+  const bool whole = f.gpu == kWholeHost;
+  // Runs with tasks on the host, in start order (deterministic).
+  std::vector<RunId> on_host;
+  for (const auto& [id, run] : runs_)
+    for (const auto& t : run.placement.tasks)
+      if (t.host == h) {
+        on_host.push_back(id);
+        break;
+      }
+  std::sort(on_host.begin(), on_host.end());
+  std::vector<workload::JobId> victims;
+  if (whole) {
+    for (RunId r : on_host) victims.push_back(runs_.at(r).job);
+  } else {
+    // The failed GPU, among the host's working ones: whole-GPU tasks hold the first indexes
+    // (in start order), shared GPUs the next (by slot), free GPUs the rest.
+    std::uint32_t idx = f.gpu % static_cast<std::uint32_t>(gpus - already);
+    bool found = false;
+    for (RunId r : on_host) {
+      for (const auto& t : runs_.at(r).placement.tasks) {
+        if (t.host != h || t.milli) continue;
+        if (idx < t.gpus) {
+          victims.push_back(runs_.at(r).job);
+          found = true;
+          break;
+        }
+        idx -= t.gpus;
+      }
+      if (found) break;
+    }
+    if (!found) {
+      const auto& used = alloc_.shares(h);
+      for (std::size_t slot = 0; slot < used.size() && !found; ++slot) {
+        if (used[slot] == 0) continue;
+        if (idx-- > 0) continue;
+        found = true;
+        for (RunId r : on_host)
+          for (const auto& t : runs_.at(r).placement.tasks)
+            if (t.host == h && t.milli && t.share_slot == slot) victims.push_back(runs_.at(r).job);
+      }
+    }
+  }
+  std::sort(victims.begin(), victims.end());
+  victims.erase(std::unique(victims.begin(), victims.end()), victims.end());
+  const auto cause = whole ? sched::StopCause::host_failed : sched::StopCause::gpu_failed;
+  for (auto id : victims) {
+    auto& rt = jobs_rt_[id];
+    if (rt.life.state == sched::JobState::stopping) {
+      // Its checkpoint save is cut short: only the periodic checkpoint survives.
+      rt.life.work_done = workload::last_checkpoint(rt.ckpt, rt.done_at_stop, 0.0);
+      ++rt.life.failures;
+      finish_stop(id, now, true);
+      continue;
+    }
+    scheduler_.job_stopped(id);
+    stop_job(id, now, cause, sched::kNoJob, false, 0, h);
+  }
+  const std::uint16_t n = whole ? alloc_.whole_free(h) : std::uint16_t{1};
+  if (n == 0 || alloc_.whole_free(h) < n) return;
+  alloc_.set_down(h, n);
+  repairs_.emplace_back(h, n);
+  queue_.push(add_time(now, std::max<engine::Time>(f.down_for, 1)), engine::EventClass::repair, repairs_.size() - 1);
+}
+
+// --- the loop ----------------------------------------------------------------------------
 
 metrics::InstantState Simulation::snapshot(engine::Time now) const {
   metrics::InstantState s;
   s.now = now;
   s.used_milli = alloc_.used_milli();
   s.free_gpus = alloc_.free_gpus();
+  s.down_gpus = alloc_.down_gpus();
   s.running_jobs = running_jobs_;
   s.pending_jobs = scheduler_.pending();
   if (const auto* head = scheduler_.head()) {
@@ -141,18 +429,25 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
 
 SimulationStats Simulation::run() {
   pull_next_job();
+  pull_next_failure();
   while (!queue_.empty()) {
     const engine::Time now = queue_.top().time;
     while (!queue_.empty() && queue_.top().time == now) {
       handle(queue_.pop());
       ++stats_.events;
     }
-    scheduler_.schedule(now, alloc_, starts_);
+    scheduler_.schedule(now, alloc_, starts_, stops_);
+    apply_stops(now);
     start_decided(now);
+    scheduler_.take_timers(timers_);
+    for (const auto& t : timers_) queue_.push(t.at, engine::EventClass::timer, t.job, t.version);
+    timers_.clear();
     executor_->settle(now);
     observer_.on_instant(snapshot(now));
     ++stats_.instants;
     stats_.end_time = now;
+    // Failures and repairs go on forever; the run ends with its last job.
+    if (source_done_ && active_jobs_ == 0) break;
   }
   observer_.on_finish(stats_.end_time);
   return stats_;

@@ -1,5 +1,7 @@
-// One simulated run: pulls jobs from a JobSource, drives the scheduler once per instant of
-// the engine's clock, starts runs through the executor, and reports to observers.
+// One simulated run: pulls jobs from a JobSource (and failures from a FailureSource),
+// drives the scheduler once per instant of the engine's clock, starts and stops runs
+// through the executor, and reports to observers. It owns each job's life (attained
+// service, checkpoints, lost work, retries), which the scheduler reads as a JobLedger.
 #pragma once
 
 #include <deque>
@@ -11,8 +13,10 @@
 #include "engine/event_queue.h"
 #include "metrics/observer.h"
 #include "perf/perf_model.h"
+#include "sched/job_life.h"
 #include "sched/scheduler.h"
 #include "sim/executor.h"
+#include "sim/failure_source.h"
 
 namespace schedlab::sim {
 
@@ -20,13 +24,16 @@ struct SimulationStats {
   std::uint64_t events = 0;
   std::uint64_t instants = 0;
   std::uint64_t jobs = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t failures = 0;  // failure events that struck (hosts or GPUs)
   engine::Time end_time = 0;
 };
 
-class Simulation {
+class Simulation final : private sched::JobLedger {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
-             perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name);
+             perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
+             LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr);
 
   SimulationStats run();
 
@@ -36,33 +43,74 @@ class Simulation {
     engine::Time start;
     cluster::Placement placement;
   };
-  struct JobState {
-    std::uint32_t runs_active = 0;
-    bool started = false;  // some task has started (the job counts as running until done)
-    bool fully_started = false;
+  // The simulation's record of one job; `life` is what policies read.
+  struct JobRuntime {
+    sched::JobLife life;
+    workload::CheckpointCost ckpt;
+    std::vector<RunId> runs;       // runs holding GPUs now
+    std::uint64_t held_gpus = 0;   // whole GPUs plus share slots held now
+    engine::Time progress_from = 0;  // when the current attempt began making progress (after its restore)
+    double saved_if_stopped = 0;   // during a graceful stop: the work kept if the save completes
+    double done_at_stop = 0;       // during a graceful stop: work done when it stopped
+    std::uint32_t stop_version = 0;
+    bool started = false;          // ever started (for the first-start flag)
+    bool attempt_started = false;  // the current attempt has started some tasks
+    bool fully_started = false;    // the current attempt has no task waiting
   };
 
+  // JobLedger
+  const sched::JobLife& life(workload::JobId id) const override { return jobs_rt_[id].life; }
+  double work_done(workload::JobId id, engine::Time now) const override;
+  std::uint64_t user_held_milli(workload::Label user) const override;
+  std::uint64_t active_jobs() const override { return active_jobs_; }
+  std::uint64_t active_users() const override { return active_users_.size(); }
+  void held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const override;
+  engine::Time stop_hold(workload::JobId id) const override;
+
   bool pull_next_job();
+  void pull_next_failure();
   cluster::ModelMask requested_models(const workload::JobSpec& job);
+  workload::CheckpointCost checkpoint_for(const workload::JobSpec& job) const;
   void handle(const engine::Event& e);
   void start_decided(engine::Time now);
+  void apply_stops(engine::Time now);
+  // Stops all of the job's runs at `now`. `released`: the scheduler freed its GPUs already.
+  // A graceful stop keeps them for `hold` while it saves; a failure is never graceful.
+  void stop_job(workload::JobId id, engine::Time now, sched::StopCause cause, workload::JobId by, bool released,
+                engine::Time hold, cluster::HostId host);
+  // The stopped job frees its GPUs (now, or when its save ends) and waits again or fails.
+  void finish_stop(workload::JobId id, engine::Time now, bool free_gpus);
+  void fail_host(const FailureEvent& f, engine::Time now);
+  void hold_changed(workload::JobId id, std::int64_t delta_milli);
+  void job_left(workload::JobId id);
   metrics::InstantState snapshot(engine::Time now) const;
 
   const cluster::Topology& topo_;
   workload::JobSource& source_;
+  perf::PerfModel& perf_;
   metrics::RunObserver& observer_;
   std::string trace_name_;
+  LifecycleConfig lifecycle_;
+  FailureSource* failures_;
   engine::EventQueue queue_;
   cluster::AllocationState alloc_;
   sched::Scheduler scheduler_;
   std::unique_ptr<Executor> executor_;
   std::deque<workload::JobSpec> jobs_;  // stable addresses: the scheduler holds pointers
-  std::vector<JobState> job_state_;
+  std::deque<JobRuntime> jobs_rt_;
   std::unordered_map<RunId, Run> runs_;
   RunId next_run_ = 0;
   std::uint64_t running_jobs_ = 0;
+  std::uint64_t active_jobs_ = 0;
+  bool source_done_ = false;
+  std::unordered_map<workload::Label, std::uint64_t> user_milli_;    // GPU-thousandths held per user
+  std::unordered_map<workload::Label, std::uint32_t> active_users_;  // active jobs per user
+  std::vector<FailureEvent> pending_failures_;  // by event subject
+  std::vector<std::pair<cluster::HostId, std::uint16_t>> repairs_;  // by event subject
   std::unordered_map<workload::Label, cluster::ModelMask> request_cache_;
   std::vector<sched::StartDecision> starts_;
+  std::vector<sched::StopDecision> stops_;
+  std::vector<sched::TimerRequest> timers_;
   SimulationStats stats_;
 };
 

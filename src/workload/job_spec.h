@@ -40,6 +40,8 @@ struct JobSpec {
   std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
   std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
   std::int32_t priority = 0;
+  // Checkpoint costs from the trace, in seconds; negative = not given (scenario or model decide).
+  float ckpt_interval_s = -1, ckpt_save_s = -1, ckpt_restore_s = -1;
   bool gang = true;
   JobKind kind = JobKind::batch;
   TraceStatus status = TraceStatus::unknown;

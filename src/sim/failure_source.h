@@ -1,0 +1,38 @@
+// Where failures come from: a stream of (time, host, GPU or whole host, down time) in time
+// order. The simulation pulls one at a time, like jobs; seeded rate models and failure trace
+// files implement it (sim/failures.*), and the emulator's agents report real ones.
+#pragma once
+
+#include <cstdint>
+
+#include "cluster/topology.h"
+#include "engine/time.h"
+#include "workload/checkpoint.h"
+
+namespace schedlab::sim {
+
+inline constexpr std::uint16_t kWholeHost = 0xFFFF;
+
+struct FailureEvent {
+  engine::Time at = 0;
+  cluster::HostId host = 0;
+  std::uint16_t gpu = kWholeHost;  // index of the failed GPU on the host, or the whole host
+  engine::Time down_for = 0;       // repair time
+};
+
+class FailureSource {
+ public:
+  virtual ~FailureSource() = default;
+  // The next failure, or false when there are no more.
+  virtual bool next(FailureEvent& out) = 0;
+};
+
+// How jobs stop and come back: checkpoints, graceful preemption, retries after failures.
+struct LifecycleConfig {
+  bool checkpoint_set = false;  // the scenario gave `checkpoint:` (else per trace or model, else none)
+  workload::CheckpointCost checkpoint;
+  engine::Time grace = 0;       // preemption.grace_s: a preempted job may save for this long
+  std::uint32_t max_retries = 3;
+};
+
+}  // namespace schedlab::sim
