@@ -8,6 +8,7 @@
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "sim/scenario_run.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 
@@ -83,21 +84,25 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::string header = fmt::format("  {:<18}", "");
     for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
     fmt::print("{}\n", header);
-    std::ofstream csv(staging.file("compare.csv"));
+    std::ofstream csv(staging.file("compare.csv"), std::ios::binary);
     csv << "metric";
-    for (const auto& v : list) csv << "," << metrics::csv_field(v.name);
-    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << metrics::csv_field(list[i].name + "/" + list[0].name);
+    for (const auto& v : list) csv << "," << csv_field(v.name);
+    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << csv_field(list[i].name + "/" + list[0].name);
     csv << "\n";
     auto figures0 = outcomes[0].summary.figures();
     for (std::size_t f = 0; f < figures0.size(); ++f) {
-      std::string line = fmt::format("  {:<18}", figures0[f].first);
-      csv << figures0[f].first;
+      const auto& name = figures0[f].first;
+      // Counts print as integers at any size (%g would turn 2^31 jobs into 2.147e+09).
+      const bool count = metrics::is_count_figure(name);
+      std::string line = fmt::format("  {:<18}", name);
+      csv << csv_field(name);
       for (std::size_t i = 0; i < outcomes.size(); ++i) {
         double v = outcomes[i].summary.figures()[f].second;
         double b = figures0[f].second;
         std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
-        line += fmt::format(" {:>22}", fmt::format("{:.4g}{}", v, ratio));
-        csv << fmt::format(",{:.6f}", v);
+        std::string value = count ? fmt::format("{}", static_cast<std::uint64_t>(v)) : fmt::format("{:.4g}", v);
+        line += fmt::format(" {:>22}", value + ratio);
+        csv << (count ? "," + value : fmt::format(",{:.6f}", v));
       }
       for (std::size_t i = 1; i < outcomes.size(); ++i) {
         double b = figures0[f].second;
@@ -107,6 +112,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       fmt::print("{}\n", line);
     }
     csv.close();
+    if (!csv) throw InputError(staging.file("compare.csv"), 0, "", "write failed");
     staging.commit();
     fmt::print("results: {}/ (compare.csv and one folder per variant)\n", dir);
     exit_code = 0;
