@@ -14,6 +14,7 @@
 #include "perf/calibration_profile.h"
 #include "util/error.h"
 #include "util/parse.h"
+#include "util/staging_dir.h"
 #include "util/suggest.h"
 
 namespace schedlab::cli {
@@ -105,11 +106,9 @@ void emit(const perf::CalibrationProfile& profile, const std::string& out_path) 
     perf::write_profile(profile, std::cout);
     return;
   }
-  std::ofstream f(out_path);
-  if (!f) throw InputError(out_path, 0, "--out", "cannot open for writing");
-  perf::write_profile(profile, f);
-  f.close();
-  if (!f) throw InputError(out_path, 0, "--out", "write failed");
+  StagedFile f(out_path);
+  perf::write_profile(profile, f.stream());
+  f.commit();
 }
 
 void run_import(const CalibrateOptions& o) {

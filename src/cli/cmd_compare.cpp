@@ -2,12 +2,14 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "sim/scenario_run.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 
@@ -33,6 +35,20 @@ config::Variant parse_variant(const std::string& text) {
   }
   return v;
 }
+
+// Each variant becomes a folder inside the results folder: its name must be one plain,
+// distinct folder name (no "..", no "/": it must not write outside the results).
+void check_variant_names(const std::vector<config::Variant>& list, const std::string& scenario) {
+  std::set<std::string> seen;
+  for (const auto& v : list) {
+    if (v.name.empty() || v.name == "." || v.name == ".." || v.name.front() == '.' ||
+        v.name.find_first_of("/\\") != std::string::npos || v.name == "compare.csv")
+      throw InputError(scenario, 0, "variants",
+                       fmt::format("'{}' cannot name a results folder: use letters, digits, '-' or '_'", v.name));
+    if (!seen.insert(v.name).second)
+      throw InputError(scenario, 0, "variants", fmt::format("'{}' is named twice", v.name));
+  }
+}
 }  // namespace
 
 void add_compare_command(CLI::App& app, int& exit_code) {
@@ -42,24 +58,28 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto variants = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto jobs = std::make_shared<unsigned>(0);
+  auto force = std::make_shared<bool>(false);
   add_scenario_options(cmd, *opts);
   cmd->add_option("--variant", *variants, "NAME:key.path=value[,key.path=value...] (repeatable; replaces the "
                                           "scenario's list)");
-  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-compare)");
+  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-compare); replaces only a "
+                                 "schedlab results folder");
+  cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
-  cmd->callback([opts, variants, out, jobs, &exit_code] {
+  cmd->callback([opts, variants, out, jobs, force, &exit_code] {
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
     if (list.empty()) list = base.variants;
     if (list.empty()) throw InputError(opts->scenario, 0, "variants", "no variants: add a `variants:` list or --variant");
+    check_variant_names(list, opts->scenario);
     std::vector<config::Scenario> scenarios;
     for (const auto& v : list) {
       scenarios.push_back(load(*opts, v.sets));
       scenarios.back().name = v.name;
     }
     std::string dir = out->empty() ? "results/" + base.name + "-compare" : *out;
-    StagingDir staging(dir);
+    StagingDir staging(dir, *force);
     std::vector<sim::RunOutcome> outcomes(scenarios.size());
     std::vector<std::exception_ptr> errors(scenarios.size());
     unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -83,21 +103,25 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::string header = fmt::format("  {:<18}", "");
     for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
     fmt::print("{}\n", header);
-    std::ofstream csv(staging.file("compare.csv"));
+    std::ofstream csv(staging.file("compare.csv"), std::ios::binary);
     csv << "metric";
-    for (const auto& v : list) csv << "," << metrics::csv_field(v.name);
-    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << metrics::csv_field(list[i].name + "/" + list[0].name);
+    for (const auto& v : list) csv << "," << csv_field(v.name);
+    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << csv_field(list[i].name + "/" + list[0].name);
     csv << "\n";
     auto figures0 = outcomes[0].summary.figures();
     for (std::size_t f = 0; f < figures0.size(); ++f) {
-      std::string line = fmt::format("  {:<18}", figures0[f].first);
-      csv << figures0[f].first;
+      const auto& name = figures0[f].first;
+      // Counts print as integers at any size (%g would turn 2^31 jobs into 2.147e+09).
+      const bool count = metrics::is_count_figure(name);
+      std::string line = fmt::format("  {:<18}", name);
+      csv << csv_field(name);
       for (std::size_t i = 0; i < outcomes.size(); ++i) {
         double v = outcomes[i].summary.figures()[f].second;
         double b = figures0[f].second;
         std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
-        line += fmt::format(" {:>22}", fmt::format("{:.4g}{}", v, ratio));
-        csv << fmt::format(",{:.6f}", v);
+        std::string value = count ? fmt::format("{}", static_cast<std::uint64_t>(v)) : fmt::format("{:.4g}", v);
+        line += fmt::format(" {:>22}", value + ratio);
+        csv << (count ? "," + value : fmt::format(",{:.6f}", v));
       }
       for (std::size_t i = 1; i < outcomes.size(); ++i) {
         double b = figures0[f].second;
@@ -107,6 +131,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       fmt::print("{}\n", line);
     }
     csv.close();
+    if (!csv) throw InputError(staging.file("compare.csv"), 0, "", "write failed");
     staging.commit();
     fmt::print("results: {}/ (compare.csv and one folder per variant)\n", dir);
     exit_code = 0;

@@ -10,6 +10,7 @@
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 #include "sim/scenario_run.h"
+#include "util/staging_dir.h"
 
 namespace schedlab::cli {
 
@@ -18,13 +19,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                         "summary.json, run.yaml)");
   auto opts = std::make_shared<ScenarioOptions>();
   auto out = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
   add_scenario_options(cmd, *opts);
-  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>)");
-  cmd->callback([opts, out, &exit_code] {
+  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>); replaces only a schedlab "
+                                 "results folder");
+  cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
+  cmd->callback([opts, out, force, &exit_code] {
     auto scenario = load(*opts);
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
+    // Refused now rather than after a long simulation.
+    check_results_target(dir, *force);
     auto t0 = std::chrono::steady_clock::now();
-    auto outcome = sim::run_scenario(scenario, dir);
+    auto outcome = sim::run_scenario(scenario, dir, *force);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
                scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);

@@ -1,12 +1,13 @@
 // `schedlab trace generate|stats|convert`.
 #include <fmt/format.h>
 
-#include <fstream>
+#include <iostream>
 
 #include "cli/commands.h"
 #include "config/scenario.h"
 #include "config/yaml_util.h"
 #include "util/error.h"
+#include "util/staging_dir.h"
 #include "workload/generator.h"
 #include "workload/native_csv.h"
 #include "workload/trace_fit.h"
@@ -16,21 +17,18 @@ namespace schedlab::cli {
 
 namespace {
 void write_trace(workload::JobSource& src, const std::string& out_path) {
-  std::ofstream file;
-  std::ostream* out = &std::cout;
-  std::string tmp = out_path + ".tmp";
-  if (out_path != "-") {
-    file.open(tmp, std::ios::binary);
-    if (!file) throw InputError(out_path, 0, "", "cannot write");
-    out = &file;
+  if (out_path == "-") {
+    workload::write_native_header(std::cout);
+    workload::JobSpec j;
+    while (src.next(j)) workload::write_native_row(std::cout, j, src.strings());
+    return;
   }
-  workload::write_native_header(*out);
+  // A bad row found half-way leaves neither a partial file nor a clobbered OUT.
+  StagedFile file(out_path);
+  workload::write_native_header(file.stream());
   workload::JobSpec j;
-  while (src.next(j)) workload::write_native_row(*out, j, src.strings());
-  if (out_path != "-") {
-    file.close();
-    if (!file || std::rename(tmp.c_str(), out_path.c_str()) != 0) throw InputError(out_path, 0, "", "cannot write");
-  }
+  while (src.next(j)) workload::write_native_row(file.stream(), j, src.strings());
+  file.commit();
 }
 }  // namespace
 

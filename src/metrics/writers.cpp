@@ -9,15 +9,16 @@
 
 namespace schedlab::metrics {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
+std::string gpu_milli_text(std::uint64_t milli) {
+  std::string out = std::to_string(milli / 1000);
+  if (auto frac = milli % 1000) {
+    std::string digits = fmt::format("{:03}", frac);
+    out += "." + digits.substr(0, digits.find_last_not_of('0') + 1);
   }
-  return out + "\"";
+  return out;
 }
+
+bool is_count_figure(const std::string& name) { return name == "jobs" || name == "finished" || name == "dropped"; }
 
 namespace {
 std::string seconds_or_empty(engine::Time t) { return t < 0 ? std::string() : engine::seconds_text(t); }
@@ -41,12 +42,14 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   for (const auto& r : c.jobs()) {
     std::string trace_id = r.trace_id != workload::kNoLabel ? strings.str(r.trace_id) : std::to_string(r.trace_number);
     const char* state = r.dropped ? "dropped" : r.end >= 0 ? "finished" : r.start >= 0 ? "running" : "pending";
-    double gpus = r.gpu_milli < 1000 ? r.gpu_milli / 1000.0 : static_cast<double>(r.tasks) * r.gpus_per_task;
-    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{:g},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
+    // In integers ((2^32-1)^2 fits in 64 bits): a double printed with %g turns 2^31 GPUs into 2.14748e+09.
+    std::string gpus =
+        r.gpu_milli < 1000 ? gpu_milli_text(r.gpu_milli) : std::to_string(std::uint64_t{r.tasks} * r.gpus_per_task);
+    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
                        engine::seconds_text(r.submit), seconds_or_empty(r.start), seconds_or_empty(r.end),
                        r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
                        r.end >= 0 ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
-                       r.gpu_milli, gpus, r.hosts, r.racks, model_names(r.models, catalog),
+                       r.gpu_milli, gpus, r.hosts, r.racks, csv_field(model_names(r.models, catalog)),
                        csv_field(c.text(r.placement)), state, csv_field(c.text(r.drop_reason)));
     out << line;
   }
@@ -67,7 +70,7 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
   j["total_gpus"] = s.total_gpus;
   j["skipped_rows"] = s.skipped_rows;
   for (const auto& [name, value] : s.figures()) {
-    if (name == "jobs" || name == "finished" || name == "dropped")
+    if (is_count_figure(name))
       j[name] = static_cast<std::uint64_t>(value);
     else
       j[name] = std::round(value * 1e6) / 1e6;

@@ -6,6 +6,7 @@
 
 #include "metrics/collector.h"
 #include "metrics/summary.h"
+#include "util/csv.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::metrics {
@@ -16,7 +17,9 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
 // The human-readable table printed after a run.
 std::string format_summary_table(const Summary& s);
 
-// Quotes a CSV field when it holds a comma, quote or newline.
-std::string csv_field(const std::string& s);
+// A number of GPUs given in thousandths, exactly: "8", "8589934592", "0.25".
+std::string gpu_milli_text(std::uint64_t milli);
+// Whether a Summary figure (by name) is a count, printed as an integer.
+bool is_count_figure(const std::string& name);
 
 }  // namespace schedlab::metrics

@@ -43,7 +43,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   return src;
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir) {
+RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
@@ -56,7 +56,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir) 
   outcome.out_dir = out_dir;
   if (out_dir.empty()) return outcome;
 
-  StagingDir dir(out_dir);
+  StagingDir dir(out_dir, force);
   write_file(dir.file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
   write_file(dir.file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
   write_file(dir.file("summary.json"), [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });

@@ -17,8 +17,9 @@ struct RunOutcome {
   std::string out_dir;
 };
 
-// Simulates `scenario`; writes results to `out_dir` unless it is empty.
-RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir);
+// Simulates `scenario`; writes results to `out_dir` unless it is empty (see StagingDir:
+// only a results folder, or with `force` an empty folder, is replaced).
+RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir, bool force = false);
 
 // Opens the scenario's workload (trace file or generator).
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario);

@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -190,8 +191,8 @@ void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) 
   std::uint64_t id = j.trace_id != kNoLabel ? j.id : j.trace_number;
   out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
                      engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
-                     j.gpus_per_task, j.gpu_milli, s.str(j.gpu_request), j.min_generation,
-                     s.str(j.user), s.str(j.pool), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
+                     j.gpus_per_task, j.gpu_milli, csv_field(s.str(j.gpu_request)), j.min_generation,
+                     csv_field(s.str(j.user)), csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
                      engine::seconds_text(j.estimate), status_name(j.status));
 }
 

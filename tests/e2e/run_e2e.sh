@@ -234,5 +234,146 @@ else
   fi
 fi
 
+# --- output safety: nothing schedlab did not write is replaced ---------------------------
+
+ABS=$(pwd)
+# A folder holding a user's file is refused, with or without --force, and the file kept.
+mkdir -p "$TMP/precious" && echo important >"$TMP/precious/thesis.tex"
+for force in "" --force; do
+  run run "$FIX/base.yaml" --out "$TMP/precious" $force
+  if [ "$rc" -eq 2 ] && grep -qF "schedlab: error: $TMP/precious: --out: holds files that schedlab did not write" \
+    "$TMP/stderr" && [ "$(cat "$TMP/precious/thesis.tex")" = important ] &&
+    [ "$(ls -A "$TMP/precious")" = thesis.tex ] && ! compgen -G "$TMP/.precious.*" >/dev/null; then
+    pass "out_user_folder_kept${force:+_force}"
+  else
+    fail "out_user_folder_kept${force:+_force}" "exit code $rc or the folder changed"
+  fi
+done
+run compare scenarios/hetero-compare.yaml --out "$TMP/precious" -j 2
+if [ "$rc" -eq 2 ] && [ "$(ls -A "$TMP/precious")" = thesis.tex ]; then pass compare_out_user_folder_kept; else
+  fail compare_out_user_folder_kept "exit code $rc or the folder changed"; fi
+# An empty folder needs --force.
+mkdir -p "$TMP/empty"
+run run "$FIX/base.yaml" --out "$TMP/empty"
+if [ "$rc" -eq 2 ] && grep -qF -- "use --force" "$TMP/stderr"; then pass out_empty_folder_needs_force; else
+  fail out_empty_folder_needs_force "exit code $rc"; fi
+run run "$FIX/base.yaml" --out "$TMP/empty" --force
+files_ok out_empty_folder_with_force "$TMP/empty" jobs.csv .schedlab-results
+
+# `--out .` and folders above the current one, run from a scratch folder so that a
+# regression could only empty that folder. The refusals come before the simulation.
+mkdir -p "$TMP/cwd/sub" && echo keep >"$TMP/cwd/sub/mine.txt"
+for target in . .. "$TMP/cwd"; do
+  (cd "$TMP/cwd/sub" && "$BIN" run "$ABS/$FIX/base.yaml" --out "$target" --force >"$TMP/stdout" 2>"$TMP/stderr")
+  rc=$?
+  if [ "$rc" -eq 2 ] && grep -qF -- "--out: is the current folder or a folder above it" "$TMP/stderr" &&
+    [ "$(ls -A "$TMP/cwd/sub")" = mine.txt ]; then
+    pass "out_refused_$target"
+  else
+    fail "out_refused_$target" "exit code $rc or the folder changed"
+  fi
+done
+# `--out /` and the home folder: with a trace that fails mid-run, so that even a
+# regression could not reach the point of replacing anything.
+run run "$FIX/base.yaml" --set workload.trace=unknown_model.csv --out / --force
+if [ "$rc" -eq 2 ] && grep -qF "schedlab: error: /: --out: is the root folder" "$TMP/stderr"; then
+  pass out_refused_root
+else
+  fail out_refused_root "exit code $rc"
+fi
+mkdir -p "$TMP/home"
+HOME="$TMP/home" "$BIN" run "$FIX/base.yaml" --set workload.trace=unknown_model.csv --out "$TMP/home" --force \
+  >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qF -- "--out: is the home folder" "$TMP/stderr"; then pass out_refused_home; else
+  fail out_refused_home "exit code $rc"; fi
+
+# A results folder is replaced whole; a run that fails leaves the old results as they were.
+run run "$FIX/base.yaml" --out "$TMP/res"
+cp "$TMP/res/jobs.csv" "$TMP/res-jobs.csv"
+echo stale >"$TMP/res/extra.txt"
+run run "$FIX/base.yaml" --set workload.trace=unknown_model.csv --out "$TMP/res"
+if [ "$rc" -eq 2 ] && cmp -s "$TMP/res/jobs.csv" "$TMP/res-jobs.csv" && [ -f "$TMP/res/extra.txt" ] &&
+  ! compgen -G "$TMP/.res.*" >/dev/null; then
+  pass out_failed_run_keeps_old_results
+else
+  fail out_failed_run_keeps_old_results "exit code $rc or the old results changed"
+fi
+run run "$FIX/base.yaml" --set scheduler.placement=first-fit --out "$TMP/res"
+if [ "$rc" -eq 0 ] && [ ! -e "$TMP/res/extra.txt" ] && [ -s "$TMP/res/jobs.csv" ] &&
+  grep -q '^schedlab [0-9.]* results folder$' "$TMP/res/.schedlab-results" && ! compgen -G "$TMP/.res.*" >/dev/null
+then
+  pass out_results_folder_replaced
+else
+  fail out_results_folder_replaced "exit code $rc or leftovers"
+fi
+
+# kill -9 while the results are being written, then a rerun: the staging folder of the
+# dead run is removed and the results are the same as an uninterrupted run's.
+"$BIN" run "$FIX/big.yaml" --out "$TMP/big" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 3000); do
+  compgen -G "$TMP/.big.tmp-$pid/jobs.csv" >/dev/null && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.01
+done
+if compgen -G "$TMP/.big.tmp-$pid/jobs.csv" >/dev/null && kill -9 "$pid" 2>/dev/null; then
+  wait "$pid" 2>/dev/null
+  # A staged folder of a live process (this shell) is left alone.
+  mkdir -p "$TMP/.big.tmp-$$" && echo "schedlab 0 results folder" >"$TMP/.big.tmp-$$/.schedlab-results"
+  if [ -d "$TMP/.big.tmp-$pid" ] && [ ! -e "$TMP/big" ]; then
+    run run "$FIX/big.yaml" --out "$TMP/big"
+    run run "$FIX/big.yaml" --out "$TMP/big-ref"
+    if [ "$rc" -eq 0 ] && [ ! -e "$TMP/.big.tmp-$pid" ] && [ -d "$TMP/.big.tmp-$$" ] &&
+      diff -r "$TMP/big" "$TMP/big-ref" >/dev/null; then
+      pass out_killed_run_cleaned_and_rerun_identical
+    else
+      fail out_killed_run_cleaned_and_rerun_identical "exit code $rc, a stale folder or different results"
+    fi
+  else
+    fail out_killed_run_cleaned_and_rerun_identical "the killed run left no staging folder, or a results folder"
+  fi
+  rm -rf "$TMP/.big.tmp-$$" "$TMP/big" "$TMP/big-ref"
+else
+  wait "$pid" 2>/dev/null
+  fail out_killed_run_cleaned_and_rerun_identical "the run ended before it could be killed while writing"
+fi
+
+# trace convert/generate -o: a failure leaves no file, and an old OUT untouched.
+echo keep >"$TMP/keep.csv"
+run trace convert "$FIX/not_number.csv" --format native -o "$TMP/keep.csv"
+if [ "$rc" -eq 2 ] && [ "$(cat "$TMP/keep.csv")" = keep ] && ! compgen -G "$TMP/.keep.csv.*" >/dev/null &&
+  ! compgen -G "$TMP/keep.csv?*" >/dev/null; then
+  pass trace_convert_failure_keeps_out
+else
+  fail trace_convert_failure_keeps_out "exit code $rc or a file changed or was left"
+fi
+run trace convert "$FIX/not_number.csv" --format native -o "$TMP/conv_bad.csv"
+if [ "$rc" -eq 2 ] && ! compgen -G "$TMP/conv_bad.csv*" >/dev/null && ! compgen -G "$TMP/.conv_bad.csv*" >/dev/null
+then
+  pass trace_convert_failure_leaves_nothing
+else
+  fail trace_convert_failure_leaves_nothing "exit code $rc or a file was left"
+fi
+run trace generate --like "$FIX/not_number.csv" --like-format native --jobs 5 -o "$TMP/gen_bad.csv"
+if [ "$rc" -eq 2 ] && ! compgen -G "$TMP/gen_bad.csv*" >/dev/null && ! compgen -G "$TMP/.gen_bad.csv*" >/dev/null
+then
+  pass trace_generate_failure_leaves_nothing
+else
+  fail trace_generate_failure_leaves_nothing "exit code $rc or a file was left"
+fi
+run trace generate --jobs 5 -o "$TMP"
+if [ "$rc" -eq 2 ] && grep -qF -- "--out: is a folder" "$TMP/stderr"; then pass trace_generate_out_folder_refused; else
+  fail trace_generate_out_folder_refused "exit code $rc"; fi
+
+# compare: a variant name is one folder name inside the results.
+run compare "$FIX/base.yaml" --variant '..:scheduler.placement=spread' --out "$TMP/cmpbad"
+if [ "$rc" -eq 2 ] && grep -qF "variants: '..' cannot name a results folder" "$TMP/stderr" && [ ! -e "$TMP/cmpbad" ]
+then
+  pass compare_variant_name_checked
+else
+  fail compare_variant_name_checked "exit code $rc"
+fi
+
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -69,8 +69,9 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
       CHECK_FALSE(x.empty());
       CHECK(x == read_file(b / f));
     }
-    // Nothing but the four files, and no staging folder left beside them.
-    CHECK(std::distance(fs::directory_iterator(a), fs::directory_iterator()) == 4);
+    // Nothing but the four files and the results marker, and no staging folder left beside them.
+    CHECK(std::distance(fs::directory_iterator(a), fs::directory_iterator()) == 5);
+    CHECK(read_file(a / ".schedlab-results") == read_file(b / ".schedlab-results"));
   }
   CHECK(std::distance(fs::directory_iterator(tmp.path), fs::directory_iterator()) == 2 * n);
 }
