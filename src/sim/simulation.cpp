@@ -279,18 +279,21 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   const double wall = static_cast<double>(std::max<engine::Time>(now - rt.progress_from, 0));
   const double lost = done - saved;
   const double gpus = static_cast<double>(life.held_milli) / 1000.0;
-  if (progressed > 0) life.lost_gpu_us += lost * wall / progressed * gpus;
+  rt.wall_per_work = progressed > 0 ? wall / progressed : 0.0;
+  life.lost_gpu_us += lost * rt.wall_per_work * gpus;
   life.lost_gpu_us += gpus * static_cast<double>(hold);
   if (preempted)
     ++life.preemptions;
   else
     ++life.failures;
+  rt.restored_at_stop = life.work_done;
   life.work_done = saved;
   rt.done_at_stop = done;
   metrics::LifeEvent ev{metrics::LifeStep::stop, now, &jobs_[id], &life, cause, by, host, lost / 1e6, hold};
   observer_.on_life(ev);
   if (hold > 0) {
     life.state = sched::JobState::stopping;
+    rt.hold_until = add_time(now, hold);
     queue_.push(add_time(now, hold), engine::EventClass::stop_done, id, ++rt.stop_version);
     return;
   }
@@ -388,8 +391,13 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
   for (auto id : victims) {
     auto& rt = jobs_rt_[id];
     if (rt.life.state == sched::JobState::stopping) {
-      // Its checkpoint save is cut short: only the periodic checkpoint survives.
-      rt.life.work_done = workload::last_checkpoint(rt.ckpt, rt.done_at_stop, 0.0);
+      // Its checkpoint save is cut short: only the periodic checkpoint survives, and the
+      // rest of the hold it had been charged is not spent.
+      const double kept = workload::last_checkpoint(rt.ckpt, rt.done_at_stop, rt.restored_at_stop);
+      const double gpus = static_cast<double>(rt.life.held_milli) / 1000.0;
+      rt.life.lost_gpu_us += (rt.life.work_done - kept) * rt.wall_per_work * gpus;
+      rt.life.lost_gpu_us -= static_cast<double>(std::max<engine::Time>(rt.hold_until - now, 0)) * gpus;
+      rt.life.work_done = kept;
       ++rt.life.failures;
       finish_stop(id, now, true);
       continue;

@@ -50,8 +50,10 @@ class Simulation final : private sched::JobLedger {
     std::vector<RunId> runs;       // runs holding GPUs now
     std::uint64_t held_gpus = 0;   // whole GPUs plus share slots held now
     engine::Time progress_from = 0;  // when the current attempt began making progress (after its restore)
-    double saved_if_stopped = 0;   // during a graceful stop: the work kept if the save completes
+    double wall_per_work = 0;      // during a graceful stop: wall microseconds per unit of work, this attempt
+    engine::Time hold_until = 0;   // during a graceful stop: when its GPUs are freed
     double done_at_stop = 0;       // during a graceful stop: work done when it stopped
+    double restored_at_stop = 0;   // during a graceful stop: the checkpoint it had resumed from
     std::uint32_t stop_version = 0;
     bool started = false;          // ever started (for the first-start flag)
     bool attempt_started = false;  // the current attempt has started some tasks

@@ -6,7 +6,13 @@
 //   - every job ends exactly once, or is dropped once with a reason;
 //   - GPU-seconds of the runs equal the integral of the utilization timeline;
 //   - under same-generation, a multi-GPU job never mixes generations; under gpu-model,
-//     a job only runs on the models it requested.
+//     a job only runs on the models it requested;
+// and, with checkpoints, graceful preemption and injected host and GPU failures on:
+//   - no GPU is held on a host while it is down, and every GPU is held, free or down;
+//   - a gang's tasks start, stop and end together (one run per attempt);
+//   - work done never exceeds the job's work and goes back only by the work a stop lost;
+//   - attained GPU-seconds equal the integral of the job's allocation;
+//   - every job ends exactly once: finished, failed (retries exhausted) or dropped.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -128,6 +134,38 @@ ModelMask requested_of(const JobRow& j, const GpuCatalog& catalog) {
   return m;
 }
 
+// Injected failures for one run: whole hosts down for a while (never overlapping on one
+// host) and single GPUs, at random instants within the workload's span.
+std::vector<sim::FailureEvent> random_failures(std::uint64_t seed, const ClusterSpec& spec, double span_s) {
+  GpuCatalog catalog = small_catalog();
+  Topology topo(spec, catalog);
+  engine::Rng rng(seed * 7919 + 17);
+  std::vector<sim::FailureEvent> out;
+  std::vector<engine::Time> free_from(topo.hosts().size(), 0);
+  for (int i = 0; i < 8; ++i) {
+    sim::FailureEvent f;
+    f.at = engine::from_seconds(std::round(rng.uniform() * span_s));
+    f.host = static_cast<HostId>(rng.uniform_int(0, static_cast<std::int64_t>(topo.hosts().size()) - 1));
+    f.gpu = i % 2 ? static_cast<std::uint16_t>(rng.uniform_int(0, 7)) : sim::kWholeHost;
+    f.down_for = engine::from_seconds(static_cast<double>(rng.uniform_int(20, 200)));
+    if (f.at < free_from[f.host]) continue;
+    free_from[f.host] = f.at + f.down_for + 1;
+    out.push_back(f);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at < b.at; });
+  return out;
+}
+
+SimOptions lifecycle_on(std::uint64_t seed, const ClusterSpec& spec, const std::vector<JobRow>& jobs) {
+  SimOptions o;
+  o.lifecycle.checkpoint_set = true;
+  o.lifecycle.checkpoint = {engine::from_seconds(30), engine::from_seconds(5), engine::from_seconds(10)};
+  o.lifecycle.grace = engine::from_seconds(8);
+  o.lifecycle.max_retries = 1;
+  o.failures = random_failures(seed, spec, jobs.back().submit_s);
+  return o;
+}
+
 // Checks one finished run against the invariants.
 void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vector<JobRow>& jobs) {
   const bool gang_admission = contains(c.admission, "gang");
@@ -137,9 +175,10 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
   CHECK(r.observer.held_at_end() == 0);
   CHECK(r.observer.running_mismatches() == 0);
   CHECK(r.observer.bad_first_flags() == 0);
+  for (const auto& e : r.observer.lifecycle_errors()) FAIL_CHECK(e);
   CHECK(r.collector.run_gpu_seconds() == doctest::Approx(r.collector.integral_gpu_seconds()).epsilon(1e-9));
   REQUIRE(r.observer.jobs().size() == jobs.size());
-  std::size_t finished = 0, dropped = 0;
+  std::size_t finished = 0, failed = 0, dropped = 0;
   for (workload::JobId id = 0; id < jobs.size(); ++id) {
     const auto& spec = jobs[id];
     const auto& l = r.job(id);
@@ -152,26 +191,41 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
       CHECK(l.done == 0);
       continue;
     }
-    ++finished;
-    CHECK(l.done == 1);  // ended exactly once
-    std::size_t tasks = 0;
-    ModelMask models = 0;
-    for (const auto& p : l.placements) {
-      tasks += p.tasks.size();
-      models |= p.models(r.topo);
+    // Ended exactly once, with a status.
+    CHECK(l.finishes + l.fails == 1);
+    CHECK(l.done == l.finishes);
+    if (l.fails) {
+      ++failed;
+      CHECK(l.final_life.state == sched::JobState::failed);
+    } else {
+      ++finished;
+      CHECK(l.final_life.state == sched::JobState::finished);
     }
-    CHECK(tasks == spec.tasks);
-    if (gang_admission && spec.gang) CHECK(l.starts.size() == 1);
+    // Attained GPU-seconds equal the integral of the job's allocation.
+    CHECK(l.final_life.attained_gpu_us == doctest::Approx(l.held_milli_us / 1000.0).epsilon(1e-9));
+    CHECK(l.restarts <= l.stops);
+    // The final attempt's runs: those started after the last stop.
+    std::size_t tasks = 0, runs = 0;
+    ModelMask models = 0;
+    for (std::size_t i = l.runs_before_last_stop; i < l.placements.size(); ++i) {
+      ++runs;
+      tasks += l.placements[i].tasks.size();
+      models |= l.placements[i].models(r.topo);
+    }
+    if (l.finishes) CHECK(tasks == spec.tasks);
+    // A gang under gang admission starts whole: one run per attempt.
+    if (gang_admission && spec.gang) CHECK(l.starts.size() <= static_cast<std::size_t>(l.stops) + 1);
+    if (gang_admission && spec.gang && l.finishes) CHECK(runs == 1);
     if (same_gen && spec.tasks * spec.gpus_per_task > 1) {
       std::vector<int> gens;
       for (ModelId m = 0; m < r.catalog.size(); ++m)
         if (models >> m & 1) gens.push_back(r.catalog.model(m).generation);
       std::sort(gens.begin(), gens.end());
-      CHECK(std::unique(gens.begin(), gens.end()) - gens.begin() == 1);
+      CHECK(std::unique(gens.begin(), gens.end()) - gens.begin() <= 1);
     }
     if (gpu_model) CHECK((models & ~requested_of(spec, r.catalog)) == 0);
   }
-  CHECK(finished + dropped == jobs.size());
+  CHECK(finished + failed + dropped == jobs.size());
 }
 
 }  // namespace
@@ -187,15 +241,37 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
   for (std::uint64_t seed : {1, 2, 3}) {
     const auto jobs = random_jobs(seed, 40);
     for (const auto& [name, spec] : clusters) {
+      // Seed 1 as the classic simulators run (nothing stops but by preemption, which is
+      // free); seeds 2 and 3 with checkpoint costs, a grace period and failures.
+      const SimOptions options = seed == 1 ? SimOptions{} : lifecycle_on(seed, spec, jobs);
       for (const auto& c : combos) {
         INFO("seed ", seed, " cluster ", name, " policy ", label(c));
-        SimRun r(spec, c, jobs);
+        SimRun r(spec, c, jobs, options);
         check_run(r, c, jobs);
         ++runs;
       }
     }
   }
   CHECK(runs == combos.size() * 6);
+}
+
+TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_retries") {
+  // Guards the lifecycle half of the suite against becoming vacuous.
+  std::size_t stops = 0, fails = 0, restarts = 0;
+  for (std::uint64_t seed : {2, 3})
+    for (const auto& spec : {hetero_cluster(), mixed_cluster()}) {
+      const auto jobs = random_jobs(seed, 40);
+      SimRun r(spec, scheduler_config("best-fit"), jobs, lifecycle_on(seed, spec, jobs));
+      for (const auto& [id, l] : r.observer.jobs()) {
+        stops += l.stops;
+        fails += l.fails;
+        restarts += l.restarts;
+      }
+      CHECK(r.stats.failures >= 3);
+    }
+  CHECK(stops >= 4);
+  CHECK(restarts >= 2);
+  CHECK(fails >= 1);
 }
 
 TEST_CASE("Sched.Conformance.workloads_exercise_what_the_invariants_are_about") {

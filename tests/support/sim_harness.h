@@ -3,6 +3,9 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cmath>
 
 #include <map>
 #include <memory>
@@ -15,6 +18,7 @@
 #include "metrics/collector.h"
 #include "perf/perf_model.h"
 #include "sched/scheduler.h"
+#include "sim/failure_source.h"
 #include "sim/simulation.h"
 #include "workload/job_spec.h"
 
@@ -119,6 +123,27 @@ struct JobLog {
   std::vector<engine::Time> starts;             // one per run
   std::vector<cluster::Placement> placements;  // one per run
   engine::Time end = -1;
+  // The job's life as LifeEvents told it.
+  int finishes = 0, fails = 0, stops = 0, restarts = 0;
+  std::vector<std::pair<engine::Time, engine::Time>> stop_times;  // (stopped, GPUs freed)
+  std::size_t runs_before_last_stop = 0;  // runs started before the last stop (earlier attempts)
+  double held_milli_us = 0;  // integral of its allocation, from starts and run ends
+  sched::JobLife final_life;  // as of its finish or fail
+};
+
+// Failures a test injects: a list in time order.
+class ListFailureSource final : public sim::FailureSource {
+ public:
+  explicit ListFailureSource(std::vector<sim::FailureEvent> events) : events_(std::move(events)) {}
+  bool next(sim::FailureEvent& out) override {
+    if (next_ == events_.size()) return false;
+    out = events_[next_++];
+    return true;
+  }
+
+ private:
+  std::vector<sim::FailureEvent> events_;
+  std::size_t next_ = 0;
 };
 
 // Forwards to a Collector and checks capacity at every instant from the placements it saw.
@@ -141,9 +166,15 @@ class RecordingObserver final : public metrics::RunObserver {
   }
   void on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) override {
     auto& l = log(job);
+    auto& a = attempt_[job.id];
     // `first` marks the job's first start only, not a later run of a partly started job.
     if (first != l.starts.empty()) ++bad_first_flags_;
-    if (l.starts.empty()) ++running_;
+    if (!a.in_attempt) {
+      a.in_attempt = true;
+      ++running_;
+    }
+    ++a.held_runs;
+    if (a.stopping) lifecycle_error(job.id, "a run started while the job was stopping");
     l.starts.push_back(now);
     l.placements.push_back(tasks);
     for (const auto& t : tasks.tasks) {
@@ -160,9 +191,17 @@ class RecordingObserver final : public metrics::RunObserver {
   void on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start, engine::Time now,
                   bool job_done) override {
     auto& l = log(job);
+    auto& a = attempt_[job.id];
     if (job_done) {
       ++l.done;
       l.end = now;
+    }
+    l.held_milli_us += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
+    --a.held_runs;
+    if (job_done || (a.stopping && a.held_runs == 0)) {
+      if (a.stopping && !l.stop_times.empty()) l.stop_times.back().second = now;
+      a.in_attempt = false;
+      a.stopping = false;
       --running_;
     }
     ++run_ends_;
@@ -175,8 +214,62 @@ class RecordingObserver final : public metrics::RunObserver {
     }
     collector_->on_run_end(job, tasks, start, now, job_done);
   }
+  void on_life(const metrics::LifeEvent& e) override {
+    auto& l = log(*e.job);
+    auto& a = attempt_[e.job->id];
+    const auto& life = *e.life;
+    // Work done never exceeds the job's work, and goes back only by exactly the lost work.
+    if (life.work_done > life.work_total + 1e-6) lifecycle_error(e.job->id, "work done exceeds the job's work");
+    if (life.work_done + 1e-6 < a.work_done && e.step != metrics::LifeStep::stop && e.step != metrics::LifeStep::fail)
+      lifecycle_error(e.job->id, "work done went backwards");
+    switch (e.step) {
+      case metrics::LifeStep::start:
+        if (l.stops || l.finishes || l.fails) lifecycle_error(e.job->id, "a second first start");
+        break;
+      case metrics::LifeStep::restart:
+        ++l.restarts;
+        if (l.restarts > l.stops) lifecycle_error(e.job->id, "a restart without a stop");
+        break;
+      case metrics::LifeStep::stop:
+        ++l.stops;
+        a.stopping = true;
+        l.stop_times.emplace_back(e.now, -1);
+        l.runs_before_last_stop = l.starts.size();
+        // The work kept plus the work thrown away is the work done at the stop, which is at
+        // least what the job had before.
+        if (life.work_done + e.lost_work_s * 1e6 + 1e-3 < a.work_done)
+          lifecycle_error(e.job->id, "a stop lost more than the work since the last checkpoint");
+        if (e.lost_work_s < 0) lifecycle_error(e.job->id, "negative lost work");
+        break;
+      case metrics::LifeStep::finish:
+        ++l.finishes;
+        l.final_life = life;
+        if (std::abs(life.work_done - life.work_total) > 1e-6) lifecycle_error(e.job->id, "finished with work left");
+        break;
+      case metrics::LifeStep::fail:
+        ++l.fails;
+        l.final_life = life;
+        break;
+    }
+    a.work_done = life.work_done;
+  }
+
   void on_instant(const metrics::InstantState& s) override {
     ++instants_;
+    // Every GPU is held whole, shared, free or down: exactly one of them.
+    std::uint64_t whole = 0, shared = 0;
+    for (cluster::HostId h = 0; h < whole_.size(); ++h) {
+      whole += whole_[h];
+      for (auto u : shares_[h]) shared += u > 0;
+    }
+    if (whole + shared + s.free_gpus + s.down_gpus != topo_->total_gpus()) ++violations_;
+    // Nothing runs on a host while it is down.
+    for (const auto& f : down_) {
+      if (s.now < f.at || s.now >= f.at + f.down_for) continue;
+      std::uint32_t held = whole_[f.host];
+      for (auto u : shares_[f.host]) held += u > 0;
+      if (held) lifecycle_error(0, fmt::format("GPUs held on host {} while it was down", f.host));
+    }
     // The whole cluster, as the simulation reports it and as the placements add up.
     if (s.used_milli > topo_->total_gpus() * 1000) ++violations_;
     if (s.used_milli != used_milli_) ++violations_;
@@ -207,9 +300,25 @@ class RecordingObserver final : public metrics::RunObserver {
   std::uint64_t bad_first_flags() const { return bad_first_flags_; }
   std::uint64_t instants() const { return instants_; }
   std::uint64_t held_at_end() const { return used_milli_; }
+  // Breaches of the lifecycle invariants, described (empty when none).
+  const std::vector<std::string>& lifecycle_errors() const { return lifecycle_errors_; }
+  // Whole-host failures the run injects, for the "nothing on a down host" check.
+  void expect_down(std::vector<sim::FailureEvent> f) { down_ = std::move(f); }
 
  private:
   JobLog& log(const workload::JobSpec& job) { return jobs_[job.id]; }
+  void lifecycle_error(workload::JobId id, std::string what) {
+    if (lifecycle_errors_.size() < 20) lifecycle_errors_.push_back(fmt::format("job {}: {}", id, what));
+  }
+  struct Attempt {
+    bool in_attempt = false;  // started and not yet ended or stopped
+    bool stopping = false;    // stopped, its GPUs not yet all freed
+    int held_runs = 0;
+    double work_done = 0;
+  };
+  std::map<workload::JobId, Attempt> attempt_;
+  std::vector<std::string> lifecycle_errors_;
+  std::vector<sim::FailureEvent> down_;
 
   const cluster::Topology* topo_;
   metrics::Collector* collector_;
@@ -225,6 +334,12 @@ class RecordingObserver final : public metrics::RunObserver {
   std::map<workload::JobId, JobLog> jobs_;
 };
 
+// How jobs stop and come back in a SimRun: checkpoints, grace, retries, injected failures.
+struct SimOptions {
+  sim::LifecycleConfig lifecycle;
+  std::vector<sim::FailureEvent> failures;  // in time order
+};
+
 // One simulation of `rows` on `spec` under `config`, trace perf model, everything kept for
 // assertions. Members are declared in construction order (the topology points at the catalog).
 struct SimRun {
@@ -238,13 +353,23 @@ struct SimRun {
 
   SimRun(const cluster::ClusterSpec& spec, const sched::SchedulerConfig& config, const std::vector<JobRow>& rows,
          cluster::GpuCatalog cat = small_catalog())
+      : SimRun(spec, config, rows, SimOptions{}, std::move(cat)) {}
+
+  SimRun(const cluster::ClusterSpec& spec, const sched::SchedulerConfig& config, const std::vector<JobRow>& rows,
+         const SimOptions& options, cluster::GpuCatalog cat = small_catalog())
       : catalog(std::move(cat)),
         topo(spec, catalog),
         source(rows),
         perf(perf::make_trace_rate_model()),
         collector(topo, 60 * kMicrosPerSecond),
         observer(topo, collector) {
-    sim::Simulation simulation(topo, config, source, *perf, observer, "memory");
+    ListFailureSource failures(options.failures);
+    std::vector<sim::FailureEvent> whole;
+    for (const auto& f : options.failures)
+      if (f.gpu == sim::kWholeHost) whole.push_back(f);
+    observer.expect_down(whole);
+    sim::Simulation simulation(topo, config, source, *perf, observer, "memory", options.lifecycle,
+                               options.failures.empty() ? nullptr : &failures);
     stats = simulation.run();
   }
 
