@@ -102,8 +102,8 @@ class NativeCsvSource final : public JobSource {
     // (util/checked.h): a count that wrapped to 0 or a time that wrapped negative would
     // replay as a job that needs nothing or ends before it starts.
     // The line is for messages only: past 2^32 lines it saturates.
-    job.line = static_cast<std::uint32_t>(
-        std::min<long>(reader_.line_number(), std::numeric_limits<std::uint32_t>::max()));
+    job.line =
+        static_cast<std::uint32_t>(std::min<long>(reader_.line_number(), std::numeric_limits<std::uint32_t>::max()));
     job.trace_number = parse_int_field<std::uint64_t>(field(kId), at(kId), 0);
     job.submit = parse_seconds_field(field(kSubmit), 0, at(kSubmit));
     job.duration = parse_seconds_field(field(kDuration), 0, at(kDuration));

@@ -72,8 +72,8 @@ class OpenbSource final : public TraceReaderSource {
       fail(kDeletion, fmt::format("{} is before {} {}", deletion,
                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time", start));
     const engine::Time submit = checked_seconds(creation, at(kCreation), 0);
-    const engine::Time duration =
-        checked_run_time(start, deletion, at(kDeletion), field(kScheduled).empty() ? "creation_time" : "scheduled_time");
+    const engine::Time duration = checked_run_time(start, deletion, at(kDeletion),
+                                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time");
     if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
 
     job = JobSpec{};

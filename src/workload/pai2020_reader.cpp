@@ -30,7 +30,8 @@ std::uint32_t parse_whole_count(std::string_view s, std::uint32_t min, const Fie
   double d = parse_double(s, where);
   if (d != std::floor(d))
     throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' is not an integer", trim(s)));
-  if (d < min) throw InputError(where.file, where.line, std::string(where.column), fmt::format("{} is less than {}", d, min));
+  if (d < min)
+    throw InputError(where.file, where.line, std::string(where.column), fmt::format("{} is less than {}", d, min));
   return checked_int<std::uint32_t>(d, where, min);
 }
 

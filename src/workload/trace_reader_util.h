@@ -138,9 +138,10 @@ engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldCo
 engine::Time checked_run_time(double start, double end, const FieldContext& where, std::string_view from);
 
 // How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
-// count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd of the parts; when a part exceeds gpus_per_host
-// (0 = no limit), g = gcd(g, gpus_per_host) so that tasks fit hosts of that size;
-// tasks = total / g, gpus_per_task = g. Equal parts within a host keep one task per host.
+// count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd
+// of the parts; when a part exceeds gpus_per_host (0 = no limit), g = gcd(g, gpus_per_host)
+// so that tasks fit hosts of that size; tasks = total / g, gpus_per_task = g. Equal parts
+// within a host keep one task per host.
 struct Shape {
   std::uint32_t tasks = 0;
   std::uint32_t gpus_per_task = 0;

@@ -152,9 +152,11 @@ TEST_CASE("Workload.Ranges.MessagesNameTheFormatOptionUsed") {
   o.format = "nativ";
   o.format_field = "--format";
   o.args_field = "--arg";
-  CHECK_THROWS_WITH_AS(open_trace(native_fixture("small.csv"), o),
-                       "--format: unknown trace format 'nativ'; did you mean 'native'? valid: native, rfold, philly, pai2020, "
-                       "openb, helios, swf, auto", InputError);
+  CHECK_THROWS_WITH_AS(
+      open_trace(native_fixture("small.csv"), o),
+      "--format: unknown trace format 'nativ'; did you mean 'native'? valid: native, rfold, philly, pai2020, "
+      "openb, helios, swf, auto",
+      InputError);
   o.format = "auto";
   CHECK_THROWS_WITH_AS(open_trace(native_fixture("unknown_format.txt"), o),
                        (native_fixture("unknown_format.txt") +
@@ -181,8 +183,7 @@ TEST_CASE("Workload.Ranges.GeneratorClock") {
                        "gap of at most 100 years)",
                        InputError);
   c.arrival_rate_per_hour = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH_AS(make_generator(c, 1), "generate.arrival_rate_per_hour: inf is not a finite number",
-                       InputError);
+  CHECK_THROWS_WITH_AS(make_generator(c, 1), "generate.arrival_rate_per_hour: inf is not a finite number", InputError);
   c.arrival_rate_per_hour = 40;
   c.duration_max_s = 1e13;
   CHECK_THROWS_WITH_AS(make_generator(c, 1),
