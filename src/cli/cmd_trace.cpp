@@ -65,6 +65,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     if (!go->like.empty()) {
       workload::TraceOptions options;
       options.format = go->like_format;
+      options.format_field = "--like-format";
       auto real = workload::open_trace(go->like, options);
       auto fit = workload::fit_generator(*real, go->load, gen->count("--jobs") ? go->g.jobs : 0);
       fmt::print(stderr, "{}\n", fit.describe());
@@ -85,6 +86,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> args;
   };
   auto so = std::make_shared<StatsOpts>();
+  so->options.format_field = "--format";  // messages name the option the user typed
+  so->options.args_field = "--arg";
   stats->add_option("file", so->file, "Trace file")->required();
   stats->add_option("--format", so->options.format, "Trace format (default: detect)")->capture_default_str();
   stats->add_flag("--skip-bad-rows", so->options.skip_bad_rows, "Count and skip unreadable rows");
@@ -103,6 +106,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
 
   auto* convert = trace->add_subcommand("convert", "Convert a trace to the native CSV format");
   auto co = std::make_shared<StatsOpts>();
+  co->options.format_field = "--format";
+  co->options.args_field = "--arg";
   auto cout_path = std::make_shared<std::string>("-");
   convert->add_option("file", co->file, "Trace file")->required();
   convert->add_option("--format", co->options.format, "Input format (default: detect)")->capture_default_str();

@@ -14,8 +14,16 @@ using Time = std::int64_t;  // microseconds since the start of the trace
 inline constexpr Time kMicrosPerSecond = 1'000'000;
 inline constexpr Time kTimeMax = std::numeric_limits<Time>::max();
 
-// Rounds to the nearest microsecond; used only at input boundaries.
-inline Time from_seconds(double s) { return static_cast<Time>(std::llround(s * 1e6)); }
+// Rounds to the nearest microsecond; used only at input boundaries, after the value was
+// checked (util/checked.h). Out of range it saturates (NaN gives 0) rather than being
+// undefined, so that a number that slipped past a check cannot wrap to a negative time.
+inline Time from_seconds(double s) {
+  const double us = std::round(s * 1e6);
+  if (std::isnan(us)) return 0;
+  if (us >= 9.2e18) return kTimeMax;
+  if (us <= -9.2e18) return std::numeric_limits<Time>::min();
+  return static_cast<Time>(us);
+}
 inline double to_seconds(Time t) { return static_cast<double>(t) / 1e6; }
 
 }  // namespace schedlab::engine
@@ -25,14 +33,17 @@ namespace schedlab::engine {
 // Exact decimal seconds of a time ("12.000345"), formatted from the integer: fast, and the
 // same digits on every platform.
 inline void append_seconds(std::string& out, Time t) {
+  // The magnitude as unsigned: negating INT64_MIN itself would overflow.
+  std::uint64_t mag = static_cast<std::uint64_t>(t);
   if (t < 0) {
     out += '-';
-    t = -t;
+    mag = ~mag + 1;
   }
-  out += std::to_string(t / kMicrosPerSecond);
+  constexpr auto kMicros = static_cast<std::uint64_t>(kMicrosPerSecond);
+  out += std::to_string(mag / kMicros);
   out += '.';
   char frac[7];
-  Time f = t % kMicrosPerSecond;
+  std::uint64_t f = mag % kMicros;
   for (int i = 5; i >= 0; --i, f /= 10) frac[i] = static_cast<char>('0' + f % 10);
   out.append(frac, 6);
 }

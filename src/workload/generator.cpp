@@ -1,20 +1,50 @@
 // The synthetic trace generator; every draw comes from the seeded Rng's own distributions.
 #include "workload/generator.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <limits>
 
 #include "engine/rng.h"
+#include "util/checked.h"
 #include "util/error.h"
 
 namespace schedlab::workload {
 
+namespace {
+// The lowest arrival rate whose mean gap stays within 100 years (kMaxInputSeconds).
+constexpr double kMinRatePerHour = 3600.0 / kMaxInputSeconds;
+
+void check_finite(double v, const char* field) {
+  if (!std::isfinite(v)) throw InputError("", 0, field, fmt::format("{} is not a finite number", v));
+}
+}  // namespace
+
 void validate(const GeneratorConfig& c) {
   if (c.jobs == 0) throw InputError("", 0, "generate.jobs", "must be at least 1");
+  // Job ids are 32-bit (JobId).
+  if (c.jobs > std::numeric_limits<JobId>::max())
+    throw InputError("", 0, "generate.jobs",
+                     fmt::format("{} is out of range [1, {}]", c.jobs, std::numeric_limits<JobId>::max()));
+  check_finite(c.arrival_rate_per_hour, "generate.arrival_rate_per_hour");
+  check_finite(c.duration_median_s, "generate.duration_median_s");
+  check_finite(c.duration_sigma, "generate.duration_sigma");
+  check_finite(c.duration_min_s, "generate.duration_min_s");
+  check_finite(c.duration_max_s, "generate.duration_max_s");
   if (!(c.arrival_rate_per_hour > 0)) throw InputError("", 0, "generate.arrival_rate_per_hour", "must be > 0");
+  // A rate so low that one mean gap exceeds 100 years overflows the microsecond clock.
+  if (c.arrival_rate_per_hour < kMinRatePerHour)
+    throw InputError("", 0, "generate.arrival_rate_per_hour",
+                     fmt::format("{} is out of range: at least {:.3g} per hour (a mean gap of at most 100 years)",
+                                 c.arrival_rate_per_hour, kMinRatePerHour));
   if (!(c.duration_median_s > 0)) throw InputError("", 0, "generate.duration_median_s", "must be > 0");
   if (c.duration_sigma < 0) throw InputError("", 0, "generate.duration_sigma", "must be >= 0");
   if (!(c.duration_min_s > 0) || c.duration_max_s < c.duration_min_s)
     throw InputError("", 0, "generate.duration_min_s", "need 0 < duration_min_s <= duration_max_s");
+  if (c.duration_max_s > kMaxInputSeconds)
+    throw InputError("", 0, "generate.duration_max_s",
+                     fmt::format("{} s is out of range: at most 100 years ({} s)", c.duration_max_s, kMaxInputSeconds));
   if (c.gpu_sizes.empty() || c.gpu_sizes.size() != c.gpu_size_weights.size())
     throw InputError("", 0, "generate.gpu_size_weights", "need one weight per entry of gpu_sizes");
   for (auto s : c.gpu_sizes)
@@ -32,6 +62,8 @@ void validate(const GeneratorConfig& c) {
 }
 
 namespace {
+const std::string kNoFile;
+
 class Generator final : public JobSource {
  public:
   Generator(GeneratorConfig c, std::uint64_t seed)
@@ -47,15 +79,21 @@ class Generator final : public JobSource {
   bool next(JobSpec& out) override {
     if (produced_ == c_.jobs) return false;
     out = JobSpec{};
-    out.id = static_cast<JobId>(produced_);
+    out.id = static_cast<JobId>(produced_);  // < jobs, which validate() keeps within JobId
     out.trace_number = produced_;
     ++produced_;
-    // Poisson arrivals: exponential gaps, rounded to whole microseconds once.
+    // Poisson arrivals: exponential gaps, rounded to whole microseconds once. The clock
+    // is checked, not wrapped: many jobs at a low rate can still run past 100 years.
     now_s_ += arrivals_.exponential(3600.0 / c_.arrival_rate_per_hour);
-    out.submit = engine::from_seconds(now_s_);
+    if (!(now_s_ <= kMaxInputSeconds))
+      throw InputError("", 0, "generate.arrival_rate_per_hour",
+                       fmt::format("job {} would arrive after {:.3g} s, beyond 100 years ({} s): raise the rate or "
+                                   "lower the number of jobs",
+                                   out.trace_number, now_s_, kMaxInputSeconds));
+    out.submit = checked_seconds(now_s_, FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"}, 0);
     double d = durations_.lognormal(std::log(c_.duration_median_s), c_.duration_sigma);
     d = std::min(std::max(d, c_.duration_min_s), c_.duration_max_s);
-    out.duration = engine::from_seconds(std::round(d));
+    out.duration = checked_duration_seconds(std::round(d), FieldContext{kNoFile, 0, "generate.duration_max_s"});
     if (!c_.shapes.empty()) {
       const auto& shape = c_.shapes[shapes_.weighted_index(c_.shape_weights.data(), c_.shapes.size())];
       out.tasks = shape.tasks;

@@ -25,7 +25,7 @@ class HeliosSource final : public TraceReaderSource {
   HeliosSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
     check_args(options, "helios", {"gpus_per_host"});
-    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "helios", "gpus_per_host", 8, 0));
+    host_limit_ = count_arg(options, "helios", "gpus_per_host", 8, 0);
     reshaped_ = fmt::format(
         "jobs shaped from gpu_num alone for {}-GPU hosts (node_num missing, 0, uneven or too large per node)",
         host_limit_);
@@ -51,8 +51,10 @@ class HeliosSource final : public TraceReaderSource {
   bool parse_line(std::string_view line, JobSpec& job) {
     split_fields(line, ',', fields_);
     expect_field_count(reader_, fields_.size(), ncols_);
-    std::int64_t gpus = parse_int_at_least(field(kGpuNum), 0, at(kGpuNum));
-    std::int64_t nodes = field(kNodeNum).empty() ? 0 : parse_int_at_least(field(kNodeNum), 0, at(kNodeNum));
+    // Counts land in 32 bits (a wrapped 0 would be a job of no GPUs or a division by zero).
+    const std::uint32_t gpus = parse_int_field<std::uint32_t>(field(kGpuNum), at(kGpuNum), 0);
+    const std::uint32_t nodes =
+        field(kNodeNum).empty() ? 0 : parse_int_field<std::uint32_t>(field(kNodeNum), at(kNodeNum), 0);
     double submit = parse_time(field(kSubmit), at(kSubmit));
     if (gpus == 0) {
       drops_mut().add("CPU-only jobs (gpu_num 0)");
@@ -71,22 +73,25 @@ class HeliosSource final : public TraceReaderSource {
     if (end < start)
       throw InputError(reader_.path(), reader_.line_number(), "end_time",
                        fmt::format("{} is before start_time {}", field(kEnd), field(kStart)));
+    // Epoch seconds and date-times alike must lie within 100 years of 1970 (1870..2069): far
+    // beyond, the microsecond clock and the re-based timeline would overflow.
+    const engine::Time submit_us = checked_seconds(submit, at(kSubmit));
+    const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
 
     job = JobSpec{};
     std::int64_t number;
     if (try_parse_int(field(kJobId), number) && number >= 0)
-      job.trace_number = static_cast<std::uint64_t>(number);
+      job.trace_number = checked_int<std::uint64_t>(number, at(kJobId));
     else
       job.trace_id = strings().intern(field(kJobId));
-    job.submit = engine::from_seconds(submit);
-    job.duration = engine::from_seconds(end - start);
-    const bool per_node_fits = nodes > 0 && gpus % nodes == 0 &&
-                               (host_limit_ == 0 || static_cast<std::uint64_t>(gpus / nodes) <= host_limit_);
+    job.submit = submit_us;
+    job.duration = duration;
+    const bool per_node_fits = nodes > 0 && gpus % nodes == 0 && (host_limit_ == 0 || gpus / nodes <= host_limit_);
     if (per_node_fits) {
-      job.tasks = static_cast<std::uint32_t>(nodes);
-      job.gpus_per_task = static_cast<std::uint32_t>(gpus / nodes);
+      job.tasks = nodes;
+      job.gpus_per_task = gpus / nodes;
     } else {
-      Shape s = shape_from_hosts({static_cast<std::uint64_t>(gpus)}, host_limit_);
+      Shape s = shape_from_hosts({gpus}, host_limit_, at(kGpuNum));
       job.tasks = s.tasks;
       job.gpus_per_task = s.gpus_per_task;
       notices_mut().add(reshaped_);

@@ -3,14 +3,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 
+#include "util/checked.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
 namespace {
@@ -21,6 +25,8 @@ const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
     "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status"};
 constexpr int kRequired = 5;  // the first five columns
+// A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
+constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
 
 class NativeCsvSource final : public JobSource {
  public:
@@ -93,12 +99,24 @@ class NativeCsvSource final : public JobSource {
                                                                     : ""));
     }
     job = JobSpec{};
-    job.line = static_cast<std::uint32_t>(reader_.line_number());
-    job.trace_number = static_cast<std::uint64_t>(parse_int_at_least(field(kId), 0, at(kId)));
-    job.submit = engine::from_seconds(parse_double_at_least(field(kSubmit), 0, at(kSubmit)));
-    job.duration = engine::from_seconds(parse_double_at_least(field(kDuration), 0, at(kDuration)));
-    job.tasks = static_cast<std::uint32_t>(parse_int_at_least(field(kTasks), 1, at(kTasks)));
-    job.gpus_per_task = static_cast<std::uint32_t>(parse_int_at_least(field(kGpusPerTask), 0, at(kGpusPerTask)));
+    // Every number is checked against the type it lands in and against sense
+    // (util/checked.h): a count that wrapped to 0 or a time that wrapped negative would
+    // replay as a job that needs nothing or ends before it starts.
+    // The line is for messages only: past 2^32 lines it saturates.
+    job.line =
+        static_cast<std::uint32_t>(std::min<long>(reader_.line_number(), std::numeric_limits<std::uint32_t>::max()));
+    job.trace_number = parse_int_field<std::uint64_t>(field(kId), at(kId), 0);
+    job.submit = parse_seconds_field(field(kSubmit), 0, at(kSubmit));
+    job.duration = parse_seconds_field(field(kDuration), 0, at(kDuration));
+    job.tasks = parse_int_field<std::uint32_t>(field(kTasks), at(kTasks), 1);
+    job.gpus_per_task = parse_int_field<std::uint32_t>(field(kGpusPerTask), at(kGpusPerTask), 0);
+    if (job.gpus_per_task == 0)
+      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
+                       "0 GPUs: schedlab schedules GPU jobs only");
+    if (job.total_gpus() > kMaxJobGpus)
+      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
+                       fmt::format("{} tasks x {} GPUs = {} GPUs in one job is out of range [1, {}]", job.tasks,
+                                   job.gpus_per_task, job.total_gpus(), kMaxJobGpus));
     if (pos_[kGpuMilli] >= 0 && !trim(field(kGpuMilli)).empty()) {
       auto milli = parse_int_at_least(field(kGpuMilli), 1, at(kGpuMilli));
       if (milli > 1000)
@@ -107,18 +125,15 @@ class NativeCsvSource final : public JobSource {
       if (milli < 1000 && job.gpus_per_task != 1)
         throw InputError(reader_.path(), reader_.line_number(), "gpu_milli",
                          "a GPU share needs gpus_per_task = 1");
-      job.gpu_milli = static_cast<std::uint16_t>(milli);
+      job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
     }
-    if (job.gpus_per_task == 0)
-      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
-                       "0 GPUs: schedlab schedules GPU jobs only");
     if (pos_[kGpuModel] >= 0) job.gpu_request = strings_.intern(trim(field(kGpuModel)));
     if (pos_[kMinGen] >= 0 && !trim(field(kMinGen)).empty())
-      job.min_generation = static_cast<std::int16_t>(parse_int_at_least(field(kMinGen), 0, at(kMinGen)));
+      job.min_generation = parse_int_field<std::int16_t>(field(kMinGen), at(kMinGen), 0);
     if (pos_[kUser] >= 0) job.user = strings_.intern(trim(field(kUser)));
     if (pos_[kPool] >= 0) job.pool = strings_.intern(trim(field(kPool)));
     if (pos_[kPriority] >= 0 && !trim(field(kPriority)).empty())
-      job.priority = static_cast<std::int32_t>(parse_int(field(kPriority), at(kPriority)));
+      job.priority = checked_int<std::int32_t>(parse_int(field(kPriority), at(kPriority)), at(kPriority));
     if (pos_[kGang] >= 0 && !trim(field(kGang)).empty()) {
       auto g = trim(field(kGang));
       if (g == "1" || g == "true") job.gang = true;
@@ -134,7 +149,7 @@ class NativeCsvSource final : public JobSource {
                             unknown_name_message("kind", k, {"batch", "service", "cron"}));
     }
     if (pos_[kEstimate] >= 0 && !trim(field(kEstimate)).empty())
-      job.estimate = engine::from_seconds(parse_double_at_least(field(kEstimate), 0, at(kEstimate)));
+      job.estimate = parse_seconds_field(field(kEstimate), 0, at(kEstimate));
     if (pos_[kStatus] >= 0 && !trim(field(kStatus)).empty()) {
       auto s = trim(field(kStatus));
       if (s == "pass") job.status = TraceStatus::pass;

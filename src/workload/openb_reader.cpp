@@ -53,7 +53,8 @@ class OpenbSource final : public TraceReaderSource {
   bool parse_line(std::string_view line, JobSpec& job) {
     split_fields(line, ',', fields_);
     expect_field_count(reader_, fields_.size(), ncols_);
-    std::int64_t num_gpu = parse_int_at_least(field(kNumGpu), 0, at(kNumGpu));
+    // num_gpu lands in 32 bits: 2^32 must not wrap to 0 GPUs (a divide by zero later).
+    const std::uint32_t num_gpu = parse_int_field<std::uint32_t>(field(kNumGpu), at(kNumGpu), 0);
     std::int64_t milli = field(kGpuMilli).empty() ? 1000 : parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
     double creation = parse_double_at_least(field(kCreation), 0, at(kCreation));
     double deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
@@ -70,6 +71,9 @@ class OpenbSource final : public TraceReaderSource {
     if (deletion < start)
       fail(kDeletion, fmt::format("{} is before {} {}", deletion,
                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time", start));
+    const engine::Time submit = checked_seconds(creation, at(kCreation), 0);
+    const engine::Time duration = checked_run_time(start, deletion, at(kDeletion),
+                                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time");
     if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
 
     job = JobSpec{};
@@ -78,14 +82,14 @@ class OpenbSource final : public TraceReaderSource {
     std::string_view name = field(kName);
     std::int64_t number;
     if (name.rfind(kPodPrefix, 0) == 0 && try_parse_int(name.substr(kPodPrefix.size()), number) && number >= 0)
-      job.trace_number = static_cast<std::uint64_t>(number);
+      job.trace_number = checked_int<std::uint64_t>(number, at(kName));
     else
       job.trace_id = strings().intern(name);
-    job.submit = engine::from_seconds(creation);
-    job.duration = engine::from_seconds(deletion - start);
+    job.submit = submit;
+    job.duration = duration;
     job.tasks = 1;
-    job.gpus_per_task = static_cast<std::uint32_t>(num_gpu);
-    job.gpu_milli = static_cast<std::uint16_t>(milli);
+    job.gpus_per_task = num_gpu;
+    job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
     job.gang = true;
     std::string_view spec = field(kGpuSpec);
     if (!spec.empty() && spec != "nan") job.gpu_request = strings().intern(spec);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -21,15 +22,21 @@ constexpr const char* kColNames[kColCount] = {"job_name", "task_name", "inst_num
 // pai_job_table.csv: job_name,inst_id,user,status,start_time,end_time
 constexpr std::size_t kJobTableCols = 6;
 
-// An integer that pandas may have written as a float ("2.0"); a fraction is an error.
-std::int64_t parse_whole(std::string_view s, std::int64_t min, const FieldContext& where) {
+// A count that pandas may have written as a float ("2.0"); a fraction is an error. At least
+// `min`, at most 2^32-1 (a task count).
+std::uint32_t parse_whole_count(std::string_view s, std::uint32_t min, const FieldContext& where) {
   std::int64_t v;
-  if (try_parse_int(s, v)) return parse_int_at_least(s, min, where);
+  if (try_parse_int(s, v)) return parse_int_field<std::uint32_t>(s, where, min);
   double d = parse_double(s, where);
-  if (d != std::floor(d) || std::fabs(d) > 9e15)
+  if (d != std::floor(d))
     throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' is not an integer", trim(s)));
-  return parse_int_at_least(std::to_string(static_cast<std::int64_t>(d)), min, where);
+  if (d < min)
+    throw InputError(where.file, where.line, std::string(where.column), fmt::format("{} is less than {}", d, min));
+  return checked_int<std::uint32_t>(d, where, min);
 }
+
+// plan_gpu is a percentage of one GPU: at most 2^32-1 whole GPUs.
+constexpr double kMaxPlanGpu = 100.0 * std::numeric_limits<std::uint32_t>::max();
 
 bool is_missing(std::string_view s) { return s.empty() || s == "nan" || s == "NaN" || s == "\\N"; }
 
@@ -81,7 +88,10 @@ class Pai2020Source final : public TraceReaderSource {
     expect_field_count(reader_, fields_.size(), kColCount);
     std::string_view plan = trim(fields_[kPlanGpu]);
     double plan_gpu = is_missing(plan) ? 0 : parse_double_at_least(plan, 0, at(kPlanGpu));
-    std::int64_t inst = parse_whole(fields_[kInstNum], 1, at(kInstNum));
+    if (plan_gpu > kMaxPlanGpu)
+      fail(kPlanGpu, fmt::format("{} is out of range [0, {}] (percent of one GPU: at most {} GPUs)", plan_gpu,
+                                 kMaxPlanGpu, std::numeric_limits<std::uint32_t>::max()));
+    const std::uint32_t inst = parse_whole_count(fields_[kInstNum], 1, at(kInstNum));
     if (plan_gpu == 0) {
       drops_mut().add("CPU-only tasks (plan_gpu empty or 0)");
       return false;
@@ -97,29 +107,32 @@ class Pai2020Source final : public TraceReaderSource {
     double start = parse_double_at_least(fields_[kStart], 0, at(kStart));
     double end = parse_double_at_least(fields_[kEnd], 0, at(kEnd));
     if (end < start) fail(kEnd, fmt::format("{} is before start_time {}", end, start));
+    const engine::Time submit = checked_seconds(start, at(kStart), 0);
+    const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
 
     job = JobSpec{};
     // plan_gpu is a percentage of one GPU: a share below 100, else whole GPUs.
     double milli = plan_gpu * 10;
     if (std::fabs(milli - std::round(milli)) > 1e-6)
       fail(kPlanGpu, fmt::format("{} is finer than a thousandth of a GPU", plan_gpu));
-    auto m = static_cast<std::int64_t>(std::llround(milli));
+    // plan_gpu is within (0, kMaxPlanGpu], so m is within (0, 2^32 * 1000) and whole.
+    const auto m = checked_int<std::int64_t>(std::round(milli), at(kPlanGpu));
     if (m < 1000) {
       job.gpus_per_task = 1;
-      job.gpu_milli = static_cast<std::uint16_t>(m);
+      job.gpu_milli = checked_share_milli(m, at(kPlanGpu));
     } else if (m % 1000 == 0) {
-      job.gpus_per_task = static_cast<std::uint32_t>(m / 1000);
+      job.gpus_per_task = checked_int<std::uint32_t>(m / 1000, at(kPlanGpu), 1);
     } else if (round_up_) {
-      job.gpus_per_task = static_cast<std::uint32_t>((m + 999) / 1000);
+      job.gpus_per_task = checked_int<std::uint32_t>((m + 999) / 1000, at(kPlanGpu), 1);
       notices_mut().add("tasks with a plan_gpu over 100 that is not a multiple of 100, rounded up to whole GPUs");
     } else {
       fail(kPlanGpu, fmt::format("{} is more than one GPU but not a whole number of GPUs (set the trace arg "
                                  "fractional_gpu=ceil to round up)", plan_gpu));
     }
-    job.tasks = static_cast<std::uint32_t>(inst);
+    job.tasks = inst;
     job.gang = true;
-    job.submit = engine::from_seconds(start);
-    job.duration = engine::from_seconds(end - start);
+    job.submit = submit;
+    job.duration = duration;
     std::string_view job_name = trim(fields_[kJob]);
     // The row's line number identifies the task; 1.2 M unique "job_name/task_name" strings
     // would cost more memory than the jobs themselves, so they are kept only on request.

@@ -110,7 +110,7 @@ class PhillySource final : public TraceReaderSource {
   PhillySource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), split_(path) {
     check_args(options, "philly", {"gpus_per_host"});
-    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "philly", "gpus_per_host", 8, 0));
+    host_limit_ = count_arg(options, "philly", "gpus_per_host", 8, 0);
     reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
   }
 
@@ -124,6 +124,8 @@ class PhillySource final : public TraceReaderSource {
   }
 
  private:
+  // `key` must outlive the returned context (a literal, or a named string).
+  FieldContext at(std::string_view key) const { return FieldContext{split_.path(), line_, key}; }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
     throw InputError(split_.path(), line_, key, what);
   }
@@ -150,7 +152,9 @@ class PhillySource final : public TraceReaderSource {
     json j;
     try {
       j = json::parse(text_);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+      // parse_error for bad syntax, out_of_range for a number beyond a double (1e400): either
+      // way this object cannot be read, and the message says where it starts.
       fail("", fmt::format("invalid JSON in this job object: {}", e.what()));
     }
     if (!j.is_object()) fail("", "expected a job object");
@@ -182,7 +186,7 @@ class PhillySource final : public TraceReaderSource {
         hosts_.push_back(gpus->size());
       }
     }
-    Shape shape = shape_from_hosts(hosts_, host_limit_);
+    Shape shape = shape_from_hosts(hosts_, host_limit_, at("attempts[0].detail"));
     if (shape.tasks == 0) {
       drops_mut().add("jobs with no GPUs in their first attempt");
       return false;
@@ -202,12 +206,14 @@ class PhillySource final : public TraceReaderSource {
       drops_mut().add("jobs still running at the snapshot (last end_time null)");
       return false;
     }
-    if (end < start) fail(fmt::format("attempts[{}].end_time", last), "is before the first start_time");
+    const std::string end_key = fmt::format("attempts[{}].end_time", last);
+    if (end < start) fail(end_key, "is before the first start_time");
 
     job = JobSpec{};
     job.trace_id = strings().intern(jobid);
-    job.submit = engine::from_seconds(submit);
-    job.duration = engine::from_seconds(end - start);
+    // Date-times run to year 9999; schedlab's times stay within 100 years of 1970.
+    job.submit = checked_seconds(submit, at("submitted_time"));
+    job.duration = checked_run_time(start, end, at(end_key), "the first start_time");
     job.tasks = shape.tasks;
     job.gpus_per_task = shape.gpus_per_task;
     job.gang = true;

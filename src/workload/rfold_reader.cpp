@@ -21,7 +21,7 @@ class RfoldSource final : public TraceReaderSource {
   RfoldSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::streamed), reader_(path) {
     check_args(options, "rfold", {"gpus_per_host"});
-    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "rfold", "gpus_per_host", 8, 0));
+    host_limit_ = count_arg(options, "rfold", "gpus_per_host", 8, 0);
     reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
     std::string_view line;
     if (!next_data_line(reader_, line, '\0'))
@@ -41,23 +41,24 @@ class RfoldSource final : public TraceReaderSource {
     split_fields(line, ',', fields_);
     expect_field_count(reader_, fields_.size(), kColCount);
     job = JobSpec{};
-    job.trace_number = static_cast<std::uint64_t>(parse_int_at_least(fields_[kId], 0, at(kId)));
-    job.submit = engine::from_seconds(parse_double_at_least(fields_[kArrival], 0, at(kArrival)));
-    job.duration = engine::from_seconds(parse_double_at_least(fields_[kDuration], 0, at(kDuration)));
-    auto size = static_cast<std::uint64_t>(parse_int_at_least(fields_[kSize], 1, at(kSize)));
+    job.trace_number = parse_int_field<std::uint64_t>(fields_[kId], at(kId), 0);
+    job.submit = parse_seconds_field(fields_[kArrival], 0, at(kArrival));
+    job.duration = parse_seconds_field(fields_[kDuration], 0, at(kDuration));
+    // GPU counts fit 32 bits, so their sum over a line's parts cannot overflow.
+    auto size = parse_int_field<std::uint32_t>(fields_[kSize], at(kSize), 1);
 
     split_fields(trim(fields_[kShape]), '+', parts_);
     hosts_.clear();
     std::uint64_t sum = 0;
     for (auto p : parts_) {
-      auto n = static_cast<std::uint64_t>(parse_int_at_least(p, 1, at(kShape)));
+      auto n = parse_int_field<std::uint32_t>(p, at(kShape), 1);
       hosts_.push_back(n);
       sum += n;
     }
     if (sum != size)
       throw InputError(reader_.path(), reader_.line_number(), kColNames[kSize],
                        fmt::format("{} is not the GPU count of shape '{}' ({})", size, trim(fields_[kShape]), sum));
-    Shape shape = shape_from_hosts(hosts_, host_limit_);
+    Shape shape = shape_from_hosts(hosts_, host_limit_, at(kShape));
     if (shape.reshaped) notices_mut().add(reshaped_);
     job.tasks = shape.tasks;
     job.gpus_per_task = shape.gpus_per_task;

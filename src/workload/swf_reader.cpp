@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -19,13 +21,15 @@ constexpr const char* kFieldNames[kFieldCount] = {
     "used memory", "requested processors", "requested time", "requested memory", "status", "user id",
     "group id", "executable", "queue", "partition", "preceding job", "think time"};
 
+constexpr std::int64_t kMaxCount = std::numeric_limits<std::uint32_t>::max();
+
 class SwfSource final : public TraceReaderSource {
  public:
   SwfSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::streamed), reader_(path) {
     check_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
-    gpus_per_processor_ = static_cast<std::uint64_t>(int_arg(options, "swf", "gpus_per_processor", 1, 1));
-    host_limit_ = static_cast<std::uint64_t>(int_arg(options, "swf", "gpus_per_host", 8, 0));
+    gpus_per_processor_ = count_arg(options, "swf", "gpus_per_processor", 1, 1);
+    host_limit_ = count_arg(options, "swf", "gpus_per_host", 8, 0);
   }
 
  protected:
@@ -54,11 +58,12 @@ class SwfSource final : public TraceReaderSource {
   bool parse_line(std::string_view line, JobSpec& job) {
     split_whitespace(line, fields_);
     expect_field_count(reader_, fields_.size(), kFieldCount);
-    std::int64_t number = parse_int_at_least(fields_[kJob], 0, at(kJob));
-    double submit = parse_double_at_least(fields_[kSubmit], 0, at(kSubmit));
+    const auto number = parse_int_field<std::uint64_t>(fields_[kJob], at(kJob), 0);
+    const engine::Time submit = parse_seconds_field(fields_[kSubmit], 0, at(kSubmit));
     double run = parse_double_at_least(fields_[kRun], -1, at(kRun));
-    std::int64_t procs = parse_int_at_least(fields_[kAllocProcs], -1, at(kAllocProcs));
-    std::int64_t req_procs = parse_int_at_least(fields_[kReqProcs], -1, at(kReqProcs));
+    // Processor counts land in 32 bits (-1 = unknown).
+    std::int64_t procs = parse_int_field<std::int64_t>(fields_[kAllocProcs], at(kAllocProcs), -1, kMaxCount);
+    std::int64_t req_procs = parse_int_field<std::int64_t>(fields_[kReqProcs], at(kReqProcs), -1, kMaxCount);
     double req_time = parse_double_at_least(fields_[kReqTime], -1, at(kReqTime));
     std::int64_t status = parse_int_at_least(fields_[kStatus], -1, at(kStatus));
     std::int64_t user = parse_int_at_least(fields_[kUser], -1, at(kUser));
@@ -67,6 +72,7 @@ class SwfSource final : public TraceReaderSource {
     for (int f : {kWait, kAvgCpu, kUsedMem, kReqMem, kGroup, kExe, kPartition, kPrecJob, kThink})
       parse_double(fields_[f], at(static_cast<Field>(f)));
 
+    const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
     if (procs <= 0) procs = req_procs;  // the standard: allocated, else requested
     if (run < 0) {
       drops_mut().add("jobs with unknown run time (-1)");
@@ -81,16 +87,22 @@ class SwfSource final : public TraceReaderSource {
                        fmt::format("{} processors is more than the header's MaxProcs ({})", procs, max_procs_));
 
     job = JobSpec{};
-    job.trace_number = static_cast<std::uint64_t>(number);
-    job.submit = engine::from_seconds(submit);
-    job.duration = engine::from_seconds(run);
-    job.estimate = req_time > 0 ? engine::from_seconds(req_time) : 0;
-    std::uint64_t gpus = static_cast<std::uint64_t>(procs) * gpus_per_processor_;
+    job.trace_number = number;
+    job.submit = submit;
+    job.duration = checked_duration_seconds(run, at(kRun));
+    job.estimate = req_time > 0 ? checked_duration_seconds(req_time, at(kReqTime)) : 0;
+    // Both factors fit 32 bits, so the product fits 64; as a job's GPU count it must fit 32.
+    const auto tasks = checked_int<std::uint32_t>(procs, at(procs_field), 1);
+    const std::uint64_t gpus = std::uint64_t{tasks} * gpus_per_processor_;
+    if (gpus > kMaxCount)
+      throw InputError(reader_.path(), reader_.line_number(), kFieldNames[procs_field],
+                       fmt::format("{} processors x gpus_per_processor {} = {} GPUs is out of range [1, {}]", tasks,
+                                   gpus_per_processor_, gpus, kMaxCount));
     if (host_limit_ == 0) {
-      job.tasks = static_cast<std::uint32_t>(procs);
-      job.gpus_per_task = static_cast<std::uint32_t>(gpus_per_processor_);
+      job.tasks = tasks;
+      job.gpus_per_task = gpus_per_processor_;
     } else {
-      Shape s = shape_from_hosts({gpus}, host_limit_);
+      Shape s = shape_from_hosts({gpus}, host_limit_, at(procs_field));
       job.tasks = s.tasks;
       job.gpus_per_task = s.gpus_per_task;
     }
@@ -121,8 +133,8 @@ class SwfSource final : public TraceReaderSource {
   }
 
   LineReader reader_;
-  std::uint64_t gpus_per_processor_ = 1;
-  std::uint64_t host_limit_ = 8;
+  std::uint32_t gpus_per_processor_ = 1;
+  std::uint32_t host_limit_ = 8;
   std::int64_t max_procs_ = 0;  // from the header; 0 = not given
   std::int64_t max_nodes_ = 0;
   bool saw_line_ = false;

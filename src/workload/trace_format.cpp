@@ -1,8 +1,11 @@
 // The list of built-in trace formats and format detection.
 #include "workload/trace_format.h"
 
+#include <fmt/format.h>
+
 #include "util/error.h"
 #include "util/line_reader.h"
+#include "util/parse.h"
 #include "util/suggest.h"
 #include "workload/helios_reader.h"
 #include "workload/native_csv.h"
@@ -41,24 +44,24 @@ std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOption
     std::vector<std::string> names;
     for (const auto& f : formats) names.push_back(f.name);
     names.push_back("auto");
-    throw InputError("", 0, "workload.format", unknown_name_message("trace format", options.format, names));
+    throw InputError("", 0, options.format_field, unknown_name_message("trace format", options.format, names));
   }
-  std::string first;
-  {
-    LineReader reader(path);
-    std::string_view line;
-    while (reader.next(line)) {
-      if (!line.empty()) {
-        first = std::string(line);
-        break;
-      }
-    }
-    if (first.empty()) throw InputError(path, 1, "", "empty trace");
+  // The first non-empty line decides. A line starting with '#' that no format claims (rfold's
+  // header starts with '#') is a comment, as the native reader reads it: the next line decides.
+  LineReader reader(path);
+  std::string_view line;
+  long first_line = 0;
+  while (reader.next(line)) {
+    if (trim(line).empty()) continue;
+    if (first_line == 0) first_line = reader.line_number();
+    const std::string text(line);
+    for (const auto& f : formats)
+      if (f.detect && f.detect(text, path)) return f.open(path, options);
+    if (line.front() != '#') break;
   }
-  for (const auto& f : formats)
-    if (f.detect && f.detect(first, path)) return f.open(path, options);
-  throw InputError(path, 1, "workload.format",
-                   "cannot detect the trace format from the first line; set workload.format");
+  if (first_line == 0) throw InputError(path, 1, "", "empty trace");
+  throw InputError(path, first_line, options.format_field,
+                   fmt::format("cannot detect the trace format from the first line; set {}", options.format_field));
 }
 
 }  // namespace schedlab::workload

@@ -17,6 +17,10 @@ struct TraceOptions {
   bool skip_bad_rows = false;   // count and report unreadable rows instead of stopping
   // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
   std::map<std::string, std::string> args;
+  // How the user named the format and the args, for messages: a scenario's keys, or the
+  // command-line options of `trace stats|convert` ("--format", "--arg").
+  std::string format_field = "workload.format";
+  std::string args_field = "workload.args";
 };
 
 struct TraceFormat {

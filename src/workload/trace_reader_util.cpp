@@ -116,14 +116,18 @@ bool TraceReaderSource::next(JobSpec& out) {
     }
     last_submit_ = out.submit;
   }
-  out.submit -= origin_;
+  // Submit times are within ±100 years, so this cannot overflow; saturate all the same.
+  out.submit = sub_time(out.submit, origin_);
   out.id = next_id_++;
   return true;
 }
 
 namespace {
-std::string arg_field(std::string_view format, const std::string& name) {
-  return format.empty() ? "workload.args." + name : fmt::format("workload.args.{} ({})", name, format);
+// "workload.args.NAME (format)" in a scenario, "--arg NAME (format)" on the command line.
+std::string arg_field(const TraceOptions& options, std::string_view format, const std::string& name) {
+  const std::string& base = options.args_field;
+  std::string field = base.rfind("--", 0) == 0 ? base + " " + name : base + "." + name;
+  return format.empty() ? field : fmt::format("{} ({})", field, format);
 }
 }  // namespace
 
@@ -132,7 +136,7 @@ void check_args(const TraceOptions& options, std::string_view format, std::vecto
   known.push_back("sort");
   for (const auto& [name, value] : options.args)
     if (std::find(known.begin(), known.end(), name) == known.end())
-      throw InputError("", 0, arg_field(format, name),
+      throw InputError("", 0, arg_field(options, format, name),
                        unknown_name_message(fmt::format("{} trace argument", format), name, known));
 }
 
@@ -140,8 +144,15 @@ std::int64_t int_arg(const TraceOptions& options, std::string_view format, const
                      std::int64_t fallback, std::int64_t min) {
   auto it = options.args.find(name);
   if (it == options.args.end()) return fallback;
-  std::string field = arg_field(format, name);
+  std::string field = arg_field(options, format, name);
   return parse_int_at_least(it->second, min, FieldContext{std::string(), 0, field});
+}
+
+std::uint32_t count_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                        std::uint32_t fallback, std::uint32_t min) {
+  const std::int64_t v = int_arg(options, format, name, fallback, min);
+  const std::string field = arg_field(options, format, name);
+  return checked_int<std::uint32_t>(v, FieldContext{std::string(), 0, field}, min);
 }
 
 bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback) {
@@ -150,7 +161,7 @@ bool bool_arg(const TraceOptions& options, std::string_view format, const std::s
   std::string_view v = trim(it->second);
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
-  throw InputError("", 0, arg_field(format, name), fmt::format("'{}' is not true/false", v));
+  throw InputError("", 0, arg_field(options, format, name), fmt::format("'{}' is not true/false", v));
 }
 
 std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
@@ -159,23 +170,39 @@ std::string choice_arg(const TraceOptions& options, std::string_view format, con
   if (it == options.args.end()) return choices.front();
   std::string v(trim(it->second));
   if (std::find(choices.begin(), choices.end(), v) == choices.end())
-    throw InputError("", 0, arg_field(format, name), unknown_name_message("value", v, choices));
+    throw InputError("", 0, arg_field(options, format, name), unknown_name_message("value", v, choices));
   return v;
 }
 
-Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit) {
+engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldContext& where) {
+  return checked_seconds(parse_double_at_least(s, min_s, where), where, min_s);
+}
+
+engine::Time checked_run_time(double start, double end, const FieldContext& where, std::string_view from) {
+  const double run = end - start;
+  if (!(run <= kMaxInputSeconds))
+    throw_out_of_range(where, fmt::format("{} s after {} is out of range: a run time is at most 100 years ({} s)", run,
+                                          from, kMaxInputSeconds));
+  return checked_duration_seconds(run, where);
+}
+
+Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit, const FieldContext& where) {
+  constexpr std::uint64_t kMaxGpus = std::numeric_limits<std::uint32_t>::max();
   std::uint64_t g = 0, total = 0, largest = 0;
   for (auto p : parts) {
     if (p == 0) continue;
     g = std::gcd(g, p);
-    total += p;
+    if (__builtin_add_overflow(total, p, &total)) total = std::numeric_limits<std::uint64_t>::max();
     largest = std::max(largest, p);
   }
   if (total == 0) return {};
+  // A task count or a task size over 32 bits would wrap: a 0-task job, a division by zero.
+  if (total > kMaxGpus)
+    throw_out_of_range(where, fmt::format("{} GPUs in one job is out of range [1, {}]", total, kMaxGpus));
   if (host_limit > 0 && largest > host_limit) g = std::gcd(g, host_limit);
   Shape s;
-  s.tasks = static_cast<std::uint32_t>(total / g);
-  s.gpus_per_task = static_cast<std::uint32_t>(g);
+  s.tasks = checked_int<std::uint32_t>(static_cast<std::int64_t>(total / g), where);
+  s.gpus_per_task = checked_int<std::uint32_t>(static_cast<std::int64_t>(g), where);
   std::size_t hosts = 0;
   for (auto p : parts) hosts += p != 0;
   s.reshaped = s.tasks != hosts;

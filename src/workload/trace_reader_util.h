@@ -4,14 +4,17 @@
 // date-time parsing.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "util/checked.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -112,20 +115,40 @@ class TraceReaderSource : public JobSource {
 void check_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
 std::int64_t int_arg(const TraceOptions& options, std::string_view format, const std::string& name,
                      std::int64_t fallback, std::int64_t min);
+// An integer argument that is a count (GPUs per host, per processor): within [min, 2^32-1].
+std::uint32_t count_arg(const TraceOptions& options, std::string_view format, const std::string& name,
+                        std::uint32_t fallback, std::uint32_t min);
 bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback);
 std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
                        const std::vector<std::string>& choices);  // choices[0] is the default
 
+// Checked fields (util/checked.h): a number outside the type it lands in, or outside sense,
+// is a located error naming the limit, never a wrapped count or time.
+//
+// An integer field as T within [lo, hi]: below lo reads "-1 is less than 0", above hi names
+// the range ("4294967296 is out of range [1, 4294967295]").
+template <std::integral T>
+T parse_int_field(std::string_view s, const FieldContext& where, T lo, T hi = std::numeric_limits<T>::max()) {
+  return checked_int<T>(parse_int_at_least(s, static_cast<std::int64_t>(lo), where), where, lo, hi);
+}
+// A time in seconds, at least `min_s`, as microseconds within 100 years.
+engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldContext& where);
+// The run time from `start` to `end` (seconds, end >= start checked by the caller) as
+// microseconds: more than 100 years is an error at `where` (the end column), naming `from`.
+engine::Time checked_run_time(double start, double end, const FieldContext& where, std::string_view from);
+
 // How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
-// count is always exact. Rule: g = gcd of the parts; when a part exceeds gpus_per_host
-// (0 = no limit), g = gcd(g, gpus_per_host) so that tasks fit hosts of that size;
-// tasks = total / g, gpus_per_task = g. Equal parts within a host keep one task per host.
+// count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd
+// of the parts; when a part exceeds gpus_per_host (0 = no limit), g = gcd(g, gpus_per_host)
+// so that tasks fit hosts of that size; tasks = total / g, gpus_per_task = g. Equal parts
+// within a host keep one task per host.
 struct Shape {
   std::uint32_t tasks = 0;
   std::uint32_t gpus_per_task = 0;
   bool reshaped = false;  // not one task per listed host
 };
-Shape shape_from_hosts(const std::vector<std::uint64_t>& gpus_per_host, std::uint64_t host_limit);
+Shape shape_from_hosts(const std::vector<std::uint64_t>& gpus_per_host, std::uint64_t host_limit,
+                       const FieldContext& where);
 
 // "YYYY-MM-DD HH:MM:SS" (or 'T' between date and time, optional fractional seconds) as
 // seconds since 1970-01-01 read as UTC: the traces give local times without a zone, and

@@ -210,6 +210,29 @@ fi
 if cmp -s "$TMP/like.csv" "$TMP/like2.csv"; then pass trace_generate_like_deterministic; else
   fail trace_generate_like_deterministic "traces differ"; fi
 bad_input trace_load_without_like "--load: " trace generate --jobs 5 --load 2
+# Numbers out of range are located errors naming the limit, through every trace command:
+# no wrapped time (R01), no 0-GPU wrap (R05), no "internal error" from JSON (R24), no clock
+# overflow in the generator (R14); messages name the option typed (--format).
+TRF=tests/fixtures/traces
+bad_input trace_stats_duration_overflow "tests/fixtures/native/duration_overflow.csv:3: duration_s: " \
+  trace stats tests/fixtures/native/duration_overflow.csv --format native
+stderr_has trace_stats_duration_overflow_limit "is out of range [0, 3153600000] (100 years)"
+bad_input trace_convert_duration_overflow "tests/fixtures/native/duration_overflow.csv:3: duration_s: " \
+  trace convert tests/fixtures/native/duration_overflow.csv -o -
+bad_input trace_run_tasks_2p32 "$PWD/tests/fixtures/native/tasks_2p32.csv:3: tasks: " \
+  run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/native/tasks_2p32.csv"
+stderr_has trace_run_tasks_2p32_limit "4294967296 is out of range [1, 4294967295]"
+bad_input trace_openb_num_gpu_2p32 "$TRF/openb/range_num_gpu.csv:3: num_gpu: " \
+  trace stats "$TRF/openb/range_num_gpu.csv" --format openb
+bad_input trace_philly_number_overflow "$TRF/philly/number_overflow.json:3: " \
+  trace stats "$TRF/philly/number_overflow.json" --format philly
+stderr_has trace_philly_number_overflow_says "number overflow"
+bad_input trace_generate_rate_tiny "generate.arrival_rate_per_hour: " trace generate --jobs 5 --rate 1e-300
+bad_input trace_stats_names_format_option "tests/fixtures/native/unknown_format.txt:1: --format: " \
+  trace stats tests/fixtures/native/unknown_format.txt
+run trace stats tests/fixtures/native/comment_first.csv
+if [ "$rc" -eq 0 ] && grep -q "jobs                 2" "$TMP/stdout"; then pass trace_detects_native_after_comment; else
+  fail trace_detects_native_after_comment "exit code $rc"; fi
 # A public trace, where ../shared is present: SWF (gzip) converts to the native format.
 if [ -f ../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz ]; then
   run trace convert ../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz -o "$TMP/kth.csv"

@@ -20,8 +20,9 @@ TEST_CASE("Workload.TraceReaderUtil.ShapeKeepsGpuCountExact") {
       {{12}, 8, 3, 4, true},         {{5, 3}, 8, 8, 1, true},    {{744}, 8, 93, 8, true},
       {{2, 2, 2, 2}, 8, 4, 2, false}, {{0, 4}, 8, 1, 4, false},  {{}, 8, 0, 0, false},
   };
+  const std::string file = "t.csv";
   for (const auto& c : cases) {
-    Shape s = shape_from_hosts(c.hosts, c.limit);
+    Shape s = shape_from_hosts(c.hosts, c.limit, FieldContext{file, 2, "shape"});
     CHECK(s.tasks == c.tasks);
     CHECK(s.gpus_per_task == c.per_task);
     CHECK(s.reshaped == c.reshaped);
