@@ -128,7 +128,10 @@ std::vector<ShapeHost> reference_hosts(const workload::JobSpec& job, ReferenceSh
     return hosts;
   }
   if (reference == ReferenceShape::traced) {
-    for (std::uint32_t t = 0; t < job.tasks; ++t) hosts.push_back({gpu, static_cast<int>(job.gpus_per_task), nic, 0});
+    // Only started jobs are asked about, and a started task fits in one host (at most 1024 GPUs);
+    // the clamp keeps the narrowing exact whatever a caller passes.
+    const int per_task = static_cast<int>(std::min<std::uint32_t>(job.gpus_per_task, 1u << 16));
+    for (std::uint32_t t = 0; t < job.tasks; ++t) hosts.push_back({gpu, per_task, nic, 0});
     return hosts;
   }
   std::uint64_t per_host = topo.max_host_gpus(gpu) ? topo.max_host_gpus(gpu) : topo.max_host_gpus();
