@@ -171,8 +171,13 @@ perf::CalibrationProfile profile_from_nccl_tests(const std::vector<NcclTestsLog>
   };
   std::vector<FitSample> samples;
   std::string tier(perf::link_tier_name(options.tier));
+  std::vector<std::string> paths;
   for (const auto& log : logs) {
+    paths.push_back(log.path);
     int ranks = options.ranks_override > 0 ? options.ranks_override : log.ranks;
+    if (ranks > perf::kMaxRanks)
+      throw InputError(log.path, 0, "--ranks",
+                       fmt::format("{} ranks is more than a profile holds ({})", ranks, perf::kMaxRanks));
     if (ranks <= 0)
       throw InputError(log.path, 0, "",
                        "cannot tell the number of ranks (no '#  Rank N' device lines, no NCCL 'nranks', and "
@@ -194,7 +199,29 @@ perf::CalibrationProfile profile_from_nccl_tests(const std::vector<NcclTestsLog>
   p.provenance.host = join(hosts, ", ");
   p.provenance.gpu = join(gpus, ", ");
   p.provenance.nccl = join(nccls, ", ");
-  p.tiers[options.tier] = fit_tier(samples, report);
+  // The fit sees samples, not files: its errors (too few sizes, times that do not grow) and a fit
+  // outside the profile's sense ranges are reported naming the logs they came from.
+  const std::string from = join(paths, ", ");
+  try {
+    p.tiers[options.tier] = fit_tier(samples, report);
+  } catch (const InputError& e) {
+    if (!e.file().empty()) throw;
+    throw InputError(from, 0, "", e.what());
+  }
+  const perf::TierParams& t = p.tiers[options.tier];
+  if (!(t.alpha_us >= 0 && t.alpha_us <= perf::kMaxAlphaUs))
+    throw InputError(from, 0, "",
+                     fmt::format("the fitted alpha, {} us per ring step, is outside [0, {}]: are these {} logs?",
+                                 t.alpha_us, perf::kMaxAlphaUs, tier));
+  if (!(t.beta_gbps >= perf::kMinBetaGbps && t.beta_gbps <= perf::kMaxBetaGbps))
+    throw InputError(from, 0, "",
+                     fmt::format("the fitted beta, {} GB/s, is outside [{}, {}]: are these {} logs?", t.beta_gbps,
+                                 perf::kMinBetaGbps, perf::kMaxBetaGbps, tier));
+  for (const auto& c : t.corrections)
+    if (!(c.factor >= perf::kMinCorrection && c.factor <= perf::kMaxCorrection))
+      throw InputError(from, 0, "",
+                       fmt::format("at {} bytes the measured time is {} times the alpha-beta fit, outside [{}, {}]",
+                                   c.bytes, c.factor, perf::kMinCorrection, perf::kMaxCorrection));
   return p;
 }
 

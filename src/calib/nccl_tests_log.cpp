@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perf/calibration_profile.h"
+#include "util/checked.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -41,11 +43,11 @@ class Parser {
     if (body.empty()) return;
     split_whitespace(body, tok_);
     if (body.front() == '#') {
-      comment(body.substr(1));
+      comment(body.substr(1), line_no);
       return;
     }
     if (body.find("NCCL INFO") != std::string_view::npos || body.find("NCCL WARN") != std::string_view::npos) {
-      nccl_line();
+      nccl_line(line_no);
       return;
     }
     std::int64_t first;
@@ -71,12 +73,14 @@ class Parser {
   }
 
  private:
-  void comment(std::string_view text) {
+  void comment(std::string_view text, long line_no) {
     split_whitespace(text, tok_);
     if (tok_.size() >= 2 && tok_[0] == "Rank") {  // "#  Rank  0 Group  0 Pid 1 on HOST device  0 [0x07] NAME"
       std::int64_t r;
       if (!try_parse_int(tok_[1], r) || r < 0) return;
-      device_ranks_ = std::max<int>(device_ranks_, static_cast<int>(r) + 1);
+      // A rank number is a count of ranks minus one: within the profile's rank limit.
+      const int rank = checked_int<int>(r, FieldContext{log_.path, line_no, "rank"}, 0, perf::kMaxRanks - 1);
+      device_ranks_ = std::max(device_ranks_, rank + 1);
       if (r == 0) {
         for (std::size_t i = 2; i + 1 < tok_.size(); ++i)
           if (tok_[i] == "on") log_.host = std::string(tok_[i + 1]);
@@ -98,11 +102,12 @@ class Parser {
     }
   }
 
-  void nccl_line() {
+  void nccl_line(long line_no) {
     for (std::size_t i = 0; i + 1 < tok_.size(); ++i) {
       std::int64_t n;
       if (tok_[i] == "nranks" && try_parse_int(tok_[i + 1], n) && n > 0)
-        nranks_ = std::max<int>(nranks_, static_cast<int>(n));
+        nranks_ =
+            std::max(nranks_, checked_int<int>(n, FieldContext{log_.path, line_no, "nranks"}, 1, perf::kMaxRanks));
       if (tok_[i] == "version" && i > 0 && tok_[i - 1] == "NCCL" && log_.nccl_version.empty())
         log_.nccl_version = std::string(tok_[i + 1]);
     }
@@ -131,18 +136,27 @@ class Parser {
     auto at = [&](std::string_view column) { return FieldContext{log_.path, line_no, column}; };
     NcclTestsRow r;
     r.line = line_no;
-    r.bytes = static_cast<double>(parse_int_at_least(tok_[c++], 0, at("size")));
+    r.bytes = checked_real(static_cast<double>(parse_int_at_least(tok_[c++], 0, at("size"))), at("size"), 0,
+                           perf::kMaxMessageBytes);
     r.count = parse_int_at_least(tok_[c++], 0, at("count"));
     r.type = std::string(tok_[c++]);
     r.redop = std::string(tok_[c++]);
     if (log_.has_root_column) parse_int(tok_[c++], at("root"));
-    r.oop_time_us = parse_double_at_least(tok_[c++], 0, at("out-of-place time"));
-    r.oop_algbw = parse_double_at_least(tok_[c++], 0, at("out-of-place algbw"));
-    r.oop_busbw = parse_double_at_least(tok_[c++], 0, at("out-of-place busbw"));
+    // Within the ranges a profile accepts for its measurements, so that the import writes a
+    // profile that loads back.
+    auto time_us = [&](std::string_view column) {
+      return checked_real(parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxMeasuredUs);
+    };
+    auto gbps = [&](std::string_view column) {
+      return checked_real(parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxBetaGbps);
+    };
+    r.oop_time_us = time_us("out-of-place time");
+    r.oop_algbw = gbps("out-of-place algbw");
+    r.oop_busbw = gbps("out-of-place busbw");
     ++c;  // #wrong / error: a count, "N/A", or a max error such as 2e-07
-    r.ip_time_us = parse_double_at_least(tok_[c++], 0, at("in-place time"));
-    r.ip_algbw = parse_double_at_least(tok_[c++], 0, at("in-place algbw"));
-    r.ip_busbw = parse_double_at_least(tok_[c++], 0, at("in-place busbw"));
+    r.ip_time_us = time_us("in-place time");
+    r.ip_algbw = gbps("in-place algbw");
+    r.ip_busbw = gbps("in-place busbw");
     log_.rows.push_back(std::move(r));
   }
 
@@ -155,7 +169,9 @@ class Parser {
     double f = best->oop_busbw / best->oop_algbw;
     if (f == 0.0) return 1;
     if (f >= 2.0) return 0;
-    int n = static_cast<int>(std::lround(2.0 / (2.0 - f)));
+    const double ratio = 2.0 / (2.0 - f);
+    if (!(ratio < perf::kMaxRanks)) return 0;  // busbw ~ 2·algbw: too many ranks to be a real run
+    int n = static_cast<int>(std::lround(ratio));
     if (n < 2 || std::abs(2.0 * (n - 1) / n - f) > 0.01) return 0;
     return n;
   }

@@ -1,98 +1,128 @@
 // GPU catalog and cluster file readers.
 #include "config/cluster_config.h"
 
+#include <fmt/format.h>
+
 #include "config/yaml_util.h"
 #include "util/suggest.h"
 
 namespace schedlab::config {
 
+namespace {
+double get_gbps(const YAML::Node& node, const At& at) { return get_real_in(node, at, kMinLinkGbps, kMaxLinkGbps); }
+}  // namespace
+
 cluster::GpuCatalog load_catalog(const std::string& path) {
   YAML::Node root = load_yaml_file(path);
-  At at{path, ""};
-  check_keys(root, {"models"}, at);
-  const auto& models = root["models"];
-  if (!models.IsSequence() || models.size() == 0) fail(models, at / "models", "expected a non-empty list of GPU models");
-  std::vector<cluster::GpuModel> out;
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    const auto& m = models[i];
-    At mat = at / ("models[" + std::to_string(i) + "]");
-    check_keys(m, {"name", "generation", "memory_gb", "speed", "intra_link", "intra_gbps", "pcie_gbps"}, mat);
-    for (const char* req : {"name", "generation", "speed", "intra_gbps"})
-      if (!m[req]) fail(m, mat / req, "required key is missing");
-    cluster::GpuModel g;
-    g.name = get_string(m["name"], mat / "name");
-    for (const auto& prev : out)
-      if (prev.name == g.name) fail(m["name"], mat / "name", "GPU model '" + g.name + "' is listed twice");
-    g.generation = static_cast<int>(get_int(m["generation"], mat / "generation", 1));
-    if (m["memory_gb"]) g.memory_gb = get_positive(m["memory_gb"], mat / "memory_gb");
-    g.speed = get_positive(m["speed"], mat / "speed");
-    if (m["intra_link"]) g.intra_link = get_string(m["intra_link"], mat / "intra_link");
-    g.intra_gbps = get_positive(m["intra_gbps"], mat / "intra_gbps");
-    g.pcie_gbps = m["pcie_gbps"] ? get_positive(m["pcie_gbps"], mat / "pcie_gbps") : g.intra_gbps;
-    out.push_back(std::move(g));
-  }
-  if (out.size() > cluster::kMaxModels) fail(models, at / "models", "at most 64 GPU models");
-  cluster::GpuCatalog catalog(std::move(out));
-  catalog.set_source_file(path);
-  return catalog;
+  return with_yaml_errors(path, [&] {
+    At at{path, ""};
+    check_keys(root, {"models"}, at);
+    const auto& models = root["models"];
+    if (!models.IsSequence() || models.size() == 0)
+      fail(models, at / "models", "expected a non-empty list of GPU models");
+    std::vector<cluster::GpuModel> out;
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const auto& m = models[i];
+      At mat = at / ("models[" + std::to_string(i) + "]");
+      check_keys(m, {"name", "generation", "memory_gb", "speed", "intra_link", "intra_gbps", "pcie_gbps"}, mat);
+      for (const char* req : {"name", "generation", "speed", "intra_gbps"})
+        if (!m[req]) fail(m, mat / req, "required key is missing");
+      cluster::GpuModel g;
+      g.name = get_string(m["name"], mat / "name");
+      for (const auto& prev : out)
+        if (prev.name == g.name) fail(m["name"], mat / "name", "GPU model '" + g.name + "' is listed twice");
+      g.generation = get_int_in<int>(m["generation"], mat / "generation", 1, 10000);  // compute capability x10
+      if (m["memory_gb"]) g.memory_gb = get_real_in(m["memory_gb"], mat / "memory_gb", 0, kMaxMemoryGb, true);
+      g.speed = get_real_in(m["speed"], mat / "speed", kMinRelativeSpeed, kMaxRelativeSpeed);
+      if (m["intra_link"]) g.intra_link = get_string(m["intra_link"], mat / "intra_link");
+      g.intra_gbps = get_gbps(m["intra_gbps"], mat / "intra_gbps");
+      g.pcie_gbps = m["pcie_gbps"] ? get_gbps(m["pcie_gbps"], mat / "pcie_gbps") : g.intra_gbps;
+      out.push_back(std::move(g));
+      // Checked as the list grows: the catalog itself refuses more, and says so less helpfully.
+      if (out.size() > cluster::kMaxModels) fail(m, mat, "a GPU catalog holds at most 64 models");
+    }
+    cluster::GpuCatalog catalog(std::move(out));
+    catalog.set_source_file(path);
+    return catalog;
+  });
 }
 
 std::string catalog_path_of(const std::string& cluster_path) {
   YAML::Node root = load_yaml_file(cluster_path);
-  At at{cluster_path, ""};
-  require_map(root, at);
-  if (!root["catalog"]) return resolve_path(cluster_path, "../gpus.yaml");
-  return resolve_path(cluster_path, get_string(root["catalog"], at / "catalog"));
+  return with_yaml_errors(cluster_path, [&] {
+    At at{cluster_path, ""};
+    require_map(root, at);
+    if (!root["catalog"]) return resolve_path(cluster_path, "../gpus.yaml");
+    std::string path = resolve_path(cluster_path, get_string(root["catalog"], at / "catalog"));
+    // Checked here, where the file is named: an empty name resolves to the cluster's own folder.
+    require_file(path, root["catalog"], at / "catalog");
+    return path;
+  });
 }
 
 ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog) {
   YAML::Node root = load_yaml_file(path);
-  At at{path, ""};
-  check_keys(root, {"name", "catalog", "spine_gbps", "racks", "description"}, at);
-  ClusterFile f;
-  f.path = path;
-  f.catalog_path = catalog_path_of(path);
-  f.spec.name = root["name"] ? get_string(root["name"], at / "name") : std::string("cluster");
-  if (root["spine_gbps"]) f.spec.spine_gbps = get_positive(root["spine_gbps"], at / "spine_gbps");
-  const auto& racks = root["racks"];
-  if (!racks.IsSequence() || racks.size() == 0) fail(racks, at / "racks", "expected a non-empty list of racks");
-  std::uint64_t gpus = 0;
-  for (std::size_t i = 0; i < racks.size(); ++i) {
-    const auto& r = racks[i];
-    At rat = at / ("racks[" + std::to_string(i) + "]");
-    check_keys(r, {"name", "count", "uplink_gbps", "oversubscription", "hosts"}, rat);
-    cluster::RackSpec rs;
-    rs.name = r["name"] ? get_string(r["name"], rat / "name") : "rack" + std::to_string(i);
-    if (r["count"]) rs.count = static_cast<std::uint32_t>(get_int(r["count"], rat / "count", 1));
-    if (r["uplink_gbps"] && r["oversubscription"])
-      fail(r, rat, "give either uplink_gbps or oversubscription, not both");
-    if (r["uplink_gbps"]) rs.uplink_gbps = get_positive(r["uplink_gbps"], rat / "uplink_gbps");
-    if (r["oversubscription"]) rs.oversubscription = get_positive(r["oversubscription"], rat / "oversubscription");
-    const auto& hosts = r["hosts"];
-    if (!hosts.IsSequence() || hosts.size() == 0) fail(hosts, rat / "hosts", "expected a non-empty list of host groups");
-    for (std::size_t j = 0; j < hosts.size(); ++j) {
-      const auto& h = hosts[j];
-      At hat = rat / ("hosts[" + std::to_string(j) + "]");
-      check_keys(h, {"count", "gpus", "model", "nic_gbps"}, hat);
-      for (const char* req : {"count", "gpus", "model", "nic_gbps"})
-        if (!h[req]) fail(h, hat / req, "required key is missing");
-      cluster::HostGroupSpec g;
-      g.count = static_cast<std::uint32_t>(get_int(h["count"], hat / "count", 1));
-      auto ngpus = get_int(h["gpus"], hat / "gpus", 1);
-      if (ngpus > 1024) fail(h["gpus"], hat / "gpus", "at most 1024 GPUs per host");
-      g.gpus = static_cast<std::uint16_t>(ngpus);
-      std::string model = get_string(h["model"], hat / "model");
-      auto id = catalog.find(model);
-      if (!id) fail(h["model"], hat / "model", unknown_name_message("GPU model", model, catalog.names()));
-      g.model = *id;
-      g.nic_gbps = get_positive(h["nic_gbps"], hat / "nic_gbps");
-      gpus += std::uint64_t{g.count} * g.gpus * rs.count;
-      rs.hosts.push_back(g);
+  return with_yaml_errors(path, [&] {
+    At at{path, ""};
+    check_keys(root, {"name", "catalog", "spine_gbps", "racks", "description"}, at);
+    ClusterFile f;
+    f.path = path;
+    f.catalog_path = catalog_path_of(path);
+    f.spec.name = root["name"] ? get_string(root["name"], at / "name") : std::string("cluster");
+    if (root["spine_gbps"]) f.spec.spine_gbps = get_gbps(root["spine_gbps"], at / "spine_gbps");
+    const auto& racks = root["racks"];
+    if (!racks.IsSequence() || racks.size() == 0) fail(racks, at / "racks", "expected a non-empty list of racks");
+    // Counted as the file is read, so that the message points at the count that crossed the limit.
+    // Each factor is at most 2^32 and each partial sum at most the limit: no product overflows.
+    std::uint64_t gpus = 0;
+    auto too_big = [&](const YAML::Node& n, const At& where, std::uint64_t at_least) {
+      fail(n, where,
+           fmt::format("the cluster would have at least {} GPUs, more than the limit of {} (see README.md, "
+                       "\"Cluster files\")",
+                       at_least, kMaxClusterGpus));
+    };
+    for (std::size_t i = 0; i < racks.size(); ++i) {
+      const auto& r = racks[i];
+      At rat = at / ("racks[" + std::to_string(i) + "]");
+      check_keys(r, {"name", "count", "uplink_gbps", "oversubscription", "hosts"}, rat);
+      cluster::RackSpec rs;
+      rs.name = r["name"] ? get_string(r["name"], rat / "name") : "rack" + std::to_string(i);
+      if (r["count"]) rs.count = get_count(r["count"], rat / "count");
+      if (r["uplink_gbps"] && r["oversubscription"])
+        fail(r, rat, "give either uplink_gbps or oversubscription, not both");
+      if (r["uplink_gbps"]) rs.uplink_gbps = get_gbps(r["uplink_gbps"], rat / "uplink_gbps");
+      if (r["oversubscription"])
+        rs.oversubscription =
+            get_real_in(r["oversubscription"], rat / "oversubscription", 0, kMaxOversubscription, true);
+      if (!r["hosts"]) fail(r, rat / "hosts", "required key is missing (a list of host groups)");
+      const auto& hosts = r["hosts"];
+      if (!hosts.IsSequence() || hosts.size() == 0)
+        fail(hosts, rat / "hosts", "expected a non-empty list of host groups");
+      std::uint64_t rack_gpus = 0;
+      for (std::size_t j = 0; j < hosts.size(); ++j) {
+        const auto& h = hosts[j];
+        At hat = rat / ("hosts[" + std::to_string(j) + "]");
+        check_keys(h, {"count", "gpus", "model", "nic_gbps"}, hat);
+        for (const char* req : {"count", "gpus", "model", "nic_gbps"})
+          if (!h[req]) fail(h, hat / req, "required key is missing");
+        cluster::HostGroupSpec g;
+        g.count = get_count(h["count"], hat / "count");
+        g.gpus = get_int_in<std::uint16_t>(h["gpus"], hat / "gpus", 1, kMaxGpusPerHost);
+        std::string model = get_string(h["model"], hat / "model");
+        auto id = catalog.find(model);
+        if (!id) fail(h["model"], hat / "model", unknown_name_message("GPU model", model, catalog.names()));
+        g.model = *id;
+        g.nic_gbps = get_gbps(h["nic_gbps"], hat / "nic_gbps");
+        rack_gpus += std::uint64_t{g.count} * g.gpus;
+        if (rack_gpus > kMaxClusterGpus) too_big(h["count"], hat / "count", rack_gpus);
+        rs.hosts.push_back(g);
+      }
+      gpus += rack_gpus * rs.count;
+      if (gpus > kMaxClusterGpus) too_big(r["count"] ? r["count"] : r, r["count"] ? rat / "count" : rat, gpus);
+      f.spec.racks.push_back(std::move(rs));
     }
-    f.spec.racks.push_back(std::move(rs));
-  }
-  if (gpus == 0) fail(racks, at / "racks", "the cluster has no GPU");
-  return f;
+    return f;
+  });
 }
 
 }  // namespace schedlab::config

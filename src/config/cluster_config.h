@@ -2,12 +2,25 @@
 // into validated values, with file:line errors.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
 
 namespace schedlab::config {
+
+// Limits of a cluster file (README.md, "Cluster files"). The topology holds state per GPU and per
+// host, so a larger cluster is refused where its count is written instead of exhausting memory.
+// Every host holds at least one GPU, so this also bounds hosts and racks.
+inline constexpr std::uint64_t kMaxClusterGpus = 10'000'000;
+inline constexpr std::uint16_t kMaxGpusPerHost = 1024;
+// Sense ranges for the numbers of gpus.yaml and cluster files: bandwidths from 1 MB/s to 1 PB/s,
+// relative speeds within a factor of a million of V100's, memory up to 1 PB.
+inline constexpr double kMinLinkGbps = 1e-3, kMaxLinkGbps = 1e6;
+inline constexpr double kMinRelativeSpeed = 1e-6, kMaxRelativeSpeed = 1e6;
+inline constexpr double kMaxMemoryGb = 1e6;
+inline constexpr double kMaxOversubscription = 1e6;
 
 cluster::GpuCatalog load_catalog(const std::string& path);
 

@@ -1,8 +1,12 @@
 // Scenario validation: every key checked, every name resolved, errors with file:line.
 #include "config/scenario.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 
 #include "config/cluster_config.h"
 #include "config/yaml_util.h"
@@ -26,7 +30,9 @@ YAML::Node without_marks(const YAML::Node& n) {
     }
     case YAML::NodeType::Map: {
       YAML::Node out(YAML::NodeType::Map);
-      for (const auto& kv : n) out[kv.first.Scalar()] = without_marks(kv.second);
+      // A list or map used as a key is kept as such, so that the scenario's checks report it.
+      for (const auto& kv : n)
+        out[kv.first.IsScalar() ? YAML::Node(kv.first.Scalar()) : without_marks(kv.first)] = without_marks(kv.second);
       return out;
     }
     default:
@@ -42,9 +48,11 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   std::string path = assignment.substr(0, eq);
   YAML::Node value;
   try {
-    value = without_marks(YAML::Load(assignment.substr(eq + 1)));
-  } catch (const YAML::Exception& e) {
-    throw InputError("--set", 0, path, "value is not valid YAML: " + e.msg);
+    value = without_marks(parse_yaml(assignment.substr(eq + 1), "--set"));
+  } catch (const InputError& e) {
+    // parse_yaml says "--set:LINE: what"; the line is within the value, not a file's.
+    const std::string prefix = e.line() > 0 ? fmt::format("{}:{}: ", e.file(), e.line()) : e.file() + ": ";
+    throw InputError("--set", 0, path, "value is not valid YAML: " + std::string(e.what()).substr(prefix.size()));
   }
   std::vector<std::string> keys;
   std::size_t start = 0;
@@ -86,6 +94,42 @@ std::vector<std::string> part_names(const YAML::Node& n, const At& at, const sch
   return out;
 }
 
+// Builds every part once with its args, as `run` will, so that a bad setting (a number out of
+// range, an unknown key) is reported by `validate` too, at its line in the scenario.
+void check_part_args(const YAML::Node& n, const At& at, const sched::SchedulerConfig& c) {
+  const auto& r = sched::builtin_parts();
+  auto args_of = [&](const std::string& part) {
+    auto it = c.args.find(part);
+    return it == c.args.end() ? sched::PartArgs{} : it->second;
+  };
+  auto build = [&](const std::string& part, auto& list) {
+    try {
+      list.make(part, args_of(part));
+    } catch (const InputError& e) {
+      // Parts see their args as plain strings and name only the field: locate it here.
+      const YAML::Node args = n["args"] ? n["args"][part] : YAML::Node();
+      std::string what = e.what();
+      if (!e.field().empty()) {
+        const std::string prefix = e.field() + ": ";
+        if (auto p = what.find(prefix); p != std::string::npos) what = what.substr(p + prefix.size());
+      }
+      std::string key;
+      if (args && args.IsMap())
+        for (const auto& kv : args)
+          if (kv.first.IsScalar() && e.field().ends_with("." + kv.first.Scalar())) key = kv.first.Scalar();
+      At pat = at / "args" / part;
+      if (!key.empty()) fail(args[key], pat / key, what);
+      fail(args ? args : n, args ? pat : at, what);
+    }
+  };
+  build(c.queue, r.queues);
+  for (const auto& a : c.admission) build(a, r.admissions);
+  for (const auto& f : c.filters) build(f, r.filters);
+  build(c.placement, r.placements);
+  build(c.preemption, r.preemptions);
+  build(c.backfill, r.backfills);
+}
+
 sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
   sched::SchedulerConfig c;
   if (!n) return c;
@@ -100,50 +144,108 @@ sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
   if (n["args"]) {
     require_map(n["args"], at / "args");
     for (const auto& kv : n["args"]) {
-      std::string part = kv.first.as<std::string>();
+      std::string part = key_of(kv.first, at / "args");
       At pat = at / "args" / part;
       require_map(kv.second, pat);
-      for (const auto& arg : kv.second) c.args[part][arg.first.as<std::string>()] = get_string(arg.second, pat / arg.first.as<std::string>());
+      for (const auto& arg : kv.second) {
+        std::string key = key_of(arg.first, pat);
+        c.args[part][key] = get_string(arg.second, pat / key);
+      }
     }
   }
+  check_part_args(n, at, c);
   return c;
 }
 
-workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at) {
+// Weights of a weighted draw: finite, not negative, not all zero.
+std::vector<double> get_weights(const YAML::Node& n, const At& at) {
+  std::vector<double> w = get_double_list(n, at);
+  double total = 0;
+  for (double x : w) {
+    if (!(x >= 0)) fail(n, at, fmt::format("weights must not be negative, got {}", x));
+    total += x;
+  }
+  if (!w.empty() && !(total > 0 && std::isfinite(total)))
+    fail(n, at, "weights must add up to a finite number greater than 0");
+  return w;
+}
+
+workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, const cluster::GpuCatalog& catalog) {
   workload::GeneratorConfig g;
   check_keys(n, {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
                  "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users"},
              at);
-  if (n["jobs"]) g.jobs = static_cast<std::uint64_t>(get_int(n["jobs"], at / "jobs", 1));
-  if (n["arrival_rate_per_hour"]) g.arrival_rate_per_hour = get_positive(n["arrival_rate_per_hour"], at / "arrival_rate_per_hour");
-  if (n["duration_median_s"]) g.duration_median_s = get_positive(n["duration_median_s"], at / "duration_median_s");
-  if (n["duration_sigma"]) g.duration_sigma = get_double(n["duration_sigma"], at / "duration_sigma");
-  if (n["duration_min_s"]) g.duration_min_s = get_positive(n["duration_min_s"], at / "duration_min_s");
-  if (n["duration_max_s"]) g.duration_max_s = get_positive(n["duration_max_s"], at / "duration_max_s");
+  // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
+  auto seconds = [&](const char* key, double& out) {
+    if (n[key]) out = get_real_in(n[key], at / key, 0, kMaxInputSeconds, true);
+  };
+  if (n["jobs"]) g.jobs = get_count(n["jobs"], at / "jobs");
+  if (n["arrival_rate_per_hour"])
+    g.arrival_rate_per_hour = get_real_in(n["arrival_rate_per_hour"], at / "arrival_rate_per_hour", 0, 1e12, true);
+  seconds("duration_median_s", g.duration_median_s);
+  if (n["duration_sigma"]) g.duration_sigma = get_real_in(n["duration_sigma"], at / "duration_sigma", 0, 100);
+  seconds("duration_min_s", g.duration_min_s);
+  seconds("duration_max_s", g.duration_max_s);
   if (n["gpu_sizes"]) {
     g.gpu_sizes.clear();
-    for (double d : get_double_list(n["gpu_sizes"], at / "gpu_sizes")) {
-      if (d < 1 || d != std::floor(d)) fail(n["gpu_sizes"], at / "gpu_sizes", "sizes must be whole numbers >= 1");
-      g.gpu_sizes.push_back(static_cast<std::uint32_t>(d));
+    const std::string field = (at / "gpu_sizes").path;
+    const FieldContext where{at.file, line_of(n["gpu_sizes"]), field};
+    for (double d : get_double_list(n["gpu_sizes"], at / "gpu_sizes"))
+      g.gpu_sizes.push_back(checked_int<std::uint32_t>(d, where, 1, std::numeric_limits<std::uint32_t>::max()));
+  }
+  if (n["gpu_size_weights"]) g.gpu_size_weights = get_weights(n["gpu_size_weights"], at / "gpu_size_weights");
+  if (n["gpus_per_host"]) g.gpus_per_host = get_count(n["gpus_per_host"], at / "gpus_per_host");
+  if (n["models"]) {
+    g.models = get_string_list(n["models"], at / "models");
+    // Checked now, against the scenario's catalog, rather than when the first job asks mid-run
+    // (the simulation reads a request as names joined by '|'; "any" asks for none).
+    for (const auto& m : g.models) {
+      if (m == "any") continue;
+      std::size_t start = 0;
+      for (;;) {
+        std::size_t bar = m.find('|', start);
+        std::string name = m.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+        if (!catalog.find(name))
+          fail(n["models"], at / "models", unknown_name_message("GPU model", name, catalog.names()) + " (or 'any')");
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+      }
     }
   }
-  if (n["gpu_size_weights"]) g.gpu_size_weights = get_double_list(n["gpu_size_weights"], at / "gpu_size_weights");
-  if (n["gpus_per_host"]) g.gpus_per_host = static_cast<std::uint32_t>(get_int(n["gpus_per_host"], at / "gpus_per_host", 1));
-  if (n["models"]) g.models = get_string_list(n["models"], at / "models");
-  if (n["model_weights"]) g.model_weights = get_double_list(n["model_weights"], at / "model_weights");
-  if (n["users"]) g.users = static_cast<std::uint32_t>(get_int(n["users"], at / "users", 1));
+  if (n["model_weights"]) g.model_weights = get_weights(n["model_weights"], at / "model_weights");
+  if (n["users"]) g.users = get_count(n["users"], at / "users");
   try {
     workload::validate(g);
   } catch (const InputError& e) {
     fail(n, at, e.what());
   }
+  // Arrivals are a Poisson process with mean gap θ: twice the mean span plus 50 gaps stays within
+  // the 100 years a time may span with a probability that misses by less than e^-50, where a
+  // single job's gap alone would otherwise pass it often.
+  const double gap_s = 3600.0 / g.arrival_rate_per_hour;
+  const double mean_span_s = static_cast<double>(g.jobs) * gap_s;
+  if (2 * mean_span_s + 50 * gap_s > kMaxInputSeconds)
+    fail(n["arrival_rate_per_hour"] ? n["arrival_rate_per_hour"] : n, at / "arrival_rate_per_hour",
+         fmt::format("{} job(s) at {} per hour would arrive over {:.3g} years on average, too close to the 100-year "
+                     "limit of simulated time",
+                     g.jobs, g.arrival_rate_per_hour, mean_span_s / (365 * 86400.0)));
   return g;
 }
 
-}  // namespace
+// Seeds are 64-bit unsigned (--seed takes any); anything else is a located error.
+std::uint64_t get_seed(const YAML::Node& n, const At& at) {
+  const std::string text = n.IsScalar() ? std::string(trim(n.Scalar())) : std::string();
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+    fail(n, at,
+         fmt::format("expected a whole number from 0 to {}, got '{}'", std::numeric_limits<std::uint64_t>::max(),
+                     n.IsScalar() ? n.Scalar() : std::string("a non-scalar")));
+  return v;
+}
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets, std::optional<std::uint64_t> seed) {
-  YAML::Node root = load_yaml_file(path);
+Scenario read_scenario(const std::string& path, YAML::Node root, const std::vector<std::string>& sets,
+                       std::optional<std::uint64_t> seed) {
   At at{path, ""};
   require_map(root, at);
   for (const auto& s : sets) apply_override(root, s);
@@ -154,12 +256,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   sc.file = path;
   sc.resolved = root;
   sc.name = root["name"] ? get_string(root["name"], at / "name") : std::filesystem::path(path).stem().string();
-  if (root["seed"]) sc.seed = static_cast<std::uint64_t>(get_int(root["seed"], at / "seed", 0));
+  if (root["seed"]) sc.seed = get_seed(root["seed"], at / "seed");
 
   if (!root["cluster"]) fail(root, at / "cluster", "required key is missing (a file in configs/clusters/)");
   sc.cluster_file = resolve_path(path, get_string(root["cluster"], at / "cluster"));
-  if (!std::filesystem::exists(sc.cluster_file))
-    fail(root["cluster"], at / "cluster", "no such file '" + sc.cluster_file + "'");
+  require_file(sc.cluster_file, root["cluster"], at / "cluster");
   sc.catalog_file = catalog_path_of(sc.cluster_file);
   sc.catalog = load_catalog(sc.catalog_file);
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
@@ -172,8 +273,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (!w["trace"] && !w["generate"]) fail(w, wat, "needs trace: FILE or generate: {...}");
   if (w["trace"]) {
     sc.workload.trace = resolve_path(path, get_string(w["trace"], wat / "trace"));
-    if (!std::filesystem::exists(sc.workload.trace))
-      fail(w["trace"], wat / "trace", "no such file '" + sc.workload.trace + "'");
+    require_file(sc.workload.trace, w["trace"], wat / "trace", /*any_kind=*/true);
   }
   if (w["format"]) {
     std::vector<std::string> names{"auto"};
@@ -183,11 +283,14 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (w["skip_bad_rows"]) sc.workload.options.skip_bad_rows = get_bool(w["skip_bad_rows"], wat / "skip_bad_rows");
   if (w["args"]) {
     require_map(w["args"], wat / "args");
-    for (const auto& kv : w["args"])
-      sc.workload.options.args[kv.first.as<std::string>()] = get_string(kv.second, wat / "args" / kv.first.as<std::string>());
+    for (const auto& kv : w["args"]) {
+      std::string key = key_of(kv.first, wat / "args");
+      sc.workload.options.args[key] = get_string(kv.second, wat / "args" / key);
+    }
   }
-  if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate");
-  if (w["max_jobs"]) sc.workload.max_jobs = static_cast<std::uint64_t>(get_int(w["max_jobs"], wat / "max_jobs", 1));
+  if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
+  // Job ids are 32-bit: no run holds more jobs.
+  if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
 
   sc.scheduler = read_scheduler(root["scheduler"], at / "scheduler");
 
@@ -195,7 +298,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
     At pat = at / "perf";
     require_map(p, pat);
     for (const auto& kv : p) {
-      std::string key = kv.first.as<std::string>();
+      std::string key = key_of(kv.first, pat);
       sc.perf.lines[key] = line_of(kv.first);
       if (key == "model")
         sc.perf.model = get_string(kv.second, pat / "model");
@@ -206,8 +309,12 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   if (const auto& m = root["metrics"]) {
     At mat = at / "metrics";
     check_keys(m, {"timeline_interval_s"}, mat);
+    // At least the clock's 1 us tick; a fine interval over a long run is coarsened by the
+    // collector, which keeps the timeline within its row limit.
     if (m["timeline_interval_s"])
-      sc.timeline_interval = engine::from_seconds(get_positive(m["timeline_interval_s"], mat / "timeline_interval_s"));
+      sc.timeline_interval =
+          checked_seconds(get_real_in(m["timeline_interval_s"], mat / "timeline_interval_s", 1e-6, kMaxInputSeconds),
+                          FieldContext{path, line_of(m["timeline_interval_s"]), "metrics.timeline_interval_s"});
   }
   if (const auto& vs = root["variants"]) {
     At vat = at / "variants";
@@ -221,12 +328,21 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
       if (const auto& s = vs[i]["set"]) {
         require_map(s, iat / "set");
         for (const auto& kv : s)
-          v.sets.push_back(kv.first.as<std::string>() + "=" + (kv.second.IsScalar() ? kv.second.Scalar() : YAML::Dump(kv.second)));
+          v.sets.push_back(key_of(kv.first, iat / "set") + "=" +
+                           (kv.second.IsScalar() ? kv.second.Scalar() : YAML::Dump(kv.second)));
       }
       sc.variants.push_back(std::move(v));
     }
   }
   return sc;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets,
+                       std::optional<std::uint64_t> seed) {
+  YAML::Node root = load_yaml_file(path);
+  return with_yaml_errors(path, [&] { return read_scenario(path, root, sets, seed); });
 }
 
 }  // namespace schedlab::config

@@ -1,8 +1,13 @@
 // Located YAML reading.
 #include "config/yaml_util.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
+
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <system_error>
 
 #include "util/error.h"
 #include "util/parse.h"
@@ -10,14 +15,72 @@
 
 namespace schedlab::config {
 
-YAML::Node load_yaml_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  try {
-    return YAML::Load(in);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(path, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+namespace {
+namespace fs = std::filesystem;
+
+// What is wrong with `path` as a file to read, or "" when nothing is. Uses the error_code forms
+// throughout: a name too long or a loop of links must not throw.
+std::string file_problem(const std::string& path, bool any_kind) {
+  if (path.empty()) return "no file name given";
+  std::error_code ec;
+  fs::file_status st = fs::status(path, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) return "no such file";
+    return "cannot open file: " + ec.message();
   }
+  if (fs::is_directory(st)) return "is a folder, expected a file";
+  if (!any_kind && !fs::is_regular_file(st)) return "is not a regular file";
+  return "";
+}
+}  // namespace
+
+std::string read_config_file(const std::string& path) {
+  if (std::string problem = file_problem(path, false); !problem.empty()) {
+    throw InputError(path, 0, "", problem == "no such file" ? "cannot open file (no such file)" : problem);
+  }
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxConfigFileBytes)
+    throw InputError(path, 0, "",
+                     fmt::format("file is {} bytes, more than the {} MiB a configuration file may have", size,
+                                 kMaxConfigFileBytes >> 20));
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, 0, "", "cannot open file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw InputError(path, 0, "", "cannot read file");
+    return std::move(text).str();
+  } catch (const std::ios_base::failure& e) {  // libstdc++ throws from underflow on read errors
+    throw InputError(path, 0, "", std::string("cannot read file: ") + e.what());
+  }
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(name, e.mark.line + 1, "",
+                     fmt::format("YAML nested too deeply (more than {} levels of lists and maps)", e.depth() - 1));
+  } catch (const YAML::ParserException& e) {
+    throw InputError(name, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
+  }
+}
+
+YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_config_file(path), path); }
+
+void require_file(const std::string& path, const YAML::Node& node, const At& at, bool any_kind) {
+  std::string problem = file_problem(path, any_kind);
+  if (problem.empty()) return;
+  if (problem == "no such file") fail(node, at, "no such file '" + path + "'");
+  fail(node, at, "'" + path + "': " + problem);
+}
+
+std::string key_of(const YAML::Node& key, const At& at) {
+  if (!key.IsScalar()) fail(key, at, "a key must be a plain name, not a list or a map");
+  return key.Scalar();
 }
 
 long line_of(const YAML::Node& node) {
@@ -37,7 +100,7 @@ void require_map(const YAML::Node& node, const At& at) {
 void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const At& at) {
   require_map(map, at);
   for (const auto& kv : map) {
-    std::string key = kv.first.as<std::string>();
+    std::string key = key_of(kv.first, at);
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string msg = "unknown key '" + key + "'";
     std::string near = closest_match(key, allowed);
@@ -71,6 +134,16 @@ std::int64_t get_int(const YAML::Node& node, const At& at, std::int64_t min) {
     fail(node, at, "expected an integer, got '" + (node.IsScalar() ? node.Scalar() : std::string("a non-scalar")) + "'");
   if (v < min) fail(node, at, "must be at least " + std::to_string(min) + ", got " + node.Scalar());
   return v;
+}
+
+std::uint32_t get_count(const YAML::Node& node, const At& at, std::uint32_t hi) {
+  return get_int_in<std::uint32_t>(node, at, 1, hi);
+}
+
+double get_real_in(const YAML::Node& node, const At& at, double lo, double hi, bool lo_open) {
+  const double v = get_double(node, at);
+  const std::string field = at.path;
+  return checked_real(v, FieldContext{at.file, line_of(node), field}, lo, hi, lo_open);
 }
 
 bool get_bool(const YAML::Node& node, const At& at) {

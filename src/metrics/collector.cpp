@@ -2,11 +2,17 @@
 #include "metrics/collector.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "util/checked.h"
 
 namespace schedlab::metrics {
 
-Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval)
-    : topo_(&topo), interval_(timeline_interval) {
+Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, bool announce)
+    : topo_(&topo),
+      interval_(std::max<engine::Time>(timeline_interval, 1)),  // the clock's tick at least: never divide by 0
+      requested_interval_(interval_),
+      announce_(announce) {
   arena_.emplace_back();  // index 0 = ""
   // Before the first event the cluster is empty and idle.
   last_.free_gpus = topo.total_gpus();
@@ -66,20 +72,66 @@ void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placemen
   active_.erase(it);
 }
 
+engine::Time Collector::bucket_of(engine::Time t) const {
+  // Floor division from the origin: rows stay aligned for times before it too.
+  engine::Time off = sub_time(t, origin_);
+  engine::Time k = off / interval_;
+  if (off % interval_ < 0) --k;
+  return add_time(origin_, mul_time(k, interval_));
+}
+
+void Collector::coarsen() {
+  // Rows are whole intervals from the origin, so each pair becomes one row of twice the length;
+  // the values are time averages over the row, so the pair's mean. A lone last row is the first
+  // half of its new row (the rest is still to come, with the new interval's weights).
+  std::vector<TimelineRow> merged;
+  merged.reserve(timeline_.size() / 2 + 1);
+  for (std::size_t i = 0; i < timeline_.size(); i += 2) {
+    TimelineRow r = timeline_[i];
+    const TimelineRow* b = i + 1 < timeline_.size() ? &timeline_[i + 1] : nullptr;
+    r.used_gpus = (r.used_gpus + (b ? b->used_gpus : 0)) / 2;
+    r.running_jobs = (r.running_jobs + (b ? b->running_jobs : 0)) / 2;
+    r.pending_jobs = (r.pending_jobs + (b ? b->pending_jobs : 0)) / 2;
+    r.free_gpus = (r.free_gpus + (b ? b->free_gpus : 0)) / 2;
+    r.fragmented_gpus = (r.fragmented_gpus + (b ? b->fragmented_gpus : 0)) / 2;
+    r.end = add_time(r.start, mul_time(interval_, 2));
+    merged.push_back(r);
+  }
+  timeline_ = std::move(merged);
+  interval_ = mul_time(interval_, 2);
+}
+
+void Collector::fit_rows(engine::Time until) {
+  // Rows from the origin to the row holding `until`, counted without overflow: the span is at
+  // most 2^64 us and the interval at least 1 us.
+  auto rows_needed = [&] {
+    const auto span = static_cast<std::uint64_t>(until) - static_cast<std::uint64_t>(origin_);
+    return span / static_cast<std::uint64_t>(interval_) + 1;
+  };
+  while (rows_needed() > kMaxTimelineRows) coarsen();
+}
+
 void Collector::accumulate(engine::Time until) {
   if (!have_last_) return;
   engine::Time t = last_.now;
+  if (t >= until) return;
+  if (!have_origin_) {
+    origin_ = 0;
+    origin_ = bucket_of(t);
+    have_origin_ = true;
+  }
+  fit_rows(until);
   while (t < until) {
-    engine::Time bucket_start = t - t % interval_;
-    engine::Time bucket_end = bucket_start + interval_;
+    engine::Time bucket_start = bucket_of(t);
+    engine::Time bucket_end = add_time(bucket_start, interval_);
     engine::Time seg_end = std::min(until, bucket_end);
     double dt = static_cast<double>(seg_end - t);
     if (timeline_.empty() || timeline_.back().start != bucket_start) {
       // Intervals with no instant in them still get a row (the state held throughout).
       engine::Time next = timeline_.empty() ? bucket_start : timeline_.back().end;
       while (next < bucket_start) {
-        timeline_.push_back(TimelineRow{next, next + interval_});
-        next += interval_;
+        timeline_.push_back(TimelineRow{next, add_time(next, interval_)});
+        next = add_time(next, interval_);
       }
       timeline_.push_back(TimelineRow{bucket_start, bucket_end});
     }
@@ -115,6 +167,12 @@ void Collector::on_finish(engine::Time now) {
     row.fragmented_gpus *= scale;
     row.end = now;
   }
+  if (announce_ && interval_ != requested_interval_)
+    std::fprintf(stderr,
+                 "schedlab: notice: timeline interval coarsened from %g s to %g s: the run spans %g s and the "
+                 "timeline holds at most %zu rows\n",
+                 static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
+                 static_cast<double>(sub_time(now, origin_)) / 1e6, kMaxTimelineRows);
 }
 
 }  // namespace schedlab::metrics

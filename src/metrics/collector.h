@@ -38,9 +38,15 @@ struct TimelineRow {
   double fragmented_gpus = 0;
 };
 
+// The timeline never holds more rows than this (README.md, "Results"): a run whose span needs
+// more at the scenario's interval gets a coarser one (the interval doubled until it fits), with
+// one notice on stderr. Memory and timeline.csv stay bounded whatever the trace's times.
+inline constexpr std::size_t kMaxTimelineRows = 100'000;
+
 class Collector final : public RunObserver {
  public:
-  Collector(const cluster::Topology& topo, engine::Time timeline_interval);
+  // `announce`: print the coarsening notice on stderr at the end of the run (tests turn it off).
+  Collector(const cluster::Topology& topo, engine::Time timeline_interval, bool announce = true);
 
   void on_submit(const workload::JobSpec& job, engine::Time now) override;
   void on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) override;
@@ -52,6 +58,9 @@ class Collector final : public RunObserver {
 
   const std::vector<JobRecord>& jobs() const { return jobs_; }
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
+  // The interval the timeline's rows have: the scenario's, or coarser when the run was long.
+  engine::Time timeline_interval() const { return interval_; }
+  engine::Time requested_interval() const { return requested_interval_; }
   const std::string& text(std::uint32_t index) const { return arena_[index]; }
   // GPU-thousandth-microseconds held by all runs, summed run by run...
   double run_gpu_seconds() const { return run_milli_us_ / 1e9; }
@@ -66,10 +75,19 @@ class Collector final : public RunObserver {
  private:
   JobRecord& record(const workload::JobSpec& job);
   void accumulate(engine::Time until);
+  // Start of the row holding time t: rows are whole intervals counted from origin_.
+  engine::Time bucket_of(engine::Time t) const;
+  // Doubles the interval until a timeline reaching `until` fits in kMaxTimelineRows.
+  void fit_rows(engine::Time until);
+  void coarsen();
   std::uint32_t add_text(std::string s);
 
   const cluster::Topology* topo_;
   engine::Time interval_;
+  engine::Time requested_interval_;
+  engine::Time origin_ = 0;  // start of the first row, a multiple of the requested interval
+  bool have_origin_ = false;
+  bool announce_;
   std::vector<JobRecord> jobs_;
   std::vector<std::string> arena_;
   std::unordered_map<workload::JobId, cluster::Placement> active_;  // tasks of started, unfinished jobs

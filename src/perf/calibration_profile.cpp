@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <functional>
 #include <ostream>
 
+#include "config/yaml_util.h"
+#include "util/checked.h"
 #include "util/error.h"
 #include "util/parse.h"
 #include "util/suggest.h"
@@ -154,7 +155,7 @@ class Reader {
   void check_keys(const YAML::Node& map, const std::string& field, const std::vector<std::string>& allowed) const {
     expect_map(map, field);
     for (const auto& kv : map) {
-      std::string key = kv.first.Scalar();
+      std::string key = this->key(kv.first, field);
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
         fail(kv.first, field, unknown_name_message("key", key, allowed));
     }
@@ -174,18 +175,22 @@ class Reader {
     return v;
   }
 
-  double number_at_least(const YAML::Node& n, const std::string& field, double min, bool strict) const {
-    double v = number(n, field);
-    if (strict ? !(v > min) : !(v >= min)) fail(n, field, fmt::format("{} must be {} {}", v, strict ? ">" : ">=", min));
-    return v;
+  // A number within [lo, hi] (lo excluded when lo_open), through the one checked conversion.
+  double number_in(const YAML::Node& n, const std::string& field, double lo, double hi, bool lo_open = false) const {
+    return checked_real(number(n, field), FieldContext{file_, line_of(n), field}, lo, hi, lo_open);
   }
 
-  int integer_at_least(const YAML::Node& n, const std::string& field, int min) const {
+  int integer_in(const YAML::Node& n, const std::string& field, int lo, int hi) const {
     if (!n.IsScalar()) fail(n, field, "expected an integer");
     std::int64_t v;
     if (!try_parse_int(n.Scalar(), v)) fail(n, field, fmt::format("'{}' is not an integer", n.Scalar()));
-    if (v < min || v > 1'000'000'000) fail(n, field, fmt::format("{} must be >= {}", v, min));
-    return static_cast<int>(v);
+    return checked_int<int>(v, FieldContext{file_, line_of(n), field}, lo, hi);
+  }
+
+  // A map key as text: a list or map used as a key is an error at its line.
+  std::string key(const YAML::Node& k, const std::string& field) const {
+    if (!k.IsScalar()) fail(k, field, "a key must be a plain name, not a list or a map");
+    return k.Scalar();
   }
 
   const std::string& file() const { return file_; }
@@ -214,8 +219,8 @@ TierParams read_tier(const Reader& r, const YAML::Node& n, const std::string& fi
   TierParams t;
   if (!n["alpha_us"]) r.fail(n, field, "missing 'alpha_us'");
   if (!n["beta_gbps"]) r.fail(n, field, "missing 'beta_gbps'");
-  t.alpha_us = r.number_at_least(n["alpha_us"], field + ".alpha_us", 0.0, false);
-  t.beta_gbps = r.number_at_least(n["beta_gbps"], field + ".beta_gbps", 0.0, true);
+  t.alpha_us = r.number_in(n["alpha_us"], field + ".alpha_us", 0.0, kMaxAlphaUs);
+  t.beta_gbps = r.number_in(n["beta_gbps"], field + ".beta_gbps", kMinBetaGbps, kMaxBetaGbps);
   if (YAML::Node c = n["corrections"]; c && !c.IsNull()) {
     std::string cf = field + ".corrections";
     if (!c.IsSequence()) r.fail(c, cf, "expected a list of [bytes, factor] pairs");
@@ -224,8 +229,8 @@ TierParams read_tier(const Reader& r, const YAML::Node& n, const std::string& fi
       std::string ef = fmt::format("{}[{}]", cf, i);
       if (!e.IsSequence() || e.size() != 2) r.fail(e, ef, "expected [bytes, factor]");
       SizeCorrection sc;
-      sc.bytes = r.number_at_least(e[0], ef, 0.0, true);
-      sc.factor = r.number_at_least(e[1], ef, 0.0, true);
+      sc.bytes = r.number_in(e[0], ef, 0.0, kMaxMessageBytes, true);
+      sc.factor = r.number_in(e[1], ef, kMinCorrection, kMaxCorrection);
       if (!t.corrections.empty() && !(sc.bytes > t.corrections.back().bytes))
         r.fail(e, ef, fmt::format("sizes must increase: {} after {}", sc.bytes, t.corrections.back().bytes));
       t.corrections.push_back(sc);
@@ -249,12 +254,13 @@ Measurement read_measurement(const Reader& r, const YAML::Node& n, const std::st
     if (!link_tier_from_name(m.tier))
       r.fail(n["tier"], field + ".tier", unknown_name_message("tier", m.tier, link_tier_names()));
   }
-  if (n["ranks"]) m.ranks = r.integer_at_least(n["ranks"], field + ".ranks", 1);
-  if (n["bytes"]) m.bytes = r.number_at_least(n["bytes"], field + ".bytes", 0.0, false);
-  if (n["time_us"]) m.time_us = r.number_at_least(n["time_us"], field + ".time_us", 0.0, false);
-  if (n["algbw"]) m.algbw = r.number_at_least(n["algbw"], field + ".algbw", 0.0, false);
-  if (n["busbw"]) m.busbw = r.number_at_least(n["busbw"], field + ".busbw", 0.0, false);
-  if (n["tflops"]) m.tflops = r.number_at_least(n["tflops"], field + ".tflops", 0.0, false);
+  // Raw rows are kept for provenance only; their ranges just keep them finite and meaningful.
+  if (n["ranks"]) m.ranks = r.integer_in(n["ranks"], field + ".ranks", 1, kMaxRanks);
+  if (n["bytes"]) m.bytes = r.number_in(n["bytes"], field + ".bytes", 0.0, kMaxMessageBytes);
+  if (n["time_us"]) m.time_us = r.number_in(n["time_us"], field + ".time_us", 0.0, kMaxMeasuredUs);
+  if (n["algbw"]) m.algbw = r.number_in(n["algbw"], field + ".algbw", 0.0, kMaxBetaGbps);
+  if (n["busbw"]) m.busbw = r.number_in(n["busbw"], field + ".busbw", 0.0, kMaxBetaGbps);
+  if (n["tflops"]) m.tflops = r.number_in(n["tflops"], field + ".tflops", 0.0, kMaxTflops);
   return m;
 }
 
@@ -266,7 +272,7 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
   if (YAML::Node n = root["tiers"]; n && !n.IsNull()) {
     r.expect_map(n, "tiers");
     for (const auto& kv : n) {
-      std::string name = kv.first.Scalar();
+      std::string name = r.key(kv.first, "tiers");
       auto tier = link_tier_from_name(name);
       if (!tier) r.fail(kv.first, "tiers", unknown_name_message("tier", name, link_tier_names()));
       p.tiers[*tier] = read_tier(r, kv.second, "tiers." + name);
@@ -275,13 +281,13 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
   if (YAML::Node n = root["compute"]; n && !n.IsNull()) {
     r.expect_map(n, "compute");
     for (const auto& kv : n) {
-      std::string model = kv.first.Scalar();
+      std::string model = r.key(kv.first, "compute");
       std::string field = "compute." + model;
       r.check_keys(kv.second, field, dtype_names());
       auto& entry = p.compute[model];
       for (const auto& d : kv.second) {
         Dtype dtype = *dtype_from_name(d.first.Scalar());
-        entry[dtype] = r.number_at_least(d.second, field + "." + d.first.Scalar(), 0.0, true);
+        entry[dtype] = r.number_in(d.second, field + "." + d.first.Scalar(), kMinTflops, kMaxTflops);
       }
     }
   }
@@ -293,16 +299,9 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
   return p;
 }
 
-CalibrationProfile load_from(const std::string& name, const std::function<YAML::Node()>& parse) {
+CalibrationProfile load_from(const std::string& name, const std::string& text) {
   Reader r(name);
-  YAML::Node root;
-  try {
-    root = parse();
-  } catch (const YAML::BadFile&) {
-    throw InputError(name, 0, "", "cannot open calibration profile");
-  } catch (const YAML::Exception& e) {
-    throw InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", e.msg);
-  }
+  YAML::Node root = config::parse_yaml(text, name);
   try {
     return read_root(r, root);
   } catch (const YAML::Exception& e) {  // a conversion we did not foresee; still say where
@@ -312,13 +311,11 @@ CalibrationProfile load_from(const std::string& name, const std::function<YAML::
 
 }  // namespace
 
-CalibrationProfile load_profile(const std::string& path) {
-  return load_from(path, [&] { return YAML::LoadFile(path); });
-}
+// Read through config's checked file reading: a folder, a device or an over-long name is an
+// InputError, never a stream exception (nor yaml-cpp's leak when its stream throws).
+CalibrationProfile load_profile(const std::string& path) { return load_from(path, config::read_config_file(path)); }
 
-CalibrationProfile load_profile_text(const std::string& text, const std::string& name) {
-  return load_from(name, [&] { return YAML::Load(text); });
-}
+CalibrationProfile load_profile_text(const std::string& text, const std::string& name) { return load_from(name, text); }
 
 // ---------------------------------------------------------------------------------------------
 // Writing

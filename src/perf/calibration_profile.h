@@ -35,6 +35,16 @@ struct Provenance {
   std::string host, gpu, driver, cuda, nccl, date, command;
 };
 
+// Sense ranges of a profile (docs/calibration.md). A figure outside them is a typo or a broken
+// number: an α of 1e300 µs or a β of 1e-300 GB/s makes every multi-GPU run infinitely long.
+inline constexpr double kMaxAlphaUs = 1e6;                        // 1 s per ring step
+inline constexpr double kMinBetaGbps = 1e-3, kMaxBetaGbps = 1e6;  // 1 MB/s to 1 PB/s
+inline constexpr double kMinCorrection = 1e-3, kMaxCorrection = 1e3;
+inline constexpr double kMaxMessageBytes = 1e15;
+inline constexpr double kMinTflops = 1e-6, kMaxTflops = 1e6;
+inline constexpr int kMaxRanks = 1 << 24;
+inline constexpr double kMaxMeasuredUs = 1e12;  // 11.6 days for one collective
+
 // measured time / α-β time at one message size (bytes per rank).
 struct SizeCorrection {
   double bytes = 0;

@@ -61,22 +61,22 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
       if (prev.name == m.name) config::fail(n["name"], mat / "name", "duplicate model '" + m.name + "'");
     if (n["description"]) m.description = config::get_string(n["description"], mat / "description");
     if (!n["params"]) config::fail(n, mat / "params", "required key is missing");
-    m.params = config::get_positive(n["params"], mat / "params");
-    if (n["batch"]) m.batch = static_cast<int>(config::get_int(n["batch"], mat / "batch", 1));
+    m.params = config::get_real_in(n["params"], mat / "params", kMinParams, kMaxParams);
+    if (n["batch"]) m.batch = config::get_int_in<int>(n["batch"], mat / "batch", 1, kMaxBatch);
     if (n["dtype"]) m.dtype = read_dtype(n["dtype"], mat / "dtype");
     m.grad_dtype = m.dtype;
     if (n["grad_dtype"]) m.grad_dtype = read_dtype(n["grad_dtype"], mat / "grad_dtype");
-    if (n["flops_per_sample"]) m.flops_per_sample = config::get_positive(n["flops_per_sample"], mat / "flops_per_sample");
-    if (n["efficiency"]) {
-      m.efficiency = config::get_positive(n["efficiency"], mat / "efficiency");
-      if (m.efficiency > 1) config::fail(n["efficiency"], mat / "efficiency", "must be in (0, 1]");
-    }
+    if (n["flops_per_sample"])
+      m.flops_per_sample =
+          config::get_real_in(n["flops_per_sample"], mat / "flops_per_sample", kMinFlopsPerSample, kMaxFlopsPerSample);
+    if (n["efficiency"]) m.efficiency = config::get_real_in(n["efficiency"], mat / "efficiency", kMinEfficiency, 1);
     const auto& t = n["samples_per_s"];
     if (!t || !t.IsMap() || t.size() == 0)
       config::fail(n, mat / "samples_per_s", "needs a map GPU model -> samples/s, e.g. {V100: 1350}");
     for (const auto& kv : t) {
-      std::string gpu = kv.first.as<std::string>();
-      m.samples_per_s[gpu] = config::get_positive(kv.second, mat / "samples_per_s" / gpu);
+      std::string gpu = config::key_of(kv.first, mat / "samples_per_s");
+      m.samples_per_s[gpu] =
+          config::get_real_in(kv.second, mat / "samples_per_s" / gpu, kMinSamplesPerSecond, kMaxSamplesPerSecond);
       if (m.first_gpu.empty()) m.first_gpu = gpu;
     }
     models.push_back(std::move(m));
@@ -88,16 +88,14 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
 
 }  // namespace
 
-ModelCatalog load_model_catalog(const std::string& path) { return read_catalog(config::load_yaml_file(path), path); }
+ModelCatalog load_model_catalog(const std::string& path) {
+  YAML::Node root = config::load_yaml_file(path);
+  return config::with_yaml_errors(path, [&] { return read_catalog(root, path); });
+}
 
 ModelCatalog load_model_catalog_text(const std::string& text, const std::string& name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(name, e.mark.line + 1, "", e.msg);
-  }
-  return read_catalog(root, name);
+  YAML::Node root = config::parse_yaml(text, name);
+  return config::with_yaml_errors(name, [&] { return read_catalog(root, name); });
 }
 
 double gpu_throughput(const TrainingModel& model, const cluster::GpuModel& gpu, const cluster::GpuCatalog& catalog,

@@ -12,6 +12,14 @@
 
 namespace schedlab::perf {
 
+// Sense ranges for configs/models.yaml: a figure outside them is a typo or a broken number, and
+// would give a run of zero or infinite length.
+inline constexpr int kMaxBatch = 1 << 24;
+inline constexpr double kMinParams = 1, kMaxParams = 1e15;
+inline constexpr double kMinFlopsPerSample = 1, kMaxFlopsPerSample = 1e21;
+inline constexpr double kMinEfficiency = 1e-6;
+inline constexpr double kMinSamplesPerSecond = 1e-6, kMaxSamplesPerSecond = 1e9;
+
 struct TrainingModel {
   std::string name, description;
   double params = 0;  // trainable parameters

@@ -13,11 +13,16 @@
 
 namespace schedlab::perf {
 
+// Speeds a model may give: a run at most a billion times slower or faster than traced. Outside
+// this a model's figures combine into nonsense (a 0-second or never-ending run) and the model
+// refuses them, naming its files.
+inline constexpr double kMinSpeed = 1e-9, kMaxSpeed = 1e9;
+
 class PerfModel {
  public:
   virtual ~PerfModel() = default;
   virtual std::string name() const = 0;
-  // Speed relative to the trace: the run takes duration / speed. Must be > 0.
+  // Speed relative to the trace: the run takes duration / speed. Within [kMinSpeed, kMaxSpeed].
   virtual double speed(const workload::JobSpec& job, const cluster::Placement& placement,
                        const cluster::Topology& topo) const = 0;
 

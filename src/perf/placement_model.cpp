@@ -11,7 +11,9 @@
 #include "config/yaml_util.h"
 #include "perf/gang_shape.h"
 #include "perf/max_min_share.h"
+#include "util/checked.h"
 #include "util/error.h"
+#include "util/parse.h"
 #include "util/suggest.h"
 
 namespace schedlab::perf {
@@ -24,15 +26,14 @@ namespace {
 
 double number(const std::string& file, const std::string& key, const std::string& v, double lo, double hi) {
   double x = 0;
-  try {
-    std::size_t used = 0;
-    x = std::stod(v, &used);
-    if (used != v.size()) throw std::invalid_argument(v);
-  } catch (const std::exception&) {
-    bad(file, key, "must be a number, got '" + v + "'");
-  }
+  if (!try_parse_double(v, x)) bad(file, key, "must be a number, got '" + v + "'");
   if (!(x >= lo && x <= hi)) bad(file, key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
   return x;
+}
+
+int whole_number(const std::string& file, const std::string& key, const std::string& v, int lo, int hi) {
+  const std::string field = "perf." + key;
+  return checked_int<int>(number(file, key, v, lo, hi), FieldContext{file, 0, field}, lo, hi);
 }
 
 const std::vector<std::string>& valid_keys() {
@@ -75,7 +76,8 @@ PlacementModelSettings parse_placement_settings(const std::map<std::string, std:
           : config::resolve_path(topo.catalog().source_file(), "models.yaml");
   s.models = load_model_catalog(models_path);
   if (const auto* p = get("profile")) {
-    s.profile = overlay_profile(datasheet_profile(), load_profile(config::resolve_path(file, *p)));
+    s.profile_file = config::resolve_path(file, *p);
+    s.profile = overlay_profile(datasheet_profile(), load_profile(s.profile_file));
     s.datasheet = false;
   } else {
     s.profile = datasheet_profile();
@@ -87,7 +89,7 @@ PlacementModelSettings parse_placement_settings(const std::map<std::string, std:
   }
   if (const auto* v = get("overlap")) s.comm.overlap = number(file, "overlap", *v, 0, 1);
   if (const auto* v = get("fusion_mb")) s.comm.fusion_bytes = number(file, "fusion_mb", *v, 0, 1e6) * 1024 * 1024;
-  if (const auto* v = get("ps_servers")) s.comm.ps_servers = static_cast<int>(number(file, "ps_servers", *v, 0, 1e6));
+  if (const auto* v = get("ps_servers")) s.comm.ps_servers = whole_number(file, "ps_servers", *v, 0, 1'000'000);
   if (const auto* v = get("ps_sync_ms")) s.comm.ps_sync_us = number(file, "ps_sync_ms", *v, 0, 1e6) * 1e3;
   if (const auto* v = get("contention")) {
     if (*v == "true") s.contention = true;
@@ -126,7 +128,10 @@ std::vector<ShapeHost> reference_hosts(const workload::JobSpec& job, ReferenceSh
     return hosts;
   }
   if (reference == ReferenceShape::traced) {
-    for (std::uint32_t t = 0; t < job.tasks; ++t) hosts.push_back({gpu, static_cast<int>(job.gpus_per_task), nic, 0});
+    // Only started jobs are asked about, and a started task fits in one host (at most 1024 GPUs);
+    // the clamp keeps the narrowing exact whatever a caller passes.
+    const int per_task = static_cast<int>(std::min<std::uint32_t>(job.gpus_per_task, 1u << 16));
+    for (std::uint32_t t = 0; t < job.tasks; ++t) hosts.push_back({gpu, per_task, nic, 0});
     return hosts;
   }
   std::uint64_t per_host = topo.max_host_gpus(gpu) ? topo.max_host_gpus(gpu) : topo.max_host_gpus();
@@ -159,7 +164,10 @@ class PlacementModel final : public PerfModel {
     const TrainingModel& model = model_of(job);
     auto hosts = actual_hosts(job, placement, topo);
     auto racks = placement_racks(placement, topo);
-    return reference_us(job, model, topo) / iteration_us(model, hosts, racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{}, topo);
+    return checked_speed(
+        reference_us(job, model, topo) /
+            iteration_us(model, hosts, racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{}, topo),
+        model, job);
   }
 
   bool shares_links() const override { return s_.contention; }
@@ -168,6 +176,8 @@ class PlacementModel final : public PerfModel {
                    const cluster::Topology& topo) override {
     topo_ = &topo;
     Run r;
+    r.job_line = job.line;
+    r.job_gpus = job.total_gpus();
     r.model = &model_of(job);
     r.reference_us = reference_us(job, *r.model, topo);
     r.hosts = actual_hosts(job, placement, topo);
@@ -204,7 +214,8 @@ class PlacementModel final : public PerfModel {
       auto it = runs_.find(id);
       if (it == runs_.end()) continue;
       auto& r = it->second;
-      r.speed = r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, *topo_);
+      r.speed = checked_speed(r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, *topo_), *r.model,
+                              r.job_line, r.job_gpus);
       out.emplace_back(id, r.speed);
     }
     fresh_.clear();
@@ -243,7 +254,9 @@ class PlacementModel final : public PerfModel {
       r.rate = x;
       auto hosts = r.hosts;
       for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
-      double speed = r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo);
+      double speed =
+          checked_speed(r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo),
+                        *r.model, r.job_line, r.job_gpus);
       if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
       r.speed = speed;
       out.emplace_back(flow_run[i], speed);
@@ -251,6 +264,8 @@ class PlacementModel final : public PerfModel {
   }
 
   struct Run {
+    std::uint32_t job_line = 0;  // for messages
+    std::uint64_t job_gpus = 0;
     const TrainingModel* model = nullptr;
     double reference_us = 0;
     std::vector<ShapeHost> hosts;
@@ -259,6 +274,27 @@ class PlacementModel final : public PerfModel {
     double speed = 0;  // last reported; 0 = never
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
   };
+
+  // Each figure passed its own sense range, but together they may still give a speed of 0, inf or
+  // NaN (a 1 MB/s link under a 10^15-parameter model): refuse it, naming the files, rather than
+  // run a job for 0 s or forever.
+  double checked_speed(double speed, const TrainingModel& model, std::uint32_t line, std::uint64_t gpus) const {
+    if (std::isfinite(speed) && speed >= kMinSpeed && speed <= kMaxSpeed) return speed;
+    const std::string& file = s_.profile_file.empty() ? s_.models.file : s_.profile_file;
+    throw InputError(
+        file, 0, "",
+        fmt::format(
+            "perf model 'placement' gives training model '{}'{} a speed of {} relative to its "
+            "reference placement, outside [{}, {}]; check the link and compute figures of {} and "
+            "{}",
+            model.name,
+            line ? fmt::format(" (job on trace line {}, {} GPUs)", line, gpus) : fmt::format(" ({} GPUs)", gpus), speed,
+            kMinSpeed, kMaxSpeed, s_.profile_file.empty() ? std::string("the datasheet profile") : s_.profile_file,
+            s_.models.file));
+  }
+  double checked_speed(double speed, const TrainingModel& model, const workload::JobSpec& job) const {
+    return checked_speed(speed, model, job.line, job.total_gpus());
+  }
 
   const TrainingModel& model_of(const workload::JobSpec& job) const {
     return s_.models.models()[s_.mix.pick(s_.seed, job)];

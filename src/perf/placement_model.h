@@ -29,7 +29,8 @@ enum class ReferenceShape {
 struct PlacementModelSettings {
   ModelCatalog models;
   CalibrationProfile profile;
-  bool datasheet = true;  // no perf.profile given: datasheet_profile()
+  bool datasheet = true;     // no perf.profile given: datasheet_profile()
+  std::string profile_file;  // resolved perf.profile; empty with the datasheet
   CommSettings comm;
   bool contention = true;
   ModelMix mix;

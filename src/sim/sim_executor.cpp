@@ -1,10 +1,12 @@
 // Run progress and completion events.
 #include "sim/sim_executor.h"
 
-#include <cassert>
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "util/checked.h"
+#include "util/error.h"
 
 namespace schedlab::sim {
 
@@ -15,9 +17,14 @@ double SimExecutor::remaining_at(const Progress& p, engine::Time now) {
 }
 
 void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
-  assert(p.speed > 0);
-  // Round up: a run never ends before its work is done. A huge length saturates.
-  engine::Time length = time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
+  // Perf models keep their speeds within the sense range and name their files when they cannot;
+  // a speed outside it here would make a run end at once or never, so it stops the run instead.
+  if (!(std::isfinite(p.speed) && p.speed >= perf::kMinSpeed && p.speed <= perf::kMaxSpeed))
+    throw InputError(fmt::format("perf model '{}' gave a run the speed {}, outside [{}, {}]", perf_->name(), p.speed,
+                                 perf::kMinSpeed, perf::kMaxSpeed));
+  // Round up: a run never ends before its work is done. A length beyond the clock saturates at
+  // its end instead of wrapping, and so does the end time.
+  const engine::Time length = time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
   queue_->push(add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 

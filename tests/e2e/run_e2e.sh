@@ -113,6 +113,65 @@ else
   fail trace_stats_bad_row "exit code $rc"
 fi
 
+# --- bad configuration: numbers in range, limits, and yaml-cpp / filesystem errors located ---
+CFX=tests/fixtures
+
+# R09: a host count of 2^32 wrapped to 0.
+bad_input cluster_count_2p32 "$CFX/clusters/count_2p32.yaml:7: racks[0].hosts[0].count: " \
+  run "$FIX/base.yaml" --set cluster=../../fixtures/clusters/count_2p32.yaml
+stderr_has cluster_count_2p32_says "4294967296 is out of range [1, 4294967295]"
+# R10: no size limit (memory grew until killed).
+bad_input cluster_too_big "$CFX/clusters/too_big.yaml:7: racks[0].count: " \
+  run "$FIX/base.yaml" --set cluster=../../fixtures/clusters/too_big.yaml
+stderr_has cluster_too_big_names_limit "more than the limit of 10000000"
+# R11: a list as a key was "internal error: bad conversion".
+bad_input nonscalar_key "$CFX/scenarios/nonscalar_key.yaml:3: " validate "$CFX/scenarios/nonscalar_key.yaml"
+stderr_has nonscalar_key_says "a key must be a plain name"
+# R12: a rack without hosts was "internal error: invalid node".
+bad_input rack_without_hosts "$CFX/clusters/rack_without_hosts.yaml:5: racks[0].hosts: " \
+  run "$FIX/base.yaml" --set cluster=../../fixtures/clusters/rack_without_hosts.yaml
+# R13: a 1e-7 s interval rounded to 0 us (SIGFPE); 1e300 s overflowed.
+bad_input timeline_interval_tiny "$FIX/base.yaml: metrics.timeline_interval_s: " \
+  run "$FIX/base.yaml" --set metrics.timeline_interval_s=0.0000001
+bad_input timeline_interval_huge "$FIX/base.yaml: metrics.timeline_interval_s: " \
+  run "$FIX/base.yaml" --set metrics.timeline_interval_s=1e300
+# R20: a folder where a file is expected (internal error, and a leak in yaml-cpp).
+bad_input catalog_is_folder "$CFX/clusters/catalog_is_folder.yaml:3: catalog: " \
+  run "$FIX/base.yaml" --set cluster=../../fixtures/clusters/catalog_is_folder.yaml
+stderr_has catalog_is_folder_says "is a folder, expected a file"
+bad_input cluster_is_folder "$FIX/base.yaml: cluster: " validate "$FIX/base.yaml" --set cluster=.
+bad_input profile_is_folder "$FIX/: " run "$FIX/base.yaml" --set perf.model=placement --set perf.profile=.
+# R21: a name too long made std::filesystem::exists throw.
+bad_input path_too_long "$CFX/scenarios/long_path.yaml:3: cluster: " validate "$CFX/scenarios/long_path.yaml"
+stderr_has path_too_long_says "File name too long"
+# R22: validate passed what run refused mid-run, without the scenario's line.
+bad_input generator_unknown_model "$CFX/scenarios/generator_unknown_model.yaml:10: workload.generate.models: " \
+  validate "$CFX/scenarios/generator_unknown_model.yaml"
+stderr_has generator_unknown_model_suggests "did you mean 'H100'?"
+# R18: an absurdly slow profile made 32-GPU jobs finish in 0 s.
+bad_input profile_absurd "$FIX/profile_absurd_slow.yaml:2: tiers.nvlink.alpha_us: " \
+  run "$FIX/base.yaml" --set perf.model=placement --set perf.profile=profile_absurd_slow.yaml
+# R19: batch 2^32 became 0 (speed 0, assert).
+bad_input models_batch_2p32 "$FIX/models_batch_2p32.yaml:5: models[0].batch: " \
+  run "$FIX/base.yaml" --set perf.model=placement --set perf.models=models_batch_2p32.yaml
+# R08: rank INT_MAX overflowed an int.
+bad_input nccl_rank_intmax "$FIX/nccl_rank_intmax.log:1: rank: " \
+  calibrate --from-nccl-tests "$FIX/nccl_rank_intmax.log" --tier nvlink --out "$TMP/p08.yaml"
+# R17: a fit error named no file.
+bad_input nccl_fit_names_log "$FIX/nccl_times_fall.log: " \
+  calibrate --from-nccl-tests "$FIX/nccl_times_fall.log" --tier nvlink --out "$TMP/p17.yaml"
+if [ -e "$TMP/p08.yaml" ] || [ -e "$TMP/p17.yaml" ]; then fail calibrate_writes_nothing "a profile was written"; else
+  pass calibrate_writes_nothing; fi
+
+# R13's other half: the finest interval over a long run is coarsened, with one notice.
+run run "$FIX/base.yaml" --set metrics.timeline_interval_s=0.000001 --out "$TMP/fine"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/stderr")" -eq 1 ]; then pass timeline_coarsened; else
+  fail timeline_coarsened "exit code $rc, $(wc -l <"$TMP/stderr") stderr lines"; fi
+stderr_has timeline_coarsened_notice "schedlab: notice: timeline interval coarsened from 1e-06 s"
+rows=$(wc -l <"$TMP/fine/timeline.csv" 2>/dev/null || echo 0)
+if [ "$rows" -gt 1 ] && [ "$rows" -le 100001 ]; then pass timeline_rows_bounded; else
+  fail timeline_rows_bounded "timeline.csv has $rows lines"; fi
+
 run run "$FIX/base.yaml" --sett x=1
 if [ "$rc" -eq 2 ]; then pass unknown_option_exits_2; else fail unknown_option_exits_2 "exit code $rc"; fi
 

@@ -165,7 +165,8 @@ TEST_CASE("Perf.CalibrationProfile.LoadErrors") {
         std::string::npos);
   CHECK(load_error("tiers:\n  nic: {alpha_us: fast, beta_gbps: 2}\n")
             .starts_with("2|tiers.nic.alpha_us|p.yaml:2: tiers.nic.alpha_us: 'fast' is not a number"));
-  CHECK(load_error("tiers:\n  nic: {alpha_us: 1, beta_gbps: 0}\n").find("must be > 0") != std::string::npos);
+  CHECK(load_error("tiers:\n  nic: {alpha_us: 1, beta_gbps: 0}\n").find("0 is out of range [0.001, 1000000]") !=
+        std::string::npos);
   CHECK(load_error("tiers:\n  nic: {alpha_us: 1}\n").find("missing 'beta_gbps'") != std::string::npos);
   CHECK(load_error("tiers:\n  nic:\n    alpha_us: 1\n    beta_gbps: 2\n    corrections:\n      - [1024, 1.1]\n"
                    "      - [512, 1.0]\n")
@@ -174,12 +175,13 @@ TEST_CASE("Perf.CalibrationProfile.LoadErrors") {
             .find("expected [bytes, factor]") != std::string::npos);
   CHECK(load_error("compute:\n  H100: {fp32: 51, fp8: 1000}\n").starts_with("2|compute.H100|"));
   CHECK(load_error("provenance:\n  source: guessed\n").find("unknown source 'guessed'") != std::string::npos);
-  CHECK(load_error("measurements:\n  - {tier: nvlink, ranks: 0}\n").find("must be >= 1") != std::string::npos);
+  CHECK(load_error("measurements:\n  - {tier: nvlink, ranks: 0}\n").find("0 is out of range [1, 16777216]") !=
+        std::string::npos);
   CHECK(load_error("measurements:\n  - {tier: nvlink, rank: 8}\n").starts_with("2|measurements[0]|"));
   CHECK(load_error("tiers: {nvlink: [1, 2\n").starts_with("2||p.yaml:2:"));  // YAML syntax error
   CHECK(load_error("") == "0||p.yaml: empty calibration profile");
   CHECK_THROWS_WITH_AS(load_profile("/nonexistent/profile.yaml"),
-                       doctest::Contains("/nonexistent/profile.yaml: cannot open calibration profile"), InputError);
+                       doctest::Contains("/nonexistent/profile.yaml: cannot open file (no such file)"), InputError);
 }
 
 TEST_CASE("Perf.CalibrationProfile.Datasheet") {
