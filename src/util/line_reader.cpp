@@ -24,7 +24,7 @@ bool LineReader::refill() {
   int n = gzread(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));
   if (n < 0) {
     int err = 0;
-    throw InputError(path_, line_no_ + 1, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
+    throw ReadError(path_, line_no_ + 1, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
   }
   if (n == 0) {
     eof_ = true;

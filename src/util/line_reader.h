@@ -7,7 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "util/error.h"
+
 namespace schedlab {
+
+// The file itself cannot be read (a corrupt gzip stream, an I/O error): not a bad row that
+// --skip-bad-rows may pass over, since every later read fails the same way.
+class ReadError : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 class LineReader {
  public:

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "util/error.h"
+#include "util/line_reader.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 
@@ -50,6 +51,8 @@ bool TraceReaderSource::read_checked(JobSpec& out) {
     try {
       return read_row(out);
     } catch (const EmptyTraceError&) {
+      throw;
+    } catch (const ReadError&) {
       throw;
     } catch (const InputError&) {
       if (!options_.skip_bad_rows) throw;
