@@ -61,7 +61,8 @@ std::string unknown_host_message(const cluster::Topology& topo, std::string_view
   msg += fmt::format(" valid: h0..h{}, or <rack>/<k> of racks ", topo.hosts().empty() ? 0 : topo.hosts().size() - 1);
   const std::size_t shown = std::min<std::size_t>(topo.racks().size(), 8);
   for (std::size_t i = 0; i < shown; ++i)
-    msg += fmt::format("{}{} ({} hosts)", i ? ", " : "", topo.racks()[i].name, topo.racks()[i].hosts);
+    msg += fmt::format("{}{} ({} host{})", i ? ", " : "", topo.racks()[i].name, topo.racks()[i].hosts,
+                       topo.racks()[i].hosts == 1 ? "" : "s");
   if (shown < topo.racks().size()) msg += fmt::format(", ... ({} racks)", topo.racks().size());
   return msg;
 }
