@@ -93,7 +93,7 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
     }
     if (const auto& c = n["checkpoint"]) {
       At ckat = mat / "checkpoint";
-      config::check_keys(c, {"interval_s", "bytes_per_param"}, cat);
+      config::check_keys(c, {"interval_s", "bytes_per_param"}, ckat);
       if (!c["interval_s"]) config::fail(c, ckat / "interval_s", "required key is missing (work seconds between saves)");
       m.ckpt_interval_s = checked_real(config::get_double(c["interval_s"], ckat / "interval_s"),
                                        FieldContext{file, config::line_of(c["interval_s"]), (ckat / "interval_s").path},
