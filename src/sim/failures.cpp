@@ -212,7 +212,7 @@ class TraceFailures final : public FailureSource {
     if (out.at < last_)
       bad(kTime, fmt::format("{} s is before the previous row's {} s: failure times must not decrease (sort the "
                              "file by time_s)",
-                             engine::seconds_text(out.at), engine::seconds_text(last_)));
+                             engine::to_seconds(out.at), engine::to_seconds(last_)));
     last_ = out.at;
     const auto name = field(kHost);
     const auto host = find_host(topo_, name);

@@ -29,7 +29,9 @@ std::string scenario_file(const std::string& name, const std::string& extra) {
 }
 
 std::string write(const std::string& name, const std::string& text) {
-  const auto path = (std::filesystem::temp_directory_path() / "schedlab_lifecycle_config" / name).string();
+  const auto dir = std::filesystem::temp_directory_path() / "schedlab_lifecycle_config";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
 }
@@ -124,9 +126,11 @@ TEST_CASE("Config.Lifecycle.bad_values_are_located_errors") {
       {"missing_trace", "failures: {trace: nowhere.csv}\n", "4: failures.trace: no such file", ""},
   };
   for (const auto& c : cases) {
-    CAPTURE(c.name);
+    const std::string name = c.name;
+    CAPTURE(name);
     const auto path = scenario_file(std::string(c.name) + ".yaml", c.yaml);
     const auto msg = error_of(path);
+    CAPTURE(msg);
     CHECK(msg.starts_with(path + ":" + c.located));
     CHECK(msg.find(c.has) != std::string::npos);
   }
