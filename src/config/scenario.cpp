@@ -250,7 +250,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   require_map(root, at);
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
-  check_keys(root, {"name", "description", "seed", "cluster", "workload", "scheduler", "perf", "metrics", "variants"}, at);
+  check_keys(root, {"name", "description", "seed", "cluster", "workload", "scheduler", "perf", "metrics", "variants",
+                    "checkpoint", "preemption", "failures"}, at);
 
   Scenario sc;
   sc.file = path;
@@ -264,6 +265,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.catalog_file = catalog_path_of(sc.cluster_file);
   sc.catalog = load_catalog(sc.catalog_file);
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
+  sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
 
   const auto& w = root["workload"];
   At wat = at / "workload";

@@ -13,6 +13,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
+#include "config/lifecycle_config.h"
 #include "sched/scheduler.h"
 #include "workload/generator.h"
 #include "workload/trace_format.h"
@@ -48,6 +49,7 @@ struct Scenario {
   WorkloadConfig workload;
   sched::SchedulerConfig scheduler;
   PerfConfig perf;
+  LifecycleSettings lifecycle;  // checkpoint:, preemption:, failures: (config/lifecycle_config.h)
   engine::Time timeline_interval = 600 * engine::kMicrosPerSecond;
   std::vector<Variant> variants;
   YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/yaml_util.h"
+#include "util/checked.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -12,6 +13,17 @@ namespace schedlab::perf {
 using config::At;
 
 std::size_t dtype_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
+
+double default_checkpoint_bytes_per_param(Dtype dtype) { return dtype == Dtype::fp32 ? 12.0 : 14.0; }
+
+bool ModelCatalog::checkpoint_cost(const TrainingModel& model, workload::CheckpointCost& out) const {
+  if (model.ckpt_interval_s < 0 || ckpt_write_gb_s <= 0 || ckpt_read_gb_s <= 0) return false;
+  const double bytes = model.params * model.ckpt_bytes_per_param;
+  out.interval = engine::from_seconds(model.ckpt_interval_s);
+  out.save = engine::from_seconds(bytes / (ckpt_write_gb_s * 1e9));
+  out.restore = engine::from_seconds(bytes / (ckpt_read_gb_s * 1e9));
+  return true;
+}
 
 double TrainingModel::gradient_bytes() const { return params * static_cast<double>(dtype_bytes(grad_dtype)); }
 
@@ -42,7 +54,7 @@ Dtype read_dtype(const YAML::Node& n, const At& at) {
 ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
   At at{file, ""};
   config::require_map(root, at);
-  config::check_keys(root, {"models"}, at);
+  config::check_keys(root, {"models", "checkpoint_storage"}, at);
   const auto& list = root["models"];
   if (!list || !list.IsSequence() || list.size() == 0) config::fail(root, at / "models", "needs a list of models");
   std::vector<TrainingModel> models;
@@ -51,7 +63,7 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
     At mat = at / ("models[" + std::to_string(i) + "]");
     config::require_map(n, mat);
     config::check_keys(n, {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample",
-                           "efficiency", "samples_per_s"},
+                           "efficiency", "samples_per_s", "checkpoint"},
                        mat);
     TrainingModel m;
     m.line = config::line_of(n);
@@ -79,10 +91,35 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
           config::get_real_in(kv.second, mat / "samples_per_s" / gpu, kMinSamplesPerSecond, kMaxSamplesPerSecond);
       if (m.first_gpu.empty()) m.first_gpu = gpu;
     }
+    if (const auto& c = n["checkpoint"]) {
+      At ckat = mat / "checkpoint";
+      config::check_keys(c, {"interval_s", "bytes_per_param"}, ckat);
+      if (!c["interval_s"]) config::fail(c, ckat / "interval_s", "required key is missing (work seconds between saves)");
+      m.ckpt_interval_s = checked_real(config::get_double(c["interval_s"], ckat / "interval_s"),
+                                       FieldContext{file, config::line_of(c["interval_s"]), (ckat / "interval_s").path},
+                                       0.0, kMaxInputSeconds);
+      m.ckpt_bytes_per_param = default_checkpoint_bytes_per_param(m.dtype);
+      if (c["bytes_per_param"])
+        m.ckpt_bytes_per_param = checked_positive(
+            config::get_double(c["bytes_per_param"], ckat / "bytes_per_param"),
+            FieldContext{file, config::line_of(c["bytes_per_param"]), (ckat / "bytes_per_param").path}, 1e3);
+      if (!root["checkpoint_storage"])
+        config::fail(c, ckat, "needs checkpoint_storage: {write_gb_s, read_gb_s} at the top of the catalog");
+    }
     models.push_back(std::move(m));
   }
   ModelCatalog cat(std::move(models));
   cat.file = file;
+  if (const auto& st = root["checkpoint_storage"]) {
+    At sat = at / "checkpoint_storage";
+    config::check_keys(st, {"write_gb_s", "read_gb_s"}, sat);
+    for (const char* key : {"write_gb_s", "read_gb_s"}) {
+      if (!st[key]) config::fail(st, sat / key, "required key is missing (GB/s one job sees)");
+      const double v = checked_positive(config::get_double(st[key], sat / key),
+                                        FieldContext{file, config::line_of(st[key]), (sat / key).path}, 1e6);
+      (std::string(key) == "write_gb_s" ? cat.ckpt_write_gb_s : cat.ckpt_read_gb_s) = v;
+    }
+  }
   return cat;
 }
 

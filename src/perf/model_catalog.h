@@ -9,6 +9,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "perf/calibration_profile.h"
+#include "workload/checkpoint.h"
 
 namespace schedlab::perf {
 
@@ -30,6 +31,10 @@ struct TrainingModel {
   double efficiency = 0;           // fraction of peak, with flops_per_sample
   std::map<std::string, double> samples_per_s;  // GPU model name -> single-GPU throughput
   std::string first_gpu;  // the first GPU listed (the fallback anchor)
+  // Checkpointing (docs/lifecycle.md): work between saves (trace seconds; < 0 = the model gives
+  // no checkpoint figures) and the checkpoint's bytes per parameter (weights + optimizer state).
+  double ckpt_interval_s = -1;
+  double ckpt_bytes_per_param = 0;
   long line = 0;
 
   // Bytes allreduced per iteration: params x size of grad_dtype.
@@ -46,6 +51,14 @@ class ModelCatalog {
   const TrainingModel& get(const std::string& name) const;
   std::vector<std::string> names() const;
   std::string file;
+  // `checkpoint_storage:` bandwidth one job sees to write and read its checkpoint (GB/s, 1e9
+  // bytes); 0 when the catalog gives none.
+  double ckpt_write_gb_s = 0;
+  double ckpt_read_gb_s = 0;
+
+  // The model's checkpoint costs: size = params x bytes_per_param, save = size / write
+  // bandwidth, restore = size / read bandwidth; false when the model has no checkpoint figures.
+  bool checkpoint_cost(const TrainingModel& model, workload::CheckpointCost& out) const;
 
  private:
   std::vector<TrainingModel> models_;
@@ -55,6 +68,9 @@ ModelCatalog load_model_catalog(const std::string& path);
 ModelCatalog load_model_catalog_text(const std::string& text, const std::string& name);
 
 std::size_t dtype_bytes(Dtype dtype);
+// Checkpoint bytes per parameter when a model does not say: fp32 weights and Adam's two fp32
+// moments (12); with mixed precision, 16-bit weights plus fp32 master weights and moments (14).
+double default_checkpoint_bytes_per_param(Dtype dtype);
 
 // Single-GPU samples/s of `model` on GPU `gpu`: the measured figure when listed; else the
 // FLOPs estimate (profile TFLOP/s x efficiency / flops_per_sample) when the profile knows the GPU

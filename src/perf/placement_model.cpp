@@ -172,6 +172,11 @@ class PlacementModel final : public PerfModel {
 
   bool shares_links() const override { return s_.contention; }
 
+  // The checkpoint of the training model the job stands for (configs/models.yaml).
+  bool checkpoint_cost(const workload::JobSpec& job, workload::CheckpointCost& out) const override {
+    return s_.models.checkpoint_cost(model_of(job), out);
+  }
+
   void run_started(std::uint64_t run, const workload::JobSpec& job, const cluster::Placement& placement,
                    const cluster::Topology& topo) override {
     topo_ = &topo;

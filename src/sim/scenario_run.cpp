@@ -6,6 +6,7 @@
 #include "metrics/collector.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
+#include "sim/failures.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 
@@ -48,8 +49,12 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
   metrics::Collector collector(topo, sc.timeline_interval);
+  // Failures draw from their own seeded streams: the same seed gives the same failures under
+  // any policy (common random numbers across compared runs).
+  auto failures = make_failure_source(sc.lifecycle.failures, topo, sc.seed);
   Simulation simulation(topo, sc.scheduler, *source, *perf, collector,
-                        sc.workload.generate ? std::string("generator") : sc.workload.trace);
+                        sc.workload.generate ? std::string("generator") : sc.workload.trace, sc.lifecycle.config,
+                        failures.get());
   RunOutcome outcome;
   outcome.stats = simulation.run();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());

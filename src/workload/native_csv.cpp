@@ -20,10 +20,11 @@ namespace schedlab::workload {
 namespace {
 
 enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
-           kPool, kPriority, kGang, kKind, kEstimate, kStatus, kColCount };
+           kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kColCount };
 const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
-    "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status"};
+    "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status",
+    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s"};
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
@@ -159,6 +160,17 @@ class NativeCsvSource final : public JobSource {
       else throw InputError(reader_.path(), reader_.line_number(), "status",
                             unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
     }
+    // Checkpoint costs (workload/checkpoint.h): empty or absent = not in the trace (-1).
+    job.ckpt_interval_s = ckpt_seconds(kCkptInterval);
+    job.ckpt_save_s = ckpt_seconds(kCkptSave);
+    job.ckpt_restore_s = ckpt_seconds(kCkptRestore);
+  }
+
+  float ckpt_seconds(Col c) const {
+    if (pos_[c] < 0 || trim(field(c)).empty()) return -1;
+    const double s = parse_double(trim(field(c)), at(c));
+    checked_duration_seconds(s, at(c));  // 0 to 100 years
+    return static_cast<float>(s);
   }
 
   LineReader reader_;
@@ -199,16 +211,19 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 
 void write_native_header(std::ostream& out) {
   out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
-         "priority,gang,kind,estimate_s,status\n";
+         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s\n";
 }
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
   std::uint64_t id = j.trace_id != kNoLabel ? j.id : j.trace_number;
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
+  // Checkpoint columns stay empty when the job has none (negative = not in the trace).
+  auto ckpt = [](float s) { return s < 0 ? std::string() : fmt::format("{}", s); };
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
                      engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
                      j.gpus_per_task, j.gpu_milli, csv_field(s.str(j.gpu_request)), j.min_generation,
                      csv_field(s.str(j.user)), csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
-                     engine::seconds_text(j.estimate), status_name(j.status));
+                     engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
+                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s));
 }
 
 }  // namespace schedlab::workload

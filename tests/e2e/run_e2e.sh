@@ -106,6 +106,28 @@ bad_input missing_trace_in_set "$FIX/base.yaml: workload.trace: " run "$FIX/base
 
 bad_input validate_unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " validate "$FIX/unknown_part.yaml"
 
+# Lifecycle sections (docs/lifecycle.md): checkpoint:, preemption:, failures:.
+bad_input failures_negative_rate "$FIX/bad_failures.yaml:10: failures.gpu_failures_per_gpu_h: " run "$FIX/bad_failures.yaml"
+stderr_has failures_negative_rate_says "-1e-05 is out of range [0"
+bad_input failures_negative_rate_validate "$FIX/bad_failures.yaml:10: failures.gpu_failures_per_gpu_h: " \
+  validate "$FIX/bad_failures.yaml"
+bad_input failures_zero_mtbf "$FIX/base.yaml: failures.host_mtbf_h: " run "$FIX/base.yaml" \
+  --set failures.host_mtbf_h=0 --set failures.repair_h=1
+bad_input checkpoint_negative "$FIX/base.yaml: checkpoint.interval_s: " run "$FIX/base.yaml" --set checkpoint.interval_s=-60
+stderr_has checkpoint_negative_says "-60 s is out of range"
+bad_input failures_unknown_key "$FIX/base.yaml: failures.host_mtbf: " run "$FIX/base.yaml" --set failures.host_mtbf=100
+stderr_has failures_unknown_key_suggests "unknown key 'host_mtbf'; did you mean 'host_mtbf_h'?"
+bad_input failures_trace_unknown_host "$FIX/failures_unknown_host.csv:3: host: " \
+  run "$FIX/base.yaml" --set failures.trace=failures_unknown_host.csv
+stderr_has failures_trace_unknown_host_suggests "unknown host 'r-4/0'; did you mean 'r-0/0'?"
+bad_input failures_trace_unknown_host_validate "$FIX/failures_unknown_host.csv:3: host: " \
+  validate "$FIX/base.yaml" --set failures.trace=failures_unknown_host.csv
+bad_input failures_trace_unsorted "$FIX/failures_unsorted.csv:3: time_s: " \
+  run "$FIX/base.yaml" --set failures.trace=failures_unsorted.csv
+stderr_has failures_trace_unsorted_says "failure times must not decrease"
+run run "$FIX/base.yaml" --set failures.trace=failures_good.csv --set failures.max_retries=1 --out "$TMP/failing"
+if [ "$rc" -eq 0 ]; then pass run_with_failure_trace; else fail run_with_failure_trace "exit code $rc"; fi
+
 run trace stats "$FIX/not_number.csv"
 if [ "$rc" -eq 2 ] && grep -qF "$FIX/not_number.csv:3: duration_s: " "$TMP/stderr"; then
   pass trace_stats_bad_row
