@@ -56,7 +56,7 @@ TEST_CASE("Fuzz.Regressions.Replay") {
 TEST_CASE("Fuzz.Sandbox.SeedPathsResolve") {
   // The sandbox mirrors the repository so that the seeds' relative paths resolve; if it did not,
   // every fuzz input would end as a cheap "file not found" and fuzzing would test nothing.
-  for (const char* seed : {"tests/fixtures/scenarios/tiny.yaml", "scenarios/quickstart.yaml",
+  for (std::string seed : {"tests/fixtures/scenarios/tiny.yaml", "scenarios/quickstart.yaml",
                            "tests/e2e/fixtures/base.yaml"}) {
     CAPTURE(seed);
     std::ifstream in(fs::path(SCHEDLAB_SOURCE_DIR) / seed, std::ios::binary);
