@@ -63,12 +63,14 @@ int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
   });
 }
 
-// A cluster file (its catalog resolved from the sandbox), then the topology built from it.
+// A cluster file with the catalog it names (resolved in the sandbox, as a scenario would),
+// then the topology built from it.
 int fuzz_cluster(const std::uint8_t* data, std::size_t size) {
   std::string path = write_input("tests/fixtures/clusters/fuzz-input.yaml", data, size);
   return expected_errors_ok([&] {
-    config::ClusterFile file = config::load_cluster(path, shipped_catalog());
-    cluster::Topology topo(file.spec, shipped_catalog());
+    cluster::GpuCatalog catalog = config::load_catalog(config::catalog_path_of(path));
+    config::ClusterFile file = config::load_cluster(path, catalog);
+    cluster::Topology topo(file.spec, catalog);
   });
 }
 

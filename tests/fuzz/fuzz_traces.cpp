@@ -2,6 +2,7 @@
 // nccl-tests log importer.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -22,17 +23,31 @@
 namespace schedlab::fuzz {
 namespace {
 
-// Stops a source after `limit` jobs.
+// Stops a source after `limit` jobs, and checks each job against what every reader promises:
+// jobs in submit order, at least one task of at least one GPU (or a share of one), no
+// negative times.
 class FirstJobs final : public workload::JobSource {
  public:
   FirstJobs(workload::JobSource& inner, std::uint64_t limit) : inner_(inner), limit_(limit) {}
-  bool next(workload::JobSpec& out) override { return produced_ < limit_ && inner_.next(out) && ++produced_; }
+  bool next(workload::JobSpec& out) override {
+    if (produced_ >= limit_ || !inner_.next(out)) return false;
+    std::string job = "job " + std::to_string(out.id) + " (line " + std::to_string(out.line) + ")";
+    expect(out.tasks >= 1 && out.gpus_per_task >= 1, job + " asks for " + std::to_string(out.tasks) + " tasks of " +
+                                                         std::to_string(out.gpus_per_task) + " GPUs");
+    expect(out.gpu_milli >= 1 && out.gpu_milli <= 1000, job + " gpu_milli " + std::to_string(out.gpu_milli));
+    expect(out.duration >= 0 && out.estimate >= 0, job + " has a negative duration or estimate");
+    expect(out.submit >= last_submit_, job + " is submitted before the job before it");
+    last_submit_ = out.submit;
+    ++produced_;
+    return true;
+  }
   workload::StringPool& strings() override { return inner_.strings(); }
 
  private:
   workload::JobSource& inner_;
   std::uint64_t limit_;
   std::uint64_t produced_ = 0;
+  engine::Time last_submit_ = std::numeric_limits<engine::Time>::min();
 };
 
 // The unit-test cluster (tests/fixtures/clusters/tiny.yaml: 16 GPUs, V100 and A100), read once.
@@ -120,7 +135,9 @@ int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size) {
     std::ostringstream out;
     perf::write_profile(profile, out);
     perf::load_profile_text(out.str(), "fuzz-fitted.yaml");
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
+    // Errors say where: the log's name, and the line for a row that does not parse.
+    expect(e.file() == "fuzz.log", std::string("error names no file: ") + e.what());
   } catch (const EnvironmentError&) {
   }
   return 0;
