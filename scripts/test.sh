@@ -1,6 +1,22 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test (unit tests and end-to-end tests of the binary).
+# Set up, build, and run every test (unit tests and end-to-end tests of the binary), then the
+# same tests again built with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/:
+# a sanitizer report (overflow, out-of-bounds, use-after-free, leak, bad float cast) stops the
+# program, so it fails the test that ran it.
+#   SCHEDLAB_SANITIZE_TESTS=0 scripts/test.sh    skips the sanitizer stage (quick local runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCHEDLAB_CMAKE_ARGS="-DSCHEDLAB_WERROR=ON ${SCHEDLAB_CMAKE_ARGS:-}" scripts/setup.sh build
 ctest --test-dir build --output-on-failure
+
+[ "${SCHEDLAB_SANITIZE_TESTS:-1}" = 0 ] && exit 0
+# -O1 -g keeps the sanitized tests fast and their reports readable; assertions stay on
+# (Debug: no NDEBUG). CUDA and benchmarks are left out: they test nothing a parser reads.
+# shellcheck disable=SC2086
+cmake -S . -B build-asan ${SCHEDLAB_CMAKE_ARGS:-} -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DSCHEDLAB_SANITIZE=address,undefined -DSCHEDLAB_WERROR=ON -DSCHEDLAB_CUDA=OFF -DSCHEDLAB_BENCH=OFF >/dev/null
+cmake --build build-asan -j"${SCHEDLAB_JOBS:-$(nproc)}"
+# Reports are fatal (also built in: -fno-sanitize-recover=all) and carry a stack trace.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+ctest --test-dir build-asan --output-on-failure

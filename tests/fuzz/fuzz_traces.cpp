@@ -1,0 +1,146 @@
+// Fuzz targets of the trace readers (one per format, and format detection) and of the
+// nccl-tests log importer.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "calib/alpha_beta_fit.h"
+#include "calib/nccl_tests_log.h"
+#include "cluster/topology.h"
+#include "config/cluster_config.h"
+#include "fuzz_targets.h"
+#include "metrics/collector.h"
+#include "metrics/summary.h"
+#include "perf/calibration_profile.h"
+#include "perf/perf_registry.h"
+#include "sim/simulation.h"
+#include "util/error.h"
+#include "workload/trace_format.h"
+
+namespace schedlab::fuzz {
+namespace {
+
+// Stops a source after `limit` jobs, and checks each job against what every reader promises:
+// jobs in submit order, at least one task of at least one GPU (or a share of one), no
+// negative times.
+class FirstJobs final : public workload::JobSource {
+ public:
+  FirstJobs(workload::JobSource& inner, std::uint64_t limit) : inner_(inner), limit_(limit) {}
+  bool next(workload::JobSpec& out) override {
+    if (produced_ >= limit_ || !inner_.next(out)) return false;
+    std::string job = "job " + std::to_string(out.id) + " (line " + std::to_string(out.line) + ")";
+    expect(out.tasks >= 1 && out.gpus_per_task >= 1, job + " asks for " + std::to_string(out.tasks) + " tasks of " +
+                                                         std::to_string(out.gpus_per_task) + " GPUs");
+    expect(out.gpu_milli >= 1 && out.gpu_milli <= 1000, job + " gpu_milli " + std::to_string(out.gpu_milli));
+    expect(out.duration >= 0 && out.estimate >= 0, job + " has a negative duration or estimate");
+    expect(out.submit >= last_submit_, job + " is submitted before the job before it");
+    last_submit_ = out.submit;
+    ++produced_;
+    return true;
+  }
+  workload::StringPool& strings() override { return inner_.strings(); }
+
+ private:
+  workload::JobSource& inner_;
+  std::uint64_t limit_;
+  std::uint64_t produced_ = 0;
+  engine::Time last_submit_ = std::numeric_limits<engine::Time>::min();
+};
+
+// The unit-test cluster (tests/fixtures/clusters/tiny.yaml: 16 GPUs, V100 and A100), read once.
+struct SmallCluster {
+  cluster::GpuCatalog catalog;
+  cluster::ClusterSpec spec;
+  SmallCluster() {
+    std::string path = sandbox_root() + "/tests/fixtures/clusters/tiny.yaml";
+    catalog = config::load_catalog(config::catalog_path_of(path));
+    spec = config::load_cluster(path, catalog).spec;
+  }
+};
+
+// Simulates the first jobs of `source` on the small cluster with the trace's own durations,
+// and checks that the figures agree with each other.
+void simulate(workload::JobSource& source) {
+  static const SmallCluster small;
+  cluster::Topology topo(small.spec, small.catalog);
+  FirstJobs jobs(source, 500);
+  auto perf = perf::make_perf_model("trace", {}, "fuzz", topo, 1);
+  // One timeline row per simulated day keeps far-apart jobs cheap to replay.
+  metrics::Collector collector(topo, 86400 * engine::kMicrosPerSecond);
+  sim::Simulation simulation(topo, sched::SchedulerConfig{}, jobs, *perf, collector, "fuzz");
+  simulation.run();
+  metrics::Summary s = metrics::summarize(collector, 0);
+  for (const auto& r : collector.jobs()) {
+    std::string job = "job " + std::to_string(r.id);
+    expect(r.start == -1 || r.start >= r.submit, job + " starts before it is submitted");
+    expect(r.end == -1 || r.end >= r.start, job + " ends before it starts");
+    expect(!r.dropped || r.start == -1, job + " is both dropped and started");
+  }
+  double run = collector.run_gpu_seconds(), integral = collector.integral_gpu_seconds();
+  expect(std::isfinite(run) && run >= 0, "GPU-seconds held by runs: " + std::to_string(run));
+  expect(std::fabs(run - integral) <= 1e-6 * std::max(1.0, run),
+         "GPU-seconds by runs " + std::to_string(run) + " != timeline integral " + std::to_string(integral));
+  for (const auto& [name, value] : s.figures()) {
+    expect(std::isfinite(value) && value >= 0, "summary " + name + " = " + std::to_string(value));
+  }
+}
+
+// Reads the input as `format` (strictly, then skipping bad rows when the strict read fails)
+// and simulates what it read.
+int read_trace(const char* format, const char* file_name, const std::uint8_t* data, std::size_t size) {
+  std::string path = write_input(std::string("in/") + file_name, data, size);
+  for (bool skip : {false, true}) {
+    try {
+      workload::TraceOptions options;
+      options.format = format;
+      options.skip_bad_rows = skip;
+      auto source = workload::open_trace(path, options);
+      simulate(*source);
+      return 0;
+    } catch (const InputError&) {
+    } catch (const EnvironmentError&) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int fuzz_trace_native(const std::uint8_t* d, std::size_t n) { return read_trace("native", "trace.csv", d, n); }
+int fuzz_trace_rfold(const std::uint8_t* d, std::size_t n) { return read_trace("rfold", "trace.csv", d, n); }
+int fuzz_trace_philly(const std::uint8_t* d, std::size_t n) { return read_trace("philly", "trace.json", d, n); }
+int fuzz_trace_pai2020(const std::uint8_t* d, std::size_t n) {
+  return read_trace("pai2020", "pai_task_table.csv", d, n);
+}
+int fuzz_trace_openb(const std::uint8_t* d, std::size_t n) { return read_trace("openb", "trace.csv", d, n); }
+int fuzz_trace_helios(const std::uint8_t* d, std::size_t n) { return read_trace("helios", "cluster_log.csv", d, n); }
+int fuzz_trace_swf(const std::uint8_t* d, std::size_t n) { return read_trace("swf", "trace.swf", d, n); }
+// Detection by content: the file name says nothing.
+int fuzz_trace_auto(const std::uint8_t* d, std::size_t n) { return read_trace("auto", "trace.txt", d, n); }
+
+// An nccl-tests log, then the profile `schedlab calibrate --from-nccl-tests` would write,
+// which must read back.
+int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size) {
+  try {
+    calib::NcclTestsLog log =
+        calib::parse_nccl_tests_log_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.log");
+    calib::ImportOptions io;
+    io.command = "fuzz";
+    io.date = "2026-01-01";
+    perf::CalibrationProfile profile = calib::profile_from_nccl_tests({log}, io);
+    std::ostringstream out;
+    perf::write_profile(profile, out);
+    perf::load_profile_text(out.str(), "fuzz-fitted.yaml");
+  } catch (const InputError& e) {
+    // Errors say where: the log's name, and the line for a row that does not parse.
+    expect(e.file() == "fuzz.log", std::string("error names no file: ") + e.what());
+  } catch (const EnvironmentError&) {
+  }
+  return 0;
+}
+
+}  // namespace schedlab::fuzz
