@@ -86,6 +86,24 @@ std::vector<std::string> part_names(const YAML::Node& n, const At& at, const sch
   return out;
 }
 
+// Builds the named part once with its args, so that a bad arg (the part names it as
+// scheduler.args.<part>.<arg>) is reported at that arg's line.
+template <class Part>
+void check_part_args(const sched::PartList<Part>& list, const std::string& name, const sched::SchedulerConfig& c,
+                     const YAML::Node& args, const At& at) {
+  auto it = c.args.find(name);
+  if (it == c.args.end()) return;
+  try {
+    list.make(name, it->second);
+  } catch (const InputError& e) {
+    const std::string arg = e.field().substr(e.field().rfind('.') + 1);
+    const YAML::Node node = args[name][arg] ? args[name][arg] : args[name];
+    std::string what = e.what();
+    if (what.rfind(e.field() + ": ", 0) == 0) what.erase(0, e.field().size() + 2);
+    fail(node, At{at.file, e.field()}, what);
+  }
+}
+
 sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
   sched::SchedulerConfig c;
   if (!n) return c;
@@ -103,8 +121,14 @@ sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
       std::string part = kv.first.as<std::string>();
       At pat = at / "args" / part;
       require_map(kv.second, pat);
-      for (const auto& arg : kv.second) c.args[part][arg.first.as<std::string>()] = get_string(arg.second, pat / arg.first.as<std::string>());
+      for (const auto& arg : kv.second) {
+        const std::string name = arg.first.as<std::string>();
+        // A list (LAS thresholds) travels as its flow text "[a, b]"; the part parses it.
+        c.args[part][name] = arg.second.IsSequence() ? "[" + join(get_string_list(arg.second, pat / name), ", ") + "]"
+                                                     : get_string(arg.second, pat / name);
+      }
     }
+    check_part_args(r.queues, c.queue, c, n["args"], at);
   }
   return c;
 }
