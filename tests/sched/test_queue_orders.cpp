@@ -436,27 +436,29 @@ TEST_CASE("Sched.Queue.sim_fair_share_sees_the_jobs_it_just_started" * doctest::
 }
 
 TEST_CASE("Sched.Queue.sim_las_demotion_timer_moves_a_partly_started_job_back") {
-  // One GPU. Job 0 has two non-gang tasks of 100 s: one runs from 0 s, the other waits with
-  // the running job's key. Job 1 (5 s) arrives at 1 s. With a 10 s threshold the timer at
-  // 10 s demotes job 0, and job 1 takes the GPU at 100 s; with 1000 s it does not.
-  const std::vector<UserRow> rows{{0, 100, 0, 0, 2, false}, {1, 5}};
-  OrderRun low(1, "las", {{"thresholds", "[10]"}, {"service", "time"}}, rows, {"incremental"});
-  OrderRun high(1, "las", {{"thresholds", "[1000]"}, {"service", "time"}}, rows, {"incremental"});
-  CHECK(low.starts(0) == std::vector<double>{0, 105});
-  CHECK(low.start_s(1) == 100);
-  CHECK(high.starts(0) == std::vector<double>{0, 100});
-  CHECK(high.start_s(1) == 200);
+  // Two GPUs, one held by job 0 until 300 s. Job 1 has two non-gang tasks of 100 s: one runs
+  // from 0 s, the other waits with the running job's key. Job 2 (5 s) arrives at 1 s. With a
+  // 10 s threshold the timer at 10 s demotes job 1, and job 2 takes the GPU job 1 frees at
+  // 100 s; with a 1000 s threshold job 1's second task does.
+  const std::vector<UserRow> rows{{0, 300}, {0, 100, 0, 0, 2, false}, {1, 5}};
+  OrderRun low(2, "las", {{"thresholds", "[10]"}, {"service", "time"}}, rows, {"incremental"});
+  OrderRun high(2, "las", {{"thresholds", "[1000]"}, {"service", "time"}}, rows, {"incremental"});
+  CHECK(low.starts(1) == std::vector<double>{0, 105});
+  CHECK(low.start_s(2) == 100);
+  CHECK(high.starts(1) == std::vector<double>{0, 100});
+  CHECK(high.start_s(2) == 200);
 }
 
 TEST_CASE("Sched.Queue.sim_gittins_puts_a_fresh_short_job_before_a_long_partly_run_one") {
-  // As above, under gittins (10 s quanta, rounds of 5 s): the sample {100 s, 5 s} gives a
-  // fresh job 1/15 per s and job 0, past its first quantum, 1/90 per s.
-  const std::vector<UserRow> rows{{0, 100, 0, 0, 2, false}, {1, 5}};
-  OrderRun g(1, "gittins", {{"quantum_s", "10"}, {"service", "time"}, {"refresh_s", "5"}}, rows, {"incremental"});
-  OrderRun fifo(1, "fifo", {}, rows, {"incremental"});
-  CHECK(g.start_s(1) == 100);
-  CHECK(g.starts(0) == std::vector<double>{0, 105});
-  CHECK(fifo.start_s(1) == 200);
+  // As above, under gittins (10 s quanta, rounds of 5 s): from the round at 5 s the sample
+  // {300, 100, 5 s} gives a fresh job 1/25 per s, and job 1 past its first quantum
+  // (from 10 s) 1/180 per s.
+  const std::vector<UserRow> rows{{0, 300}, {0, 100, 0, 0, 2, false}, {1, 5}};
+  OrderRun g(2, "gittins", {{"quantum_s", "10"}, {"service", "time"}, {"refresh_s", "5"}}, rows, {"incremental"});
+  OrderRun fifo(2, "fifo", {}, rows, {"incremental"});
+  CHECK(g.start_s(2) == 100);
+  CHECK(g.starts(1) == std::vector<double>{0, 105});
+  CHECK(fifo.start_s(2) == 200);
 }
 
 TEST_CASE("Sched.Queue.sim_ftf_rounds_favour_the_job_furthest_behind") {
