@@ -72,12 +72,12 @@ std::string QueueArgs::choice(const std::string& name, const std::string& fallba
                               const std::vector<std::string>& valid) const {
   const std::string* text = find(name);
   if (!text) return fallback;
-  if (std::find(valid.begin(), valid.end(), *text) == valid.end())
-    fail(name, unknown_name_message(name, *text, valid));
+  if (std::find(valid.begin(), valid.end(), *text) == valid.end()) fail(name, unknown_name_message(name, *text, valid));
   return *text;
 }
 
-std::vector<engine::Time> QueueArgs::seconds_list(const std::string& name, const std::vector<double>& fallback_s) const {
+std::vector<engine::Time> QueueArgs::seconds_list(const std::string& name,
+                                                  const std::vector<double>& fallback_s) const {
   std::vector<engine::Time> out;
   const std::string* text = find(name);
   if (!text) {

@@ -113,8 +113,8 @@ class GittinsQueue final : public QueueOrder {
 std::unique_ptr<QueueOrder> make_gittins_queue(const PartArgs& args) {
   QueueArgs a("gittins", args, {"quantum_s", "service", "refresh_s", "rebuild_growth"});
   const auto quantum = static_cast<double>(a.seconds("quantum_s", 3600, true));
-  auto kind = a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time
-                                                                            : ServiceKind::gpu_time;
+  auto kind =
+      a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
   const engine::Time refresh = a.seconds("refresh_s", 3600, true);
   const double growth = a.real("rebuild_growth", 1.25, 1.0, 1e6, true);
   return std::make_unique<GittinsQueue>(quantum, kind, refresh, growth);

@@ -114,8 +114,8 @@ std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
     }
   }
   std::vector<double> thresholds(limits.begin(), limits.end());
-  auto kind = a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time
-                                                                            : ServiceKind::gpu_time;
+  auto kind =
+      a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
   auto promote = a.integer("promote_after", 0, 0, 1'000'000);
   return std::make_unique<LasQueue>(std::move(thresholds), kind, promote);
 }

@@ -28,8 +28,7 @@ struct ServiceView {
   // The ledger is the truth (a stopping job still accrues); a job the scheduler has just
   // started is not yet in the ledger (the simulation records starts after the pass): its run
   // starts now, on the GPUs it asked for.
-  ServiceView(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now,
-              ServiceKind kind) {
+  ServiceView(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now, ServiceKind kind) {
     const JobLife& l = ledger.life(job.id);
     live = l.run_start >= 0 || running;
     run_start = l.run_start >= 0 ? l.run_start : now;

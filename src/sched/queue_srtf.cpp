@@ -12,8 +12,8 @@ class SrtfQueue final : public QueueOrder {
  public:
   OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool, engine::Time now) const override {
     // A ledger that does not know the job's work (a scheduler used alone) leaves the trace's.
-    const double total = ledger.life(job.id).work_total > 0 ? ledger.life(job.id).work_total
-                                                             : static_cast<double>(job.duration);
+    const double total =
+        ledger.life(job.id).work_total > 0 ? ledger.life(job.id).work_total : static_cast<double>(job.duration);
     const double left = std::max(total - ledger.work_done(job.id, now), 0.0);
     return {left, static_cast<double>(job.submit)};
   }

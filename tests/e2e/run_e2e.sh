@@ -63,7 +63,6 @@ bad_input las_thresholds_not_increasing "tests/fixtures/scenarios/bad_las_args.y
   run tests/fixtures/scenarios/bad_las_args.yaml
 stderr_has las_thresholds_names_values "[7200, 3600] must be positive and strictly increasing"
 
-
 bad_input unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " run "$FIX/unknown_part.yaml"
 stderr_has unknown_part_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
 stderr_has unknown_part_suggests "did you mean 'best-fit'?"

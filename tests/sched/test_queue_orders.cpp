@@ -112,8 +112,8 @@ TEST_CASE("Sched.Queue.sjf_orders_by_estimate_else_duration_then_submit") {
     j.estimate = rows[i].estimate_s > 0 ? sec(rows[i].estimate_s) : 0;
     jobs.push_back(j);
     CAPTURE(i);
-    CHECK(q->key(j, ledger, false, sec(5)) == OrderKey{static_cast<double>(sec(rows[i].key_s)),
-                                                        static_cast<double>(j.submit)});
+    CHECK(q->key(j, ledger, false, sec(5)) ==
+          OrderKey{static_cast<double>(sec(rows[i].key_s)), static_cast<double>(j.submit)});
   }
   CHECK(queue_order(*q, jobs, ledger, sec(5)) == std::vector<workload::JobId>{1, 3, 0, 2});
   CHECK_FALSE(q->drifts_while_running());
@@ -496,8 +496,10 @@ TEST_CASE("Sched.Queue.args_errors_name_the_arg_and_the_values") {
   fails("gittins", {{"quantum_s", "0"}}, "scheduler.args.gittins.quantum_s: '0' must be a positive number of seconds");
   fails("gittins", {{"rebuild_growth", "1"}}, "scheduler.args.gittins.rebuild_growth: 1 is out of range (1, 1000000]");
   fails("ftf", {{"round_s", "-5"}}, "scheduler.args.ftf.round_s: '-5' must be a positive number of seconds");
-  fails("ftf", {{"round_s", "4e9"}}, "scheduler.args.ftf.round_s: 4000000000 s is out of range [0, 3153600000] (100 years)");
-  fails("ftf", {{"round", "5"}}, "scheduler.args.ftf.round: unknown ftf arg 'round'; did you mean 'round_s'? valid: round_s");
+  fails("ftf", {{"round_s", "4e9"}},
+        "scheduler.args.ftf.round_s: 4000000000 s is out of range [0, 3153600000] (100 years)");
+  fails("ftf", {{"round", "5"}},
+        "scheduler.args.ftf.round: unknown ftf arg 'round'; did you mean 'round_s'? valid: round_s");
   fails("sjf", {{"x", "1"}}, "scheduler.args.sjf.x: unknown sjf arg 'x'; sjf takes no args");
   // A single number is a one-item list; seconds may have fractions.
   CHECK_NOTHROW(order("las", {{"thresholds", "3600"}}));
