@@ -149,7 +149,9 @@ sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
       require_map(kv.second, pat);
       for (const auto& arg : kv.second) {
         std::string key = key_of(arg.first, pat);
-        c.args[part][key] = get_string(arg.second, pat / key);
+        // A list (LAS thresholds) travels as its flow text "[a, b]"; the part parses it.
+        c.args[part][key] = arg.second.IsSequence() ? "[" + join(get_string_list(arg.second, pat / key), ", ") + "]"
+                                                    : get_string(arg.second, pat / key);
       }
     }
   }

@@ -8,6 +8,12 @@
 namespace schedlab::sched {
 
 std::unique_ptr<QueueOrder> make_fifo_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_sjf_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_srtf_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_fair_share_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_gittins_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_ftf_queue(const PartArgs& args);
 std::unique_ptr<Admission> make_gang_admission(const PartArgs& args);
 std::unique_ptr<Admission> make_incremental_admission(const PartArgs& args);
 std::unique_ptr<Filter> make_gpu_model_filter(const PartArgs& args);

@@ -37,6 +37,17 @@ template class PartList<Backfill>;
 
 void register_builtin_parts(PartRegistry& r) {
   r.queues.add("fifo", "first come, first served: by submit time, then job id", make_fifo_queue);
+  r.queues.add("sjf", "shortest job first: the trace's run-time estimate, else its duration (knows run times)",
+               make_sjf_queue);
+  r.queues.add("srtf", "shortest remaining time first: traced work less work done (knows run times)",
+               make_srtf_queue);
+  r.queues.add("fair-share", "the user holding the fewest GPUs first, then FIFO", make_fair_share_queue);
+  r.queues.add("las", "Tiresias discretized least attained service: queues by service thresholds (no run times)",
+               make_las_queue);
+  r.queues.add("gittins", "Tiresias Gittins index over the service distribution of jobs submitted so far",
+               make_gittins_queue);
+  r.queues.add("ftf", "Themis finish-time fairness: largest shared/ideal finish-time ratio first, every round",
+               make_ftf_queue);
 
   r.admissions.add("gang", "a gang job's tasks start at one instant or none do; non-gang jobs start task by task",
                    make_gang_admission);

@@ -59,6 +59,9 @@ stderr_has malformed_yaml_says_so "malformed YAML"
 
 bad_input unknown_key "$FIX/unknown_key.yaml:7: scheduler.placment: " run "$FIX/unknown_key.yaml"
 stderr_has unknown_key_suggests "unknown key 'placment'; did you mean 'placement'?"
+bad_input las_thresholds_not_increasing "tests/fixtures/scenarios/bad_las_args.yaml:10: scheduler.args.las.thresholds: " \
+  run tests/fixtures/scenarios/bad_las_args.yaml
+stderr_has las_thresholds_names_values "[7200, 3600] must be positive and strictly increasing"
 
 bad_input unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " run "$FIX/unknown_part.yaml"
 stderr_has unknown_part_lists_valid "valid: first-fit, best-fit, rack-pack, spread"

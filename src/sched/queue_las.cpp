@@ -1,0 +1,123 @@
+// Queue order `las`: Tiresias' discretized least-attained-service (Gu et al., NSDI'19).
+// Thresholds on attained service (wall time, or GPU-time as in Tiresias' 2D-LAS) split jobs
+// into queues; a job starts in the top queue and moves down as it crosses each threshold
+// while running. Within a queue, running jobs stay ahead of waiting ones, and jobs keep the
+// order in which they entered the queue. A waiting job starved for `promote_after` times its
+// attained run time goes back to the top queue, its service counted afresh from then.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "sched/builtin_parts.h"
+#include "sched/queue_args.h"
+#include "sched/queue_service.h"
+
+namespace schedlab::sched {
+namespace {
+
+class LasQueue final : public QueueOrder {
+ public:
+  LasQueue(std::vector<double> thresholds, ServiceKind kind, std::int64_t promote_after)
+      : thresholds_(std::move(thresholds)), kind_(kind), promote_after_(promote_after) {}
+
+  OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now) const override {
+    Track& t = track(job);
+    const JobLife& life = ledger.life(job.id);
+    ServiceView s(job, ledger, running, now, kind_);
+    s.before -= t.base;
+    std::size_t q = queue_of(s, now);
+    if (q > 0 && !s.live && promote_after_ > 0) {
+      const engine::Time due = promotion_due(life);
+      if (due <= now) {
+        // Starved: back to the top queue, entered when it became due; service counts from 0.
+        t.base += s.before;
+        t.queue = 0;
+        t.entered = due;
+        return {1, static_cast<double>(t.entered)};
+      }
+    }
+    if (q > t.queue) {
+      // Crossed a threshold: in the current run, at the exact instant it reached it; else
+      // (it crossed while saving a checkpoint) when that run ended and it began to wait.
+      const double crossed = thresholds_[q - 1];
+      t.entered = s.live && s.before < crossed ? s.reaches(crossed) : life.pending_since;
+      t.queue = q;
+    }
+    return {static_cast<double>(2 * q + (running ? 0 : 1)), static_cast<double>(t.entered)};
+  }
+
+  engine::Time next_change(const workload::JobSpec& job, const JobLedger& ledger, bool running,
+                           engine::Time now) const override {
+    const Track& t = track(job);
+    ServiceView s(job, ledger, running, now, kind_);
+    s.before -= t.base;
+    const std::size_t q = queue_of(s, now);
+    if (s.live) return q < thresholds_.size() ? s.reaches(thresholds_[q]) : engine::kTimeMax;
+    if (q > 0 && promote_after_ > 0) {
+      const engine::Time due = promotion_due(ledger.life(job.id));
+      return due > now ? due : engine::kTimeMax;
+    }
+    return engine::kTimeMax;
+  }
+
+ private:
+  // What the ledger does not keep: the queue a job is in, since when, and the service it
+  // had at its last promotion. Updated only as keys are computed, in the scheduler's
+  // deterministic order; key() is const to the scheduler, hence mutable.
+  struct Track {
+    bool seen = false;
+    std::size_t queue = 0;
+    engine::Time entered = 0;
+    double base = 0;
+  };
+
+  Track& track(const workload::JobSpec& job) const {
+    if (tracks_.size() <= job.id) tracks_.resize(job.id + 1);
+    Track& t = tracks_[job.id];
+    if (!t.seen) {
+      t.seen = true;
+      t.entered = job.submit;
+    }
+    return t;
+  }
+
+  std::size_t queue_of(const ServiceView& s, engine::Time now) const {
+    std::size_t q = 0;
+    while (q < thresholds_.size() && s.reached(thresholds_[q], now)) ++q;
+    return q;
+  }
+
+  // A waiting job is due for promotion once it has waited `promote_after` times its attained
+  // run time (wall time, all runs).
+  engine::Time promotion_due(const JobLife& life) const {
+    return add_time(life.pending_since, mul_time(life.attained, promote_after_));
+  }
+
+  std::vector<double> thresholds_;  // service microseconds (or GPU-microseconds), increasing
+  ServiceKind kind_;
+  std::int64_t promote_after_;
+  mutable std::vector<Track> tracks_;  // by job id
+};
+
+}  // namespace
+
+std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
+  QueueArgs a("las", args, {"thresholds", "service", "promote_after"});
+  auto limits = a.seconds_list("thresholds", {3600, 7200, 18000});
+  for (std::size_t i = 0; i < limits.size(); ++i) {
+    if (limits[i] <= 0 || (i > 0 && limits[i] <= limits[i - 1])) {
+      std::string list;
+      for (auto l : limits) list += (list.empty() ? "" : ", ") + fmt::format("{}", engine::to_seconds(l));
+      a.fail("thresholds", fmt::format("[{}] must be positive and strictly increasing (item {} is {})", list, i + 1,
+                                       engine::to_seconds(limits[i])));
+    }
+  }
+  std::vector<double> thresholds(limits.begin(), limits.end());
+  auto kind =
+      a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
+  auto promote = a.integer("promote_after", 0, 0, 1'000'000);
+  return std::make_unique<LasQueue>(std::move(thresholds), kind, promote);
+}
+
+}  // namespace schedlab::sched
