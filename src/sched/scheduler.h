@@ -120,8 +120,8 @@ class Scheduler {
   // The preemption pass (scheduler_preempt.cpp): stops running jobs to start better ones.
   void preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                     std::vector<StopDecision>& stops);
-  // Would `need` of the job's tasks place now? A dry run, always rolled back.
-  bool places_now(const PendingJob& job, std::uint32_t need, cluster::AllocationState& alloc);
+  // Would the job be admitted and `need` of its tasks place now? A dry run, always rolled back.
+  bool places_now(const PendingJob& job, std::uint32_t need, engine::Time now, cluster::AllocationState& alloc);
   // May this running job be evicted now? If only min_run forbids it, lowers `eligible_at`
   // to the instant it may.
   bool eligible_victim(workload::JobId id, engine::Time now, engine::Time& eligible_at) const;

@@ -27,8 +27,13 @@ std::uint64_t gpus_needed(const PendingJob& job, std::uint32_t tasks) {
 }
 }  // namespace
 
-bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, cluster::AllocationState& alloc) {
+bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, engine::Time now,
+                           cluster::AllocationState& alloc) {
   if (alloc.free_gpus(job.allowed) < gpus_needed(job, need)) return false;
+  // Admission sees the state as the dry run left it (a gang counts its victims' GPUs).
+  SchedContext ctx{*topo_, alloc, now};
+  for (const auto& a : admissions_)
+    if (!a->admit(job, ctx).is_ok()) return false;
   std::vector<cluster::TaskSlot> slots;
   for (auto mask : placement_groups(job)) {
     slots.clear();
@@ -97,7 +102,7 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
         ledger_->held_slots(c.id, held);
         for (const auto& t : held) tx.release(t);
         freed.push_back(c);
-        if (places_now(job, need, alloc)) {
+        if (places_now(job, need, now, alloc)) {
           placed = true;
           break;
         }
@@ -115,7 +120,7 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
       ledger_->held_slots(freed[j].id, held);
       for (const auto& t : held) tx.release(t);
     }
-    kept[i] = places_now(job, need, alloc);
+    kept[i] = places_now(job, need, now, alloc);
   }
   for (std::size_t j = 0; j < freed.size(); ++j)
     if (!kept[j]) victims.push_back(freed[j].id);
@@ -156,18 +161,14 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
       if (saving) break;  // its victims' GPUs are coming: it evicts no more, and keeps its claim
       stopping_for_.erase(w);
     }
-    bool admitted = true, whole = false;
-    for (const auto& a : admissions_) {
-      admitted = admitted && a->admit(job, ctx).is_ok();
-      whole = whole || a->all_or_nothing(job);
-    }
-    if (!admitted) break;
+    const bool whole =
+        std::any_of(admissions_.begin(), admissions_.end(), [&](const auto& a) { return a->all_or_nothing(job); });
     const std::uint32_t need = whole ? job.tasks_left : 1;
     engine::Time eligible_at = engine::kTimeMax;
     victims.clear();
     // The start pass placed nothing for this job; only after a change in this pass may it
     // fit without victims.
-    const bool fits = changed && places_now(job, need, alloc);
+    const bool fits = changed && places_now(job, need, now, alloc);
     if (!fits && !choose_victims(job, need, now, alloc, victims, eligible_at)) {
       preempt_block_ = {true, id, changes_, alloc.release_epoch(), eligible_at};
       // A run that becomes old enough to evict may change the answer: wake then.

@@ -46,7 +46,7 @@ TEST_CASE("Sim.HandWorkedPreemption.priority_stops_a_gang_whole_and_it_restarts_
   REQUIRE(r.job(1).placements.size() == 2);
   CHECK(r.job(1).placements[0].tasks.size() == 2);  // both tasks ran on h1 ...
   CHECK(r.job(1).placements[1].tasks.size() == 2);  // ... and both restart on h0
-  CHECK(r.where(1) == "h1:2+h1:2 h0:2+h0:2");
+  CHECK(r.where(1) == "h1:4 h0:4");  // two tasks of 2 GPUs each time
   CHECK(r.end_s(1) == 120);
   CHECK(r.start_s(2) == 10);  // all of h1 free at t=10: both of J1's tasks left at once
   CHECK(r.where(2) == "h1:4");
@@ -98,7 +98,7 @@ TEST_CASE("Sim.HandWorkedPreemption.reorder_evicts_the_worst_running_job_after_m
 // Case P3: hosts h0, h1 of 4 GPUs, priority queue (all priority 0: first come, first
 // served), greedy backfill.
 //   J0  t=0  1 x 4 GPUs  100 s
-//   J1  t=1  1 x 8 GPUs  50 s
+//   J1  t=1  2 x 4 GPUs  50 s (a gang: all 8)
 //   J2  t=2  1 x 4 GPUs  200 s
 // J0 takes h0; J1 is blocked; greedy backfill starts J2 on h1 at 2.
 //   none, priority: J1 outranks nobody (priority compares classes, and J2's is the same):
@@ -108,7 +108,7 @@ TEST_CASE("Sim.HandWorkedPreemption.reorder_evicts_the_worst_running_job_after_m
 //     t=100 J0 ends: evicting J2 (ran 98 s) frees 8: J1 100..150; J2 restarts at 150 with
 //     102 s left: ends 252.
 TEST_CASE("Sim.HandWorkedPreemption.priority_never_evicts_within_a_class_reorder_does") {
-  const std::vector<JobRow> jobs = {row(0, 100, 1, 4, 0), row(1, 50, 1, 8, 0), row(2, 200, 1, 4, 0)};
+  const std::vector<JobRow> jobs = {row(0, 100, 1, 4, 0), row(1, 50, 2, 4, 0), row(2, 200, 1, 4, 0)};
   struct Case {
     const char* preemption;
     double j1_start;
@@ -134,7 +134,7 @@ TEST_CASE("Sim.HandWorkedPreemption.priority_never_evicts_within_a_class_reorder
 
 // Case P4: hosts h0, h1 of 4 GPUs, fifo, no preemption: greedy vs EASY vs strict order.
 //   J0  t=0  1 x 4 GPUs  100 s
-//   J1  t=1  1 x 8 GPUs  50 s
+//   J1  t=1  2 x 4 GPUs  50 s (a gang: all 8)
 //   J2  t=2  1 x 2 GPUs  500 s
 // J0 takes h0; J1 is blocked.
 //   greedy: J2 fits on h1 and starts at 2, no questions asked; J1 then waits for it: 502..552.
@@ -142,7 +142,7 @@ TEST_CASE("Sim.HandWorkedPreemption.priority_never_evicts_within_a_class_reorder
 //     end at 502 > 100: refused. J1 100..150, then J2 150..650.
 //   none: J2 waits behind J1: the same as easy here.
 TEST_CASE("Sim.HandWorkedPreemption.greedy_backfill_starts_a_later_job_past_a_blocked_one") {
-  const std::vector<JobRow> jobs = {{0, 100, 1, 4}, {1, 50, 1, 8}, {2, 500, 1, 2}};
+  const std::vector<JobRow> jobs = {{0, 100, 1, 4}, {1, 50, 2, 4}, {2, 500, 1, 2}};
   struct Case {
     const char* backfill;
     double j1_start, j2_start;
