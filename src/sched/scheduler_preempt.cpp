@@ -66,6 +66,13 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
   std::vector<EvictionCandidate> group;
   std::vector<cluster::TaskSlot> held;
   bool placed = false;
+  // Until the candidates' GPUs (an upper bound: all their GPUs, of any model) and the free
+  // ones could make the job's count, no slot is touched: a job that cannot be helped costs a
+  // walk of counts only.
+  const std::uint64_t need_gpus = gpus_needed(job, need);
+  const std::uint64_t base_free = alloc.free_gpus(job.allowed);
+  std::uint64_t reach = 0;
+  std::size_t released = 0;
   {
     cluster::AllocationTransaction tx(alloc);
     auto it = running_by_key_.rbegin();
@@ -99,9 +106,13 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
       std::sort(group.begin(), group.end(),
                 [&](const EvictionCandidate& a, const EvictionCandidate& b) { return preemption_->evict_first(a, b); });
       for (const auto& c : group) {
-        ledger_->held_slots(c.id, held);
-        for (const auto& t : held) tx.release(t);
         freed.push_back(c);
+        reach += running_.at(c.id).gpus;
+        if (base_free + reach < need_gpus) continue;
+        for (; released < freed.size(); ++released) {
+          ledger_->held_slots(freed[released].id, held);
+          for (const auto& t : held) tx.release(t);
+        }
         if (places_now(job, need, now, alloc)) {
           placed = true;
           break;
