@@ -58,7 +58,8 @@ void register_builtin_parts(PartRegistry& r) {
   r.preemptions.add("reorder", "Tiresias: a waiting job with a better key evicts the worst-keyed running jobs it needs",
                     make_reorder_preemption);
   r.preemptions.add("priority",
-                    "Kubernetes: a waiting job evicts running jobs of a lower class (key primary), youngest first, none it can spare",
+                    "Kubernetes: a waiting job evicts running jobs of a lower class (key primary), youngest first, "
+                    "none it can spare",
                     make_priority_preemption);
 
   r.backfills.add("none", "strict queue order: nothing starts ahead of a blocked job", make_no_backfill);

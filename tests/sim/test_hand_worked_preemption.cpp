@@ -17,8 +17,8 @@ JobRow row(double submit, double duration, std::uint32_t tasks, std::uint32_t gp
   return r;
 }
 
-sched::SchedulerConfig config(const std::string& queue, const std::string& preemption, const std::string& backfill = "none",
-                              sched::PartArgs args = {}) {
+sched::SchedulerConfig config(const std::string& queue, const std::string& preemption,
+                              const std::string& backfill = "none", sched::PartArgs args = {}) {
   auto c = scheduler_config("best-fit", {"gang"}, {"gpu-model"}, backfill);
   c.queue = queue;
   c.preemption = preemption;
