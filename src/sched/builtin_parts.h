@@ -14,6 +14,7 @@ std::unique_ptr<QueueOrder> make_fair_share_queue(const PartArgs& args);
 std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args);
 std::unique_ptr<QueueOrder> make_gittins_queue(const PartArgs& args);
 std::unique_ptr<QueueOrder> make_ftf_queue(const PartArgs& args);
+std::unique_ptr<QueueOrder> make_priority_queue(const PartArgs& args);
 std::unique_ptr<Admission> make_gang_admission(const PartArgs& args);
 std::unique_ptr<Admission> make_incremental_admission(const PartArgs& args);
 std::unique_ptr<Filter> make_gpu_model_filter(const PartArgs& args);
@@ -23,7 +24,10 @@ std::unique_ptr<PlacementPolicy> make_best_fit_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_rack_pack_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_spread_placement(const PartArgs& args);
 std::unique_ptr<Preemption> make_no_preemption(const PartArgs& args);
+std::unique_ptr<Preemption> make_reorder_preemption(const PartArgs& args);
+std::unique_ptr<Preemption> make_priority_preemption(const PartArgs& args);
 std::unique_ptr<Backfill> make_no_backfill(const PartArgs& args);
 std::unique_ptr<Backfill> make_easy_backfill(const PartArgs& args);
+std::unique_ptr<Backfill> make_greedy_backfill(const PartArgs& args);
 
 }  // namespace schedlab::sched

@@ -89,15 +89,37 @@ class PlacementPolicy {
                      cluster::AllocationTransaction& tx, std::vector<cluster::TaskSlot>& out) const = 0;
 };
 
-// Whom to evict so that waiting jobs can run. The scheduler runs the preemption pass
-// (scheduler_preempt.cpp) after starting what fits, when enabled(); stops are decisions
-// with reasons, like starts, and a gang is stopped whole.
+// A running job the preemption pass could stop: its key is worse than the waiting job's
+// (per Preemption::outranks) and it has run at least min_run().
+struct EvictionCandidate {
+  workload::JobId id = 0;
+  OrderKey key;
+  engine::Time run_start = 0;  // when its current run began
+};
+
+// Whom to evict so that a waiting job can run. The part answers only that; the scheduler
+// owns the pass (scheduler_preempt.cpp), run after the start pass when enabled(): for each
+// waiting job in queue order it offers the running jobs the job outranks, worst key first,
+// grouped by equal rank and ordered within a group by evict_first(); a dry run in an
+// allocation transaction frees them in that order until the job places, then reprieves
+// victims (best first) while it still places; only then are the rest stopped, as whole
+// gangs, with reasons, like starts.
 class Preemption {
  public:
   virtual ~Preemption() = default;
   virtual bool enabled() const = 0;
   // A run is not preempted before it has run this long (thrash guard).
   virtual engine::Time min_run() const { return 0; }
+  // May a job waiting with key `waiting` evict one running with key `running`? Must be
+  // monotone in the queue order: if it holds for a running key, it holds for every worse
+  // one, and if it fails for a waiting key, it fails for every worse one. Jobs of equal
+  // rank (neither outranks the other) form one group of candidates.
+  virtual bool outranks(const OrderKey& waiting, const OrderKey& running) const { return waiting < running; }
+  // Within one group of equal rank: true when `a` is to be evicted before `b`. A strict
+  // total order (end with the job id) so that the choice is deterministic.
+  virtual bool evict_first(const EvictionCandidate& a, const EvictionCandidate& b) const {
+    return a.key != b.key ? a.key > b.key : a.id > b.id;
+  }
 };
 
 // A running job as backfilling sees it: its GPUs and when it is expected to end.

@@ -37,6 +37,7 @@ template class PartList<Backfill>;
 
 void register_builtin_parts(PartRegistry& r) {
   r.queues.add("fifo", "first come, first served: by submit time, then job id", make_fifo_queue);
+  r.queues.add("priority", "the trace's priority, larger first; then first come, first served", make_priority_queue);
   r.queues.add("sjf", "shortest job first: the trace's run-time estimate, else its duration (knows run times)",
                make_sjf_queue);
   r.queues.add("srtf", "shortest remaining time first: traced work less work done (knows run times)",
@@ -65,10 +66,18 @@ void register_builtin_parts(PartRegistry& r) {
   r.placements.add("spread", "each task on the emptiest host not yet used by the job", make_spread_placement);
 
   r.preemptions.add("none", "never evict a running job", make_no_preemption);
+  r.preemptions.add("reorder", "Tiresias: a waiting job with a better key evicts the worst-keyed running jobs it needs",
+                    make_reorder_preemption);
+  r.preemptions.add("priority",
+                    "Kubernetes: a waiting job evicts running jobs of a lower class (key primary), youngest first, "
+                    "none it can spare",
+                    make_priority_preemption);
 
   r.backfills.add("none", "strict queue order: nothing starts ahead of a blocked job", make_no_backfill);
   r.backfills.add("easy", "EASY: a later job may start if it does not delay the first blocked job's reservation",
                   make_easy_backfill);
+  r.backfills.add("greedy", "any later job that fits may start past a blocked one; no reservation",
+                  make_greedy_backfill);
 }
 
 const PartRegistry& builtin_parts() {

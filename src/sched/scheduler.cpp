@@ -126,6 +126,7 @@ void Scheduler::rekey(workload::JobId id, engine::Time now) {
   if (!ks.queued && !ks.running) return;
   OrderKey k = queue_order_->key(*ks.spec, *ledger_, ks.running, now);
   if (k != ks.key) {
+    ++changes_;
     if (ks.queued) {
       auto node = queue_.extract(QueueKey{ks.key, id});
       node.key() = QueueKey{k, id};
@@ -154,6 +155,8 @@ void Scheduler::rekey_user(workload::Label user, engine::Time now) {
 
 void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time now) {
   if (id == kNoJob) {
+    // Any other instant is a wake-up the preemption pass asked for (a run becomes old
+    // enough to evict): the pass that follows every instant is all it needs.
     if (now != next_rekey_) return;
     for (workload::JobId j = 0; j < keys_.size(); ++j)
       if (keys_[j].queued || keys_[j].running) rekey(j, now);
@@ -229,6 +232,8 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
   run.expected_end = now + static_cast<engine::Time>(std::max(left, 0.0));
   if (backfill_->max_scan() > 0) running_by_end_.insert(RunningJob{id, run.gpus, run.expected_end});
   starts.push_back(StartDecision{id, slots, job.tasks_left == 0});
+  ++changes_;
+  if (job.tasks_left == 0 && !stopping_for_.empty()) stopping_for_.erase(id);
   if (fresh) {
     ks.running = true;
     running_by_key_.insert(QueueKey{ks.key, id});
@@ -285,6 +290,7 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
 void Scheduler::drop_running(workload::JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
+  ++changes_;
   if (backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, it->second.gpus, it->second.expected_end});
   auto& ks = keys_[id];
   running_by_key_.erase(QueueKey{ks.key, id});
@@ -344,6 +350,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
   ++ks.version;
   queue_.emplace(QueueKey{ks.key, id}, job);
   last_block_.valid = false;
+  ++changes_;
   if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
     timers_.push_back({std::max(t, now), id, ks.version});
   if (queue_order_->keyed_by_user()) rekey_user(spec.user, now);

@@ -120,6 +120,15 @@ class Scheduler {
   // The preemption pass (scheduler_preempt.cpp): stops running jobs to start better ones.
   void preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                     std::vector<StopDecision>& stops);
+  // Would the job be admitted and `need` of its tasks place now? A dry run, always rolled back.
+  bool places_now(const PendingJob& job, std::uint32_t need, engine::Time now, cluster::AllocationState& alloc);
+  // May this running job be evicted now? If only min_run forbids it, lowers `eligible_at`
+  // to the instant it may.
+  bool eligible_victim(workload::JobId id, engine::Time now, engine::Time& eligible_at) const;
+  // The running jobs to stop so that the waiting job places (a dry run, rolled back);
+  // false, with nothing chosen, when even every job it outranks would not do.
+  bool choose_victims(const PendingJob& job, std::uint32_t need, engine::Time now, cluster::AllocationState& alloc,
+                      std::vector<workload::JobId>& victims, engine::Time& eligible_at);
   // Records `slots` of `job` as started now.
   void record_start(PendingJob& job, std::vector<cluster::TaskSlot>& slots, engine::Time now,
                     std::vector<StartDecision>& starts);
@@ -162,6 +171,20 @@ class Scheduler {
     workload::JobId job = 0;
     std::uint64_t epoch = 0;
   } last_block_;
+  // Preemption: bumped by every start, stop, end, requeue and key change, so that a waiting
+  // job that found no victims is not tried again until something it depends on moved.
+  std::uint64_t changes_ = 0;
+  struct PreemptBlocked {
+    bool valid = false;
+    workload::JobId job = 0;
+    std::uint64_t changes = 0;
+    std::uint64_t epoch = 0;
+    engine::Time retry_at = engine::kTimeMax;  // a run becomes old enough to evict
+  } preempt_block_;
+  engine::Time wake_at_ = engine::kTimeMax;  // the latest wake-up timer asked for
+  // Preemptors whose victims are still saving a checkpoint, and those victims.
+  std::unordered_map<workload::JobId, std::vector<workload::JobId>> stopping_for_;
+  std::vector<workload::JobId> started_now_;  // jobs started in this pass, sorted
 };
 
 }  // namespace schedlab::sched

@@ -1,10 +1,227 @@
 // The preemption pass: after the start pass, running jobs may be stopped (as whole gangs)
-// so that better-keyed waiting jobs start. Only `none` is registered so far.
+// so that better-keyed waiting jobs start. The preemption part says whom a waiting job may
+// evict and in which order; this pass owns the dry run, the stops and the starts.
+//
+// Waiting jobs are taken in queue order. For each, the running jobs it outranks are freed,
+// worst first, inside an allocation transaction until the job places (a placement attempt
+// only once enough GPUs of its models are free); then victims are reprieved, best first,
+// while it still places without them (Kubernetes' reprieve). Only then are the remaining
+// victims stopped, and the job started at once when their GPUs were freed at once. The pass
+// ends at the first waiting job that cannot place even with every run it outranks gone
+// (later, worse jobs do not take what it would need), and at a job still waiting for its
+// victims' checkpoint saves (it evicts no more for itself meanwhile). The cost is that of
+// the victims walked: a pass with nothing to preempt compares one waiting key with the
+// worst running key and stops.
+#include <algorithm>
+#include <cassert>
+
 #include "sched/scheduler.h"
 
 namespace schedlab::sched {
 
-void Scheduler::preempt_pass(engine::Time, cluster::AllocationState&, std::vector<StartDecision>&,
-                             std::vector<StopDecision>&) {}
+namespace {
+// GPUs the job needs to place the tasks it needs now: a necessary condition checked
+// before any placement attempt (0 for fractional jobs, whose shares may fit on used GPUs).
+std::uint64_t gpus_needed(const PendingJob& job, std::uint32_t tasks) {
+  return job.spec->fractional() ? 0 : std::uint64_t{tasks} * job.spec->gpus_per_task;
+}
+}  // namespace
+
+bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, engine::Time now,
+                           cluster::AllocationState& alloc) {
+  if (alloc.free_gpus(job.allowed) < gpus_needed(job, need)) return false;
+  // Admission sees the state as the dry run left it (a gang counts its victims' GPUs).
+  SchedContext ctx{*topo_, alloc, now};
+  for (const auto& a : admissions_)
+    if (!a->admit(job, ctx).is_ok()) return false;
+  std::vector<cluster::TaskSlot> slots;
+  for (auto mask : placement_groups(job)) {
+    slots.clear();
+    cluster::AllocationTransaction tx(alloc);  // always rolled back: a question only
+    placement_->place(job, job.tasks_left, mask, tx, slots);
+    if (slots.size() >= need) return true;
+  }
+  return false;
+}
+
+bool Scheduler::eligible_victim(workload::JobId id, engine::Time now, engine::Time& eligible_at) const {
+  const auto& life = ledger_->life(id);
+  // Started in this pass (its start not applied yet) or not running: not a victim.
+  if (life.state != JobState::running || life.run_start < 0) return false;
+  if (std::binary_search(started_now_.begin(), started_now_.end(), id)) return false;
+  const engine::Time from = life.run_start + preemption_->min_run();
+  if (from > now) {
+    eligible_at = std::min(eligible_at, from);
+    return false;
+  }
+  return true;
+}
+
+bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine::Time now,
+                               cluster::AllocationState& alloc, std::vector<workload::JobId>& victims,
+                               engine::Time& eligible_at) {
+  victims.clear();
+  const OrderKey key = keys_[job.id()].key;
+  std::vector<EvictionCandidate> freed;  // in the order the dry run freed them
+  std::vector<EvictionCandidate> group;
+  std::vector<cluster::TaskSlot> held;
+  bool placed = false;
+  // Until the candidates' GPUs (an upper bound: all their GPUs, of any model) and the free
+  // ones could make the job's count, no slot is touched: a job that cannot be helped costs a
+  // walk of counts only.
+  const std::uint64_t need_gpus = gpus_needed(job, need);
+  const std::uint64_t base_free = alloc.free_gpus(job.allowed);
+  std::uint64_t reach = 0;
+  std::size_t released = 0;
+  {
+    cluster::AllocationTransaction tx(alloc);
+    auto it = running_by_key_.rbegin();
+    const auto end = running_by_key_.rend();
+    auto same_rank = [&](const OrderKey& a, const OrderKey& b) {
+      return !preemption_->outranks(a, b) && !preemption_->outranks(b, a);
+    };
+    while (!placed) {
+      // The next group of equal rank from the worst end, eligible runs only.
+      group.clear();
+      bool first = true;
+      OrderKey rank;
+      for (; it != end; ++it) {
+        const auto& [k, id] = *it;
+        if (!preemption_->outranks(key, k)) {
+          it = end;  // monotone: no better running job is outranked either
+          break;
+        }
+        if (first) {
+          rank = k;
+          first = false;
+        } else if (!same_rank(rank, k)) {
+          break;
+        }
+        if (eligible_victim(id, now, eligible_at)) group.push_back({id, k, ledger_->life(id).run_start});
+      }
+      if (group.empty()) {
+        if (it == end) break;
+        continue;  // a whole group too young to evict: on to the next
+      }
+      std::sort(group.begin(), group.end(),
+                [&](const EvictionCandidate& a, const EvictionCandidate& b) { return preemption_->evict_first(a, b); });
+      for (const auto& c : group) {
+        freed.push_back(c);
+        reach += running_.at(c.id).gpus;
+        if (base_free + reach < need_gpus) continue;
+        for (; released < freed.size(); ++released) {
+          ledger_->held_slots(freed[released].id, held);
+          for (const auto& t : held) tx.release(t);
+        }
+        if (places_now(job, need, now, alloc)) {
+          placed = true;
+          break;
+        }
+      }
+    }
+  }  // the transaction rolls back: nothing has changed yet
+  if (!placed) return false;
+  // Reprieve, best first: keep each victim the job can place without. The last one freed is
+  // needed (without it the job did not place), so it is not tried.
+  std::vector<bool> kept(freed.size(), false);
+  for (std::size_t i = freed.size() - 1; i-- > 0;) {
+    cluster::AllocationTransaction tx(alloc);
+    for (std::size_t j = 0; j < freed.size(); ++j) {
+      if (j == i || kept[j]) continue;
+      ledger_->held_slots(freed[j].id, held);
+      for (const auto& t : held) tx.release(t);
+    }
+    kept[i] = places_now(job, need, now, alloc);
+  }
+  for (std::size_t j = 0; j < freed.size(); ++j)
+    if (!kept[j]) victims.push_back(freed[j].id);
+  return true;
+}
+
+void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                             std::vector<StopDecision>& stops) {
+  if (queue_.empty() || running_by_key_.empty()) return;
+  if (queue_order_->drifts_while_running()) {
+    // SRTF-like keys move while jobs run: bring running keys up to date before comparing.
+    std::vector<workload::JobId> ids;
+    for (const auto& [k, id] : running_by_key_) ids.push_back(id);
+    for (auto id : ids) rekey(id, now);
+  }
+  // Nothing changed since the head last failed to find victims: it would fail again.
+  if (preempt_block_.valid && queue_.begin()->second.id() == preempt_block_.job && changes_ == preempt_block_.changes &&
+      alloc.release_epoch() == preempt_block_.epoch && now < preempt_block_.retry_at)
+    return;
+  preempt_block_.valid = false;
+
+  started_now_.clear();
+  for (const auto& s : starts) started_now_.push_back(s.job);
+  std::sort(started_now_.begin(), started_now_.end());
+
+  SchedContext ctx{*topo_, alloc, now};
+  std::vector<workload::JobId> victims;
+  std::vector<workload::JobId> started;
+  std::vector<cluster::TaskSlot> slots;
+  bool changed = false;  // a stop or start in this pass: jobs the start pass refused may fit now
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    PendingJob& job = it->second;
+    const workload::JobId id = job.id();
+    if (auto w = stopping_for_.find(id); w != stopping_for_.end()) {
+      const bool saving = std::any_of(w->second.begin(), w->second.end(), [&](workload::JobId v) {
+        return ledger_->life(v).state == JobState::stopping;
+      });
+      if (saving) break;  // its victims' GPUs are coming: it evicts no more, and keeps its claim
+      stopping_for_.erase(w);
+    }
+    const bool whole =
+        std::any_of(admissions_.begin(), admissions_.end(), [&](const auto& a) { return a->all_or_nothing(job); });
+    const std::uint32_t need = whole ? job.tasks_left : 1;
+    engine::Time eligible_at = engine::kTimeMax;
+    victims.clear();
+    // The start pass placed nothing for this job; only after a change in this pass may it
+    // fit without victims.
+    const bool fits = changed && places_now(job, need, now, alloc);
+    if (!fits && !choose_victims(job, need, now, alloc, victims, eligible_at)) {
+      preempt_block_ = {true, id, changes_, alloc.release_epoch(), eligible_at};
+      // A run that becomes old enough to evict may change the answer: wake then.
+      if (eligible_at != engine::kTimeMax && (wake_at_ <= now || eligible_at < wake_at_)) {
+        wake_at_ = eligible_at;
+        timers_.push_back({eligible_at, kNoJob, 0});
+      }
+      break;
+    }
+    bool all_freed = true;
+    std::vector<workload::JobId> saving;
+    for (auto v : victims) {
+      stop_running(v, StopCause::preempted, id, now, alloc, stops);
+      if (!stops.back().released) {
+        all_freed = false;
+        saving.push_back(v);
+      }
+    }
+    changed = true;
+    if (!all_freed) {
+      stopping_for_[id] = std::move(saving);
+      break;
+    }
+    // The victims' GPUs are free now: the job starts in this pass.
+    if (!try_start(job, false, ctx, alloc, slots)) {
+      assert(false && "the dry run placed this job");
+      break;
+    }
+    record_start(job, slots, now, starts);
+    started.push_back(id);
+    started_now_.insert(std::upper_bound(started_now_.begin(), started_now_.end(), id), id);
+    if (job.tasks_left == 0) {
+      keys_[id].queued = false;
+      it = queue_.erase(it);
+      continue;
+    }
+    ++it;  // partly started: the rest of its tasks wait
+  }
+  for (auto id : started) {
+    rekey(id, now);
+    if (queue_order_->keyed_by_user()) rekey_user(keys_[id].spec->user, now);
+  }
+}
 
 }  // namespace schedlab::sched

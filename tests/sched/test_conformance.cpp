@@ -232,8 +232,8 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
 
 TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants") {
   const auto combos = every_combination();
-  // 1 queue x 3 admission sets x 4 filter sets x 4 placements x 1 preemption x 2 backfills,
-  // today; the count grows by itself as parts are registered.
+  // 8 queues x 3 admission sets x 4 filter sets x 4 placements x 3 preemptions x 3
+  // backfills, today; the count grows by itself as parts are registered.
   CHECK(combos.size() >= 96);
   const std::vector<std::pair<const char*, ClusterSpec>> clusters = {{"hetero", hetero_cluster()},
                                                                      {"mixed", mixed_cluster()}};

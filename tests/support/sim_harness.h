@@ -80,6 +80,7 @@ struct JobRow {
   bool gang = true;
   std::string model;
   std::int16_t min_generation = 0;
+  std::int32_t priority = 0;
 };
 
 // Jobs from memory, in the order given (which must be submit order).
@@ -100,6 +101,7 @@ class VectorSource final : public workload::JobSource {
       j.gang = r.gang;
       j.gpu_request = strings_.intern(r.model);
       j.min_generation = r.min_generation;
+      j.priority = r.priority;
       jobs_.push_back(j);
     }
   }
