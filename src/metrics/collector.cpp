@@ -24,6 +24,8 @@ JobRecord& Collector::record(const workload::JobSpec& job) {
   r.id = job.id;
   r.trace_number = job.trace_number;
   r.trace_id = job.trace_id;
+  r.user = job.user;
+  r.duration = job.duration;
   r.tasks = job.tasks;
   r.gpus_per_task = job.gpus_per_task;
   r.gpu_milli = job.gpu_milli;
@@ -39,6 +41,7 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
   auto& r = record(job);
   r.submit = now;
   r.dropped = true;
+  r.state = sched::JobState::dropped;
   r.drop_reason = add_text(reason);
   if (first_submit_ < 0) first_submit_ = now;
 }
@@ -46,7 +49,11 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
 void Collector::on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) {
   auto& r = record(job);
   if (first) r.start = now;
+  r.state = sched::JobState::running;
   auto& p = active_[job.id];
+  // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
+  if (r.new_attempt) p.tasks.clear();
+  r.new_attempt = false;
   p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
 }
 
@@ -54,16 +61,54 @@ void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placemen
                            engine::Time now, bool job_done) {
   run_milli_us_ += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
   last_end_ = std::max(last_end_, now);
-  if (!job_done) return;
   auto& r = record(job);
+  if (!job_done) {
+    // A stopped job's GPUs are free (after its save, if graceful): it waits again.
+    if (r.state == sched::JobState::stopping) r.state = sched::JobState::pending;
+    return;
+  }
   r.end = now;
-  auto it = active_.find(job.id);
+  r.state = sched::JobState::finished;
+  settle_placement(r);
+}
+
+void Collector::settle_placement(JobRecord& r) {
+  auto it = active_.find(r.id);
+  if (it == active_.end()) return;
   const auto& p = it->second;
   r.hosts = p.distinct_hosts();
   r.racks = p.distinct_racks(*topo_);
   r.models = p.models(*topo_);
   r.placement = add_text(p.describe());
   active_.erase(it);
+}
+
+void Collector::on_life(const LifeEvent& e) {
+  auto& r = record(*e.job);
+  const auto& l = *e.life;
+  r.preemptions = l.preemptions;
+  r.failures = l.failures;
+  r.restarts = l.restarts;
+  r.attained_gpu_us = l.attained_gpu_us;
+  r.lost_gpu_us = l.lost_gpu_us;
+  switch (e.step) {
+    case LifeStep::stop:
+      r.state = e.hold > 0 ? sched::JobState::stopping : sched::JobState::pending;
+      r.new_attempt = true;
+      break;
+    case LifeStep::fail:
+      // Terminated: it ends here, where its last attempt ran (its JCT stays empty).
+      r.state = sched::JobState::failed;
+      r.end = e.now;
+      settle_placement(r);
+      break;
+    case LifeStep::finish:
+      r.state = sched::JobState::finished;
+      break;
+    case LifeStep::start:
+    case LifeStep::restart:
+      break;
+  }
 }
 
 void Collector::accumulate(engine::Time until) {
@@ -90,6 +135,7 @@ void Collector::accumulate(engine::Time until) {
     row.pending_jobs += w * static_cast<double>(last_.pending_jobs);
     row.free_gpus += w * static_cast<double>(last_.free_gpus);
     row.fragmented_gpus += w * static_cast<double>(last_.fragmented_gpus);
+    row.down_gpus += w * static_cast<double>(last_.down_gpus);
     integral_milli_us_ += static_cast<double>(last_.used_milli) * dt;
     frag_us_ += static_cast<double>(last_.fragmented_gpus) * dt;
     t = seg_end;
@@ -104,6 +150,11 @@ void Collector::on_instant(const InstantState& state) {
 
 void Collector::on_finish(engine::Time now) {
   accumulate(now);
+  // A run cut short: unended jobs are described where they run now (or last ran).
+  std::vector<workload::JobId> unended;
+  for (const auto& [id, p] : active_) unended.push_back(id);
+  std::sort(unended.begin(), unended.end());
+  for (auto id : unended) settle_placement(jobs_[id]);
   // The last row ends at the end of the run, not at the end of its interval.
   if (!timeline_.empty() && timeline_.back().end > now && now > timeline_.back().start) {
     auto& row = timeline_.back();
@@ -113,6 +164,7 @@ void Collector::on_finish(engine::Time now) {
     row.pending_jobs *= scale;
     row.free_gpus *= scale;
     row.fragmented_gpus *= scale;
+    row.down_gpus *= scale;
     row.end = now;
   }
 }
