@@ -29,7 +29,7 @@ struct Summary {
   std::uint64_t failures = 0;     // stops by a host or GPU failure, over all jobs
   double lost_gpu_hours = 0;      // work thrown away plus checkpoint save and restore time
   double goodput = 1;             // useful / allocated GPU-time; useful = allocated - lost
-  double jain_fairness = 1;       // Jain's index of per-user GPU-hours; 1 = all users equal
+  double jain_fairness = 1;       // Jain's index of GPU-hours per user (of jobs not dropped); 1 = all equal
   // Finish-time fairness (Themis' rho): JCT / run time alone, per finished job, with the
   // traced duration as "alone".
   double ftf_rho_max = 0, ftf_rho_p95 = 0;

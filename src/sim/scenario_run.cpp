@@ -53,7 +53,8 @@ std::string events_inside_results(const std::string& events, const std::string& 
   if (d != dir.end()) return {};  // not under the results folder
   if (file.parent_path() != dir)
     throw InputError(events, 0, "--events",
-                     "is inside a subfolder of the results folder " + out_dir + "; put it beside the results or directly in them");
+                     "is inside a subfolder of the results folder " + out_dir +
+                         "; put it beside the results or directly in them");
   const std::string name = file.filename().string();
   for (const char* taken : {"jobs.csv", "timeline.csv", "summary.json", "run.yaml", kResultsMarker})
     if (name == taken) throw InputError(events, 0, "--events", "would replace the results' own " + name);
@@ -69,7 +70,8 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   return src;
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force) {
+RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
+                        const std::string& events_file) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
@@ -99,7 +101,8 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   }
   write_file(dir->file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
   write_file(dir->file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
-  write_file(dir->file("summary.json"), [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
+  write_file(dir->file("summary.json"),
+             [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
   write_file(dir->file("run.yaml"), [&](std::ostream& o) {
     YAML::Node run = YAML::Clone(sc.resolved);
     run["seed"] = sc.seed;

@@ -378,7 +378,7 @@ fi
 # Results of runs with stops: the new columns and figures, and the --events log.
 if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s$' &&
   head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus$' &&
-  grep -q '"goodput": 1,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
+  grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
   pass results_life_columns_and_figures
 else
   fail results_life_columns_and_figures "jobs.csv/timeline.csv header or summary.json figures missing"

@@ -222,7 +222,7 @@ TEST_CASE("Metrics.Collector.timeline_averages_down_gpus") {
   write_timeline_csv(csv, c);
   CHECK(csv.str().starts_with(
       "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus\n"));
-  CHECK(csv.str().find("\n0,10,0.000000,0.000000,0.000000,0.000000,0.000000,0.000000,2.000\n") != std::string::npos);
+  CHECK(csv.str().find("\n0,10,0.000000,0.000,0.000,0.000,0.000,0.000,2.000\n") != std::string::npos);
 }
 
 TEST_CASE("Metrics.EventLog.rows_of_a_scripted_run") {
