@@ -46,32 +46,6 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
   if (first_submit_ < 0) first_submit_ = now;
 }
 
-void Collector::on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) {
-  auto& r = record(job);
-  if (first) r.start = now;
-  r.state = sched::JobState::running;
-  auto& p = active_[job.id];
-  // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
-  if (r.new_attempt) p.tasks.clear();
-  r.new_attempt = false;
-  p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
-}
-
-void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start,
-                           engine::Time now, bool job_done) {
-  run_milli_us_ += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
-  last_end_ = std::max(last_end_, now);
-  auto& r = record(job);
-  if (!job_done) {
-    // A stopped job's GPUs are free (after its save, if graceful): it waits again.
-    if (r.state == sched::JobState::stopping) r.state = sched::JobState::pending;
-    return;
-  }
-  r.end = now;
-  r.state = sched::JobState::finished;
-  settle_placement(r);
-}
-
 void Collector::settle_placement(JobRecord& r) {
   auto it = active_.find(r.id);
   if (it == active_.end()) return;
@@ -109,6 +83,32 @@ void Collector::on_life(const LifeEvent& e) {
     case LifeStep::restart:
       break;
   }
+}
+
+void Collector::on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) {
+  auto& r = record(job);
+  if (first) r.start = now;
+  r.state = sched::JobState::running;
+  auto& p = active_[job.id];
+  // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
+  if (r.new_attempt) p.tasks.clear();
+  r.new_attempt = false;
+  p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
+}
+
+void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start,
+                           engine::Time now, bool job_done) {
+  run_milli_us_ += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
+  last_end_ = std::max(last_end_, now);
+  auto& r = record(job);
+  if (!job_done) {
+    // A stopped job's GPUs are free (after its save, if graceful): it waits again.
+    if (r.state == sched::JobState::stopping) r.state = sched::JobState::pending;
+    return;
+  }
+  r.end = now;
+  r.state = sched::JobState::finished;
+  settle_placement(r);
 }
 
 void Collector::accumulate(engine::Time until) {
