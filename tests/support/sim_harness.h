@@ -196,7 +196,6 @@ class RecordingObserver final : public metrics::RunObserver {
     collector_->on_instant(s);
   }
   void on_finish(engine::Time now) override { collector_->on_finish(now); }
-  void on_life(const metrics::LifeEvent& e) override { collector_->on_life(e); }
 
   const std::map<workload::JobId, JobLog>& jobs() const { return jobs_; }
   const JobLog& job(workload::JobId id) const { return jobs_.at(id); }
