@@ -20,17 +20,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<ScenarioOptions>();
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
+  auto events = std::make_shared<std::string>();
   add_scenario_options(cmd, *opts);
   cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>); replaces only a schedlab "
                                  "results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
-  cmd->callback([opts, out, force, &exit_code] {
+  cmd->add_option("--events", *events, "Also write the run's event log (CSV: every start, stop and why, restart, "
+                                       "finish, fail) to FILE")
+      ->type_name("FILE");
+  cmd->callback([opts, out, force, events, &exit_code] {
     auto scenario = load(*opts);
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
     auto t0 = std::chrono::steady_clock::now();
-    auto outcome = sim::run_scenario(scenario, dir, *force);
+    auto outcome = sim::run_scenario(scenario, dir, *force, *events);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
                scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
@@ -38,6 +42,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     fmt::print("results: {}/\n", dir);
+    if (!events->empty()) fmt::print("events: {}\n", *events);
     // Wall time and memory go to the terminal only: results files stay byte-identical.
     fmt::print("run: {} events, {} instants in {:.2f} s wall ({:.0f} events/s), peak RSS {:.0f} MiB\n",
                outcome.stats.events, outcome.stats.instants, wall, wall > 0 ? outcome.stats.events / wall : 0.0,

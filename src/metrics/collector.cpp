@@ -30,6 +30,8 @@ JobRecord& Collector::record(const workload::JobSpec& job) {
   r.id = job.id;
   r.trace_number = job.trace_number;
   r.trace_id = job.trace_id;
+  r.user = job.user;
+  r.duration = job.duration;
   r.tasks = job.tasks;
   r.gpus_per_task = job.gpus_per_task;
   r.gpu_milli = job.gpu_milli;
@@ -45,14 +47,58 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
   auto& r = record(job);
   r.submit = now;
   r.dropped = true;
+  r.state = sched::JobState::dropped;
   r.drop_reason = add_text(reason);
   if (first_submit_ < 0) first_submit_ = now;
+}
+
+void Collector::settle_placement(JobRecord& r) {
+  auto it = active_.find(r.id);
+  if (it == active_.end()) return;
+  const auto& p = it->second;
+  r.hosts = p.distinct_hosts();
+  r.racks = p.distinct_racks(*topo_);
+  r.models = p.models(*topo_);
+  r.placement = add_text(p.describe());
+  active_.erase(it);
+}
+
+void Collector::on_life(const LifeEvent& e) {
+  auto& r = record(*e.job);
+  const auto& l = *e.life;
+  r.preemptions = l.preemptions;
+  r.failures = l.failures;
+  r.restarts = l.restarts;
+  r.attained_gpu_us = l.attained_gpu_us;
+  r.lost_gpu_us = l.lost_gpu_us;
+  switch (e.step) {
+    case LifeStep::stop:
+      r.state = e.hold > 0 ? sched::JobState::stopping : sched::JobState::pending;
+      r.new_attempt = true;
+      break;
+    case LifeStep::fail:
+      // Terminated: it ends here, where its last attempt ran (its JCT stays empty).
+      r.state = sched::JobState::failed;
+      r.end = e.now;
+      settle_placement(r);
+      break;
+    case LifeStep::finish:
+      r.state = sched::JobState::finished;
+      break;
+    case LifeStep::start:
+    case LifeStep::restart:
+      break;
+  }
 }
 
 void Collector::on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) {
   auto& r = record(job);
   if (first) r.start = now;
+  r.state = sched::JobState::running;
   auto& p = active_[job.id];
+  // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
+  if (r.new_attempt) p.tasks.clear();
+  r.new_attempt = false;
   p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
 }
 
@@ -60,16 +106,15 @@ void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placemen
                            engine::Time now, bool job_done) {
   run_milli_us_ += static_cast<double>(tasks.used_milli()) * static_cast<double>(now - start);
   last_end_ = std::max(last_end_, now);
-  if (!job_done) return;
   auto& r = record(job);
+  if (!job_done) {
+    // A stopped job's GPUs are free (after its save, if graceful): it waits again.
+    if (r.state == sched::JobState::stopping) r.state = sched::JobState::pending;
+    return;
+  }
   r.end = now;
-  auto it = active_.find(job.id);
-  const auto& p = it->second;
-  r.hosts = p.distinct_hosts();
-  r.racks = p.distinct_racks(*topo_);
-  r.models = p.models(*topo_);
-  r.placement = add_text(p.describe());
-  active_.erase(it);
+  r.state = sched::JobState::finished;
+  settle_placement(r);
 }
 
 engine::Time Collector::bucket_of(engine::Time t) const {
@@ -94,6 +139,7 @@ void Collector::coarsen() {
     r.pending_jobs = (r.pending_jobs + (b ? b->pending_jobs : 0)) / 2;
     r.free_gpus = (r.free_gpus + (b ? b->free_gpus : 0)) / 2;
     r.fragmented_gpus = (r.fragmented_gpus + (b ? b->fragmented_gpus : 0)) / 2;
+    r.down_gpus = (r.down_gpus + (b ? b->down_gpus : 0)) / 2;
     r.end = add_time(r.start, mul_time(interval_, 2));
     merged.push_back(r);
   }
@@ -142,6 +188,7 @@ void Collector::accumulate(engine::Time until) {
     row.pending_jobs += w * static_cast<double>(last_.pending_jobs);
     row.free_gpus += w * static_cast<double>(last_.free_gpus);
     row.fragmented_gpus += w * static_cast<double>(last_.fragmented_gpus);
+    row.down_gpus += w * static_cast<double>(last_.down_gpus);
     integral_milli_us_ += static_cast<double>(last_.used_milli) * dt;
     frag_us_ += static_cast<double>(last_.fragmented_gpus) * dt;
     t = seg_end;
@@ -156,6 +203,11 @@ void Collector::on_instant(const InstantState& state) {
 
 void Collector::on_finish(engine::Time now) {
   accumulate(now);
+  // A run cut short: unended jobs are described where they run now (or last ran).
+  std::vector<workload::JobId> unended;
+  for (const auto& [id, p] : active_) unended.push_back(id);
+  std::sort(unended.begin(), unended.end());
+  for (auto id : unended) settle_placement(jobs_[id]);
   // The last row ends at the end of the run, not at the end of its interval.
   if (!timeline_.empty() && timeline_.back().end > now && now > timeline_.back().start) {
     auto& row = timeline_.back();
@@ -165,6 +217,7 @@ void Collector::on_finish(engine::Time now) {
     row.pending_jobs *= scale;
     row.free_gpus *= scale;
     row.fragmented_gpus *= scale;
+    row.down_gpus *= scale;
     row.end = now;
   }
   if (announce_ && interval_ != requested_interval_)

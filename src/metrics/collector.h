@@ -15,6 +15,8 @@ struct JobRecord {
   workload::JobId id = 0;
   std::uint64_t trace_number = 0;
   workload::Label trace_id = workload::kNoLabel;
+  workload::Label user = workload::kNoLabel;
+  engine::Time duration = 0;  // traced run time: the job "alone", for finish-time fairness
   std::uint32_t tasks = 0;
   std::uint32_t gpus_per_task = 0;
   std::uint16_t gpu_milli = 1000;
@@ -27,6 +29,14 @@ struct JobRecord {
   std::uint32_t placement = 0;  // index into the collector's text arena
   std::uint32_t drop_reason = 0;  // index into the arena; 0 = not dropped
   bool dropped = false;
+  // Its life, as of its last life event (final at finish or fail).
+  sched::JobState state = sched::JobState::pending;
+  std::uint32_t preemptions = 0;
+  std::uint32_t failures = 0;
+  std::uint32_t restarts = 0;
+  double attained_gpu_us = 0;  // GPU-microseconds held over its ended runs
+  double lost_gpu_us = 0;      // of which thrown away, saving or restoring
+  bool new_attempt = false;    // stopped: its next start begins a new placement
 };
 
 struct TimelineRow {
@@ -36,6 +46,7 @@ struct TimelineRow {
   double pending_jobs = 0;
   double free_gpus = 0;
   double fragmented_gpus = 0;
+  double down_gpus = 0;
 };
 
 // The timeline never holds more rows than this (README.md, "Results"): a run whose span needs
@@ -53,6 +64,7 @@ class Collector final : public RunObserver {
   void on_start(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time now, bool first) override;
   void on_run_end(const workload::JobSpec& job, const cluster::Placement& tasks, engine::Time start, engine::Time now,
                   bool job_done) override;
+  void on_life(const LifeEvent& event) override;
   void on_instant(const InstantState& state) override;
   void on_finish(engine::Time now) override;
 
@@ -74,6 +86,8 @@ class Collector final : public RunObserver {
 
  private:
   JobRecord& record(const workload::JobSpec& job);
+  // Fills the placement columns from the tasks of the job's current (or last) attempt.
+  void settle_placement(JobRecord& r);
   void accumulate(engine::Time until);
   // Start of the row holding time t: rows are whole intervals counted from origin_.
   engine::Time bucket_of(engine::Time t) const;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace schedlab::metrics {
 
@@ -10,6 +11,15 @@ double percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
   auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+double jain_index(const std::vector<double>& values) {
+  double sum = 0, squares = 0;
+  for (double x : values) {
+    sum += x;
+    squares += x * x;
+  }
+  return squares > 0 ? sum * sum / (static_cast<double>(values.size()) * squares) : 1.0;
 }
 
 namespace {
@@ -24,20 +34,36 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   Summary s;
   s.skipped_rows = skipped_rows;
   s.total_gpus = c.topology().total_gpus();
-  std::vector<double> jct, wait;
+  std::vector<double> jct, wait, rho;
+  std::map<workload::Label, double> user_gpu_us;  // ordered: the same sums in the same order every run
+  double lost_gpu_us = 0;
   for (const auto& r : c.jobs()) {
     ++s.jobs;
     if (r.dropped) {
       ++s.dropped;
       continue;
     }
-    if (r.end < 0) continue;
+    s.preemptions += r.preemptions;
+    s.failures += r.failures;
+    lost_gpu_us += r.lost_gpu_us;
+    // Every user with a job that was not dropped counts, GPU time or not.
+    user_gpu_us[r.user] += r.attained_gpu_us;
+    if (r.state == sched::JobState::failed) ++s.failed;
+    if (r.state != sched::JobState::finished) continue;
     ++s.finished;
     jct.push_back(engine::to_seconds(r.end - r.submit));
     wait.push_back(engine::to_seconds(r.start - r.submit));
+    if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
   std::sort(jct.begin(), jct.end());
   std::sort(wait.begin(), wait.end());
+  std::sort(rho.begin(), rho.end());
+  s.ftf_rho_max = rho.empty() ? 0 : rho.back();
+  s.ftf_rho_p95 = percentile(rho, 95);
+  std::vector<double> per_user;
+  for (const auto& [user, us] : user_gpu_us) per_user.push_back(us);
+  s.jain_fairness = jain_index(per_user);
+  s.lost_gpu_hours = lost_gpu_us / 1e6 / 3600.0;
   s.jct_mean_s = mean(jct);
   s.jct_p50_s = percentile(jct, 50);
   s.jct_p95_s = percentile(jct, 95);
@@ -51,6 +77,9 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     s.gpu_utilization = c.integral_gpu_seconds() / capacity;
     s.fragmentation = c.fragmented_gpu_seconds() / capacity;
   }
+  // Allocated GPU time is what runs held (the timeline's integral); lost time is part of it.
+  const double allocated_us = c.integral_gpu_seconds() * 1e6;
+  if (allocated_us > 0) s.goodput = std::max(0.0, allocated_us - lost_gpu_us) / allocated_us;
   return s;
 }
 
@@ -67,7 +96,15 @@ std::vector<std::pair<std::string, double>> Summary::figures() const {
           {"makespan_s", makespan_s},
           {"gpu_hours", gpu_hours},
           {"gpu_utilization", gpu_utilization},
-          {"fragmentation", fragmentation}};
+          {"fragmentation", fragmentation},
+          {"failed", static_cast<double>(failed)},
+          {"preemptions", static_cast<double>(preemptions)},
+          {"failures", static_cast<double>(failures)},
+          {"lost_gpu_hours", lost_gpu_hours},
+          {"goodput", goodput},
+          {"jain_fairness", jain_fairness},
+          {"ftf_rho_max", ftf_rho_max},
+          {"ftf_rho_p95", ftf_rho_p95}};
 }
 
 }  // namespace schedlab::metrics

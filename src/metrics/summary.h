@@ -1,5 +1,7 @@
 // The headline figures of a run: jobs, completion and waiting times, makespan, GPU
-// utilization and fragmentation. Computed from a Collector; printed and written as JSON.
+// utilization and fragmentation, and what stops cost (preemptions, failures, lost GPU time,
+// goodput) and who got the GPUs (fairness). Computed from a Collector; printed and written
+// as JSON.
 #pragma once
 
 #include <string>
@@ -22,6 +24,15 @@ struct Summary {
   double gpu_hours = 0;
   double gpu_utilization = 0;  // GPU-time held / (GPUs x makespan)
   double fragmentation = 0;    // time-averaged share of GPUs free but unusable by the head job
+  std::uint64_t failed = 0;       // jobs terminated after their last retry
+  std::uint64_t preemptions = 0;  // stops by preemption, over all jobs
+  std::uint64_t failures = 0;     // stops by a host or GPU failure, over all jobs
+  double lost_gpu_hours = 0;      // work thrown away plus checkpoint save and restore time
+  double goodput = 1;             // useful / allocated GPU-time; useful = allocated - lost
+  double jain_fairness = 1;       // Jain's index of GPU-hours per user (of jobs not dropped); 1 = all equal
+  // Finish-time fairness (Themis' rho): JCT / run time alone, per finished job, with the
+  // traced duration as "alone".
+  double ftf_rho_max = 0, ftf_rho_p95 = 0;
 
   // Name/value pairs in the order tables print them.
   std::vector<std::pair<std::string, double>> figures() const;
@@ -31,5 +42,9 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows);
 
 // Nearest-rank percentile of sorted values (p in [0, 100]); 0 for none.
 double percentile(const std::vector<double>& sorted, double p);
+
+// Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one gets all;
+// 1 for no values or all zero.
+double jain_index(const std::vector<double>& values);
 
 }  // namespace schedlab::metrics

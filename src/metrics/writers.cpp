@@ -18,7 +18,14 @@ std::string gpu_milli_text(std::uint64_t milli) {
   return out;
 }
 
-bool is_count_figure(const std::string& name) { return name == "jobs" || name == "finished" || name == "dropped"; }
+bool is_count_figure(const std::string& name) {
+  return name == "jobs" || name == "finished" || name == "dropped" || name == "failed" || name == "preemptions" ||
+         name == "failures";
+}
+
+std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings) {
+  return trace_id != workload::kNoLabel ? strings.str(trace_id) : std::to_string(trace_number);
+}
 
 namespace {
 std::string seconds_or_empty(engine::Time t) { return t < 0 ? std::string() : engine::seconds_text(t); }
@@ -36,32 +43,34 @@ std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& cata
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
   out << "id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,"
-         "placement,state,drop_reason\n";
+         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s\n";
   const auto& catalog = c.topology().catalog();
   std::string line;
   for (const auto& r : c.jobs()) {
-    std::string trace_id = r.trace_id != workload::kNoLabel ? strings.str(r.trace_id) : std::to_string(r.trace_number);
-    const char* state = r.dropped ? "dropped" : r.end >= 0 ? "finished" : r.start >= 0 ? "running" : "pending";
+    std::string trace_id = trace_name(r.trace_id, r.trace_number, strings);
+    // Final for finished, failed and dropped jobs; for a run cut short, where the job stood.
+    const bool finished = r.state == sched::JobState::finished;
     // In integers ((2^32-1)^2 fits in 64 bits): a double printed with %g turns 2^31 GPUs into 2.14748e+09.
     std::string gpus =
         r.gpu_milli < 1000 ? gpu_milli_text(r.gpu_milli) : std::to_string(std::uint64_t{r.tasks} * r.gpus_per_task);
-    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, csv_field(trace_id),
-                       engine::seconds_text(r.submit), seconds_or_empty(r.start), seconds_or_empty(r.end),
-                       r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
-                       r.end >= 0 ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
+    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f}\n", r.id,
+                       csv_field(trace_id), engine::seconds_text(r.submit), seconds_or_empty(r.start),
+                       seconds_or_empty(r.end), r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
+                       finished ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
                        r.gpu_milli, gpus, r.hosts, r.racks, csv_field(model_names(r.models, catalog)),
-                       csv_field(c.text(r.placement)), state, csv_field(c.text(r.drop_reason)));
+                       csv_field(c.text(r.placement)), sched::state_name(r.state), csv_field(c.text(r.drop_reason)),
+                       r.preemptions, r.failures, r.restarts, r.attained_gpu_us / 1e6, r.lost_gpu_us / 1e6);
     out << line;
   }
 }
 
 void write_timeline_csv(std::ostream& out, const Collector& c) {
-  out << "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus\n";
+  out << "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus\n";
   const double total = static_cast<double>(c.topology().total_gpus());
   for (const auto& r : c.timeline())
-    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", engine::to_seconds(r.start),
+    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", engine::to_seconds(r.start),
                        engine::to_seconds(r.end), total > 0 ? r.used_gpus / total : 0.0, r.used_gpus, r.running_jobs,
-                       r.pending_jobs, r.free_gpus, r.fragmented_gpus);
+                       r.pending_jobs, r.free_gpus, r.fragmented_gpus, r.down_gpus);
 }
 
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {
@@ -95,6 +104,14 @@ std::string format_summary_table(const Summary& s) {
   row("GPU-hours", fmt::format("{:.1f}", s.gpu_hours));
   row("GPU utilization", fmt::format("{:.1f}%", 100 * s.gpu_utilization));
   row("fragmentation", fmt::format("{:.1f}%", 100 * s.fragmentation));
+  row("failed", fmt::format("{}", s.failed));
+  row("preemptions", fmt::format("{}", s.preemptions));
+  row("failures", fmt::format("{}", s.failures));
+  row("lost GPU-hours", fmt::format("{:.1f}", s.lost_gpu_hours));
+  row("goodput", fmt::format("{:.1f}%", 100 * s.goodput));
+  row("Jain fairness (users)", fmt::format("{:.3f}", s.jain_fairness));
+  row("FTF rho max", fmt::format("{:.2f}", s.ftf_rho_max));
+  row("FTF rho p95", fmt::format("{:.2f}", s.ftf_rho_p95));
   return out;
 }
 

@@ -19,6 +19,8 @@ std::string format_summary_table(const Summary& s);
 
 // A number of GPUs given in thousandths, exactly: "8", "8589934592", "0.25".
 std::string gpu_milli_text(std::uint64_t milli);
+// A job as jobs.csv names it: the trace's own id, else its row number in the trace.
+std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings);
 // Whether a Summary figure (by name) is a count, printed as an integer.
 bool is_count_figure(const std::string& name);
 

@@ -232,6 +232,7 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
   run.expected_end = now + static_cast<engine::Time>(std::max(left, 0.0));
   if (backfill_->max_scan() > 0) running_by_end_.insert(RunningJob{id, run.gpus, run.expected_end});
   starts.push_back(StartDecision{id, slots, job.tasks_left == 0});
+  started_.push_back(id);
   ++changes_;
   if (job.tasks_left == 0 && !stopping_for_.empty()) stopping_for_.erase(id);
   if (fresh) {
@@ -250,7 +251,6 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
   bool blocked = false;
   std::size_t scanned_after_block = 0;
   std::vector<cluster::TaskSlot> slots;
-  std::vector<workload::JobId> started;
   // The first job that cannot (fully) start: later ones may only backfill around it.
   auto block_on = [&](const PendingJob& job) {
     blocked = true;
@@ -269,7 +269,6 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
       continue;
     }
     record_start(job, slots, now, starts);
-    started.push_back(job.id());
     if (job.tasks_left == 0) {
       keys_[job.id()].queued = false;
       it = queue_.erase(it);
@@ -279,12 +278,18 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
     if (!blocked) block_on(job);
     ++it;
   }
+}
+
+void Scheduler::starts_applied(engine::Time now) {
   // Keys that depend on running (LAS keeps running jobs ahead) or on the user's share move
-  // now; after the walk, so that the walk's iterators stay valid.
-  for (auto id : started) {
+  // now that the ledger shows the starts; a job started twice in one pass is rekeyed once.
+  std::sort(started_.begin(), started_.end());
+  started_.erase(std::unique(started_.begin(), started_.end()), started_.end());
+  for (auto id : started_) {
     rekey(id, now);
     if (queue_order_->keyed_by_user()) rekey_user(keys_[id].spec->user, now);
   }
+  started_.clear();
 }
 
 void Scheduler::drop_running(workload::JobId id) {

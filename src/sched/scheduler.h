@@ -71,6 +71,9 @@ class Scheduler {
   void schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                 std::vector<StopDecision>& stops);
   void schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts);
+  // The starts of the last pass are applied (the ledger shows them running): keys that
+  // depend on running or on the user's share move now.
+  void starts_applied(engine::Time now);
   // A started job has ended (all tasks); backfilling stops counting on its GPUs.
   void job_ended(workload::JobId id, engine::Time now = 0);
   // A running job stopped outside a pass (a failure): it no longer runs. Its GPUs are the
@@ -161,6 +164,7 @@ class Scheduler {
   RunningByEnd running_by_end_;        // the same jobs, in reservation order (backfilling only)
   std::unordered_map<workload::Label, std::vector<workload::JobId>> user_jobs_;  // keyed_by_user() only
   std::vector<TimerRequest> timers_;
+  std::vector<workload::JobId> started_;  // by the last pass, to rekey once applied
   engine::Time next_rekey_ = engine::kTimeMax;
   std::uint64_t preemptions_ = 0;
   std::vector<std::vector<std::uint32_t>> host_size_counts_;  // [model][gpus] -> hosts

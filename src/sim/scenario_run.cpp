@@ -1,9 +1,14 @@
 // Wiring a scenario into a simulation and its results folder.
 #include "sim/scenario_run.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "metrics/collector.h"
+#include "metrics/event_log.h"
+#include "metrics/fan_out.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
@@ -34,6 +39,28 @@ void write_file(const std::string& path, const std::function<void(std::ostream&)
   body(out);
   if (!out) throw InputError(path, 0, "", "write failed");
 }
+
+// The event log's name inside the results folder when `events` lies directly in `out_dir`
+// (it is then written with the results: the folder is replaced as a whole); "" when it lies
+// outside. Deeper inside, or the folder itself, is refused.
+std::string events_inside_results(const std::string& events, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  if (out_dir.empty()) return {};
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(fs::absolute(events, ec), ec);
+  const fs::path dir = fs::weakly_canonical(fs::absolute(out_dir, ec), ec);
+  if (file == dir) throw InputError(events, 0, "--events", "is the results folder; give a file name");
+  auto [d, f] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
+  if (d != dir.end()) return {};  // not under the results folder
+  if (file.parent_path() != dir)
+    throw InputError(events, 0, "--events",
+                     "is inside a subfolder of the results folder " + out_dir +
+                         "; put it beside the results or directly in them");
+  const std::string name = file.filename().string();
+  for (const char* taken : {"jobs.csv", "timeline.csv", "summary.json", "run.yaml", kResultsMarker})
+    if (name == taken) throw InputError(events, 0, "--events", "would replace the results' own " + name);
+  return name;
+}
 }  // namespace
 
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
@@ -44,28 +71,44 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   return src;
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force) {
+RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
+                        const std::string& events_file) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
   metrics::Collector collector(topo, sc.timeline_interval);
+  // Output places are taken (and bad ones refused) before a long simulation.
+  std::optional<StagingDir> dir;
+  if (!out_dir.empty()) dir.emplace(out_dir, force);
+  std::optional<StagedFile> events;
+  std::optional<metrics::EventLog> log;
+  const std::string log_inside = events_file.empty() ? "" : events_inside_results(events_file, out_dir);
+  std::vector<metrics::RunObserver*> observers{&collector};
+  if (!events_file.empty()) {
+    events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events");
+    observers.push_back(&log.emplace(events->stream(), source->strings()));
+  }
+  metrics::FanOut fan_out(observers);
+  metrics::RunObserver& observer = log ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
   auto failures = make_failure_source(sc.lifecycle.failures, topo, sc.seed);
-  Simulation simulation(topo, sc.scheduler, *source, *perf, collector,
+  Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
                         sc.workload.generate ? std::string("generator") : sc.workload.trace, sc.lifecycle.config,
                         failures.get());
   RunOutcome outcome;
   outcome.stats = simulation.run();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.out_dir = out_dir;
-  if (out_dir.empty()) return outcome;
-
-  StagingDir dir(out_dir, force);
-  write_file(dir.file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
-  write_file(dir.file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
-  write_file(dir.file("summary.json"), [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
-  write_file(dir.file("run.yaml"), [&](std::ostream& o) {
+  if (!dir) {
+    if (events) events->commit();
+    return outcome;
+  }
+  write_file(dir->file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
+  write_file(dir->file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
+  write_file(dir->file("summary.json"),
+             [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
+  write_file(dir->file("run.yaml"), [&](std::ostream& o) {
     YAML::Node run = YAML::Clone(sc.resolved);
     run["seed"] = sc.seed;
     YAML::Emitter e;
@@ -75,7 +118,11 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
       << YAML::EndMap;
     o << e.c_str() << "\n";
   });
-  dir.commit();
+  // Inside the results folder the log is committed within the staging folder, then moves
+  // with it; beside them it appears only once the results did.
+  if (events && !log_inside.empty()) events->commit();
+  dir->commit();
+  if (events && log_inside.empty()) events->commit();
   return outcome;
 }
 

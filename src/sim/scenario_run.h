@@ -18,8 +18,11 @@ struct RunOutcome {
 };
 
 // Simulates `scenario`; writes results to `out_dir` unless it is empty (see StagingDir:
-// only a results folder, or with `force` an empty folder, is replaced).
-RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir, bool force = false);
+// only a results folder, or with `force` an empty folder, is replaced). With `events_file`,
+// also writes the run's event log there (metrics/event_log.h), atomically: beside the
+// results as a file of its own, or, named directly inside `out_dir`, as part of them.
+RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir, bool force = false,
+                        const std::string& events_file = {});
 
 // Opens the scenario's workload (trace file or generator).
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario);

@@ -447,6 +447,7 @@ SimulationStats Simulation::run() {
     scheduler_.schedule(now, alloc_, starts_, stops_);
     apply_stops(now);
     start_decided(now);
+    scheduler_.starts_applied(now);
     scheduler_.take_timers(timers_);
     for (const auto& t : timers_) queue_.push(t.at, engine::EventClass::timer, t.job, t.version);
     timers_.clear();

@@ -482,5 +482,34 @@ else
   fail compare_variant_name_checked "exit code $rc"
 fi
 
+# Results of runs with stops: the new columns and figures, and the --events log.
+if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s$' &&
+  head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus$' &&
+  grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
+  pass results_life_columns_and_figures
+else
+  fail results_life_columns_and_figures "jobs.csv/timeline.csv header or summary.json figures missing"
+fi
+run run "$FIX/base.yaml" --out "$TMP/ev" --events "$TMP/ev.csv"
+finished=$(sed -n 's/^  "finished": \([0-9]*\),$/\1/p' "$TMP/ev/summary.json")
+if [ "$rc" -eq 0 ] && [ "$(head -1 "$TMP/ev.csv")" = "time_s,job,event,reason,gpus,placement,work_done_s,lost_work_s" ] &&
+  [ "$(grep -c ',finish,' "$TMP/ev.csv")" = "$finished" ] && [ "$(grep -c ',start,' "$TMP/ev.csv")" = "$finished" ] &&
+  ! compgen -G "$TMP/.ev.csv.*" >/dev/null; then
+  pass events_log_written
+else
+  fail events_log_written "exit code $rc, header, or not one start and one finish per finished job"
+fi
+# Named inside the results folder it is written with them; the same run gives the same bytes.
+run run "$FIX/base.yaml" --out "$TMP/ev2" --events "$TMP/ev2/events.csv"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/ev.csv" "$TMP/ev2/events.csv" && cmp -s "$TMP/ev/jobs.csv" "$TMP/ev2/jobs.csv"; then
+  pass events_log_inside_results_identical
+else
+  fail events_log_inside_results_identical "exit code $rc or files differ"
+fi
+bad_input events_folder "$TMP: --events: is a folder" run "$FIX/base.yaml" --events "$TMP"
+bad_input events_no_folder "$TMP/nodir/e.csv: --events: cannot write" run "$FIX/base.yaml" --events "$TMP/nodir/e.csv"
+bad_input events_replaces_results "$TMP/out-events_replaces_results/jobs.csv: --events: would replace" \
+  run "$FIX/base.yaml" --events "$TMP/out-events_replaces_results/jobs.csv"
+
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -254,6 +254,7 @@ class RecordingObserver final : public metrics::RunObserver {
         break;
     }
     a.work_done = life.work_done;
+    collector_->on_life(e);
   }
 
   void on_instant(const metrics::InstantState& s) override {
