@@ -3,13 +3,14 @@
 # same tests again built with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/:
 # a sanitizer report (overflow, out-of-bounds, use-after-free, leak, bad float cast) stops the
 # program, so it fails the test that ran it.
-#   SCHEDLAB_SANITIZE_TESTS=0 scripts/test.sh    skips the sanitizer stage (quick local runs)
+#   SCHEDLAB_SANITIZE_TESTS=1 scripts/test.sh    adds the sanitizer stage (off by default until its
+#   run time on the 2-core CI machine has been measured: see README, Robustness)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCHEDLAB_CMAKE_ARGS="-DSCHEDLAB_WERROR=ON ${SCHEDLAB_CMAKE_ARGS:-}" scripts/setup.sh build
 ctest --test-dir build --output-on-failure
 
-[ "${SCHEDLAB_SANITIZE_TESTS:-1}" = 0 ] && exit 0
+[ "${SCHEDLAB_SANITIZE_TESTS:-0}" = 0 ] && exit 0
 # -O1 -g keeps the sanitized tests fast and their reports readable; assertions stay on
 # (Debug: no NDEBUG). CUDA and benchmarks are left out: they test nothing a parser reads.
 # shellcheck disable=SC2086

@@ -216,11 +216,6 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   }
   if (n["model_weights"]) g.model_weights = get_weights(n["model_weights"], at / "model_weights");
   if (n["users"]) g.users = get_count(n["users"], at / "users");
-  try {
-    workload::validate(g);
-  } catch (const InputError& e) {
-    fail(n, at, e.what());
-  }
   // Arrivals are a Poisson process with mean gap θ: twice the mean span plus 50 gaps stays within
   // the 100 years a time may span with a probability that misses by less than e^-50, where a
   // single job's gap alone would otherwise pass it often.
@@ -231,6 +226,12 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
          fmt::format("{} job(s) at {} per hour would arrive over {:.3g} years on average, too close to the 100-year "
                      "limit of simulated time",
                      g.jobs, g.arrival_rate_per_hour, mean_span_s / (365 * 86400.0)));
+  // The generator's own checks, after ours: ours name the key's line and the span's reason.
+  try {
+    workload::validate(g);
+  } catch (const InputError& e) {
+    fail(n, at, e.what());
+  }
   return g;
 }
 

@@ -1,6 +1,10 @@
 // CSV and JSON writers for run results.
 #include "metrics/writers.h"
 
+#include <cmath>
+
+#include "util/checked.h"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -53,13 +57,16 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     // In integers ((2^32-1)^2 fits in 64 bits): a double printed with %g turns 2^31 GPUs into 2.14748e+09.
     std::string gpus =
         r.gpu_milli < 1000 ? gpu_milli_text(r.gpu_milli) : std::to_string(std::uint64_t{r.tasks} * r.gpus_per_task);
-    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f}\n", r.id,
+    // GPU-seconds to the microsecond, formatted from integers (exact, and fast at a million rows).
+    auto gpu_seconds = [](double gpu_us) { return engine::seconds_text(time_from_double_clamped(std::round(gpu_us))); };
+    line = fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id,
                        csv_field(trace_id), engine::seconds_text(r.submit), seconds_or_empty(r.start),
                        seconds_or_empty(r.end), r.start >= 0 ? seconds_or_empty(r.start - r.submit) : std::string(),
                        finished ? seconds_or_empty(r.end - r.submit) : std::string(), r.tasks, r.gpus_per_task,
                        r.gpu_milli, gpus, r.hosts, r.racks, csv_field(model_names(r.models, catalog)),
                        csv_field(c.text(r.placement)), sched::state_name(r.state), csv_field(c.text(r.drop_reason)),
-                       r.preemptions, r.failures, r.restarts, r.attained_gpu_us / 1e6, r.lost_gpu_us / 1e6);
+                       r.preemptions, r.failures, r.restarts, gpu_seconds(r.attained_gpu_us),
+                       gpu_seconds(r.lost_gpu_us));
     out << line;
   }
 }

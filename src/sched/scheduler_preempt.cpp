@@ -159,7 +159,6 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
 
   SchedContext ctx{*topo_, alloc, now};
   std::vector<workload::JobId> victims;
-  std::vector<workload::JobId> started;
   std::vector<cluster::TaskSlot> slots;
   bool changed = false;  // a stop or start in this pass: jobs the start pass refused may fit now
   for (auto it = queue_.begin(); it != queue_.end();) {
@@ -209,7 +208,6 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
       break;
     }
     record_start(job, slots, now, starts);
-    started.push_back(id);
     started_now_.insert(std::upper_bound(started_now_.begin(), started_now_.end(), id), id);
     if (job.tasks_left == 0) {
       keys_[id].queued = false;
@@ -218,10 +216,7 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
     }
     ++it;  // partly started: the rest of its tasks wait
   }
-  for (auto id : started) {
-    rekey(id, now);
-    if (queue_order_->keyed_by_user()) rekey_user(keys_[id].spec->user, now);
-  }
+  // Started jobs are rekeyed in starts_applied(), once the simulation has recorded them.
 }
 
 }  // namespace schedlab::sched

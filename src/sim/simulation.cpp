@@ -397,8 +397,12 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
       const double gpus = static_cast<double>(rt.life.held_milli) / 1000.0;
       rt.life.lost_gpu_us += (rt.life.work_done - kept) * rt.wall_per_work * gpus;
       rt.life.lost_gpu_us -= static_cast<double>(std::max<engine::Time>(rt.hold_until - now, 0)) * gpus;
+      const double lost = rt.life.work_done - kept;
       rt.life.work_done = kept;
       ++rt.life.failures;
+      // A second stop, by the failure: what the interrupted save would have kept is lost.
+      metrics::LifeEvent ev{metrics::LifeStep::stop, now, &jobs_[id], &rt.life, cause, sched::kNoJob, h, lost / 1e6};
+      observer_.on_life(ev);
       finish_stop(id, now, true);
       continue;
     }

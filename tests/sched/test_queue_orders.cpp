@@ -316,6 +316,7 @@ TEST_CASE("Sched.Queue.las_timer_is_asked_for_the_exact_threshold_instant") {
   std::vector<sched::TimerRequest> timers;
   s.schedule(sec(1), alloc, starts);
   REQUIRE(starts.size() == 1);
+  s.starts_applied(sec(1));
   s.take_timers(timers);
   // 3 GPU-s on 2 GPUs from 1 s: 2.5 s.
   REQUIRE(timers.size() == 1);
@@ -422,12 +423,9 @@ TEST_CASE("Sched.Queue.sim_fair_share_alternates_users") {
   CHECK(fair.observer.violations() == 0);
 }
 
-// Known gap in the lifecycle seam (not in the queue order): the scheduler recomputes the
-// keys of the jobs it starts, and of their users' jobs, at the end of its pass, before the
-// simulation records those starts in the ledger; so a user's share does not yet include the
-// job just started. Here job 2 starts at 150 s, yet job 3 keeps the key of a user holding
-// nothing and takes the GPU at 200 s ahead of user 2's job 5. Passes once the scheduler
-// rekeys started jobs after the simulation applies the starts.
+// A user's share includes the job just started: the scheduler rekeys started jobs (and
+// their users' jobs) once the simulation has applied the starts. Job 2 starts at 150 s, so
+// user 1 holds a GPU again and user 2's job 5 takes the next one ahead of job 3.
 TEST_CASE("Sched.Queue.sim_fair_share_sees_the_jobs_it_just_started") {
   const std::vector<UserRow> rows{{0, 100, 1}, {0, 150, 1}, {0, 100, 1}, {0, 100, 1}, {1, 100, 2}, {1, 100, 2}};
   OrderRun fair(2, "fair-share", {}, rows);
