@@ -311,15 +311,9 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
     ledger_->held_slots(id, held);
     alloc.release(cluster::Placement{std::move(held)});
   }
-  drop_running(id);
   // Tasks of a partly started job that still waited leave the queue with it: the whole job
   // is placed again from scratch when it is requeued.
-  auto& ks = keys_[id];
-  if (ks.queued) {
-    queue_.erase(QueueKey{ks.key, id});
-    ks.queued = false;
-  }
-  ++ks.version;
+  job_stopped(id);
   if (cause == StopCause::preempted) ++preemptions_;
   stops.push_back(d);
 }
