@@ -7,11 +7,13 @@
 
 namespace schedlab::cluster {
 
-std::uint64_t Placement::gpus() const {
+std::uint64_t gpus_of(const std::vector<TaskSlot>& tasks) {
   std::uint64_t n = 0;
   for (const auto& t : tasks) n += t.milli ? 1 : t.gpus;
   return n;
 }
+
+std::uint64_t Placement::gpus() const { return gpus_of(tasks); }
 
 std::uint64_t Placement::used_milli() const {
   std::uint64_t n = 0;

@@ -17,6 +17,9 @@ struct TaskSlot {
   std::uint16_t share_slot = 0;    // which shared GPU of the host, for a share
 };
 
+// Whole GPUs, plus one per share slot, of a set of task slots.
+std::uint64_t gpus_of(const std::vector<TaskSlot>& tasks);
+
 struct Placement {
   std::vector<TaskSlot> tasks;
 

@@ -24,9 +24,8 @@ std::uint32_t Collector::add_text(std::string s) {
   return static_cast<std::uint32_t>(arena_.size() - 1);
 }
 
-JobRecord& Collector::record(const workload::JobSpec& job) {
-  if (job.id >= jobs_.size()) jobs_.resize(job.id + 1);
-  auto& r = jobs_[job.id];
+JobRecord& Collector::new_record(const workload::JobSpec& job) {
+  auto& r = record(job);
   r.id = job.id;
   r.trace_number = job.trace_number;
   r.trace_id = job.trace_id;
@@ -39,12 +38,12 @@ JobRecord& Collector::record(const workload::JobSpec& job) {
 }
 
 void Collector::on_submit(const workload::JobSpec& job, engine::Time now) {
-  record(job).submit = now;
+  new_record(job).submit = now;
   if (first_submit_ < 0) first_submit_ = now;
 }
 
 void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) {
-  auto& r = record(job);
+  auto& r = new_record(job);
   r.submit = now;
   r.dropped = true;
   r.state = sched::JobState::dropped;

@@ -8,35 +8,37 @@
 
 #include "cluster/topology.h"
 #include "metrics/observer.h"
+#include "util/chunked_vector.h"
 
 namespace schedlab::metrics {
 
+// Fields ordered by size: a million of these are kept for jobs.csv.
 struct JobRecord {
-  workload::JobId id = 0;
   std::uint64_t trace_number = 0;
-  workload::Label trace_id = workload::kNoLabel;
-  workload::Label user = workload::kNoLabel;
   engine::Time duration = 0;  // traced run time: the job "alone", for finish-time fairness
-  std::uint32_t tasks = 0;
-  std::uint32_t gpus_per_task = 0;
-  std::uint16_t gpu_milli = 1000;
   engine::Time submit = 0;
   engine::Time start = -1;  // first task start; -1 if never started
   engine::Time end = -1;    // last task end; -1 if never ended
+  cluster::ModelMask models = 0;
+  // Its life, as of its last life event (final at finish or fail).
+  double attained_gpu_us = 0;  // GPU-microseconds held over its ended runs
+  double lost_gpu_us = 0;      // of which thrown away, saving or restoring
+  workload::JobId id = 0;
+  workload::Label trace_id = workload::kNoLabel;
+  workload::Label user = workload::kNoLabel;
+  std::uint32_t tasks = 0;
+  std::uint32_t gpus_per_task = 0;
   std::uint32_t hosts = 0;
   std::uint32_t racks = 0;
-  cluster::ModelMask models = 0;
-  std::uint32_t placement = 0;  // index into the collector's text arena
+  std::uint32_t placement = 0;    // index into the collector's text arena
   std::uint32_t drop_reason = 0;  // index into the arena; 0 = not dropped
-  bool dropped = false;
-  // Its life, as of its last life event (final at finish or fail).
-  sched::JobState state = sched::JobState::pending;
   std::uint32_t preemptions = 0;
   std::uint32_t failures = 0;
   std::uint32_t restarts = 0;
-  double attained_gpu_us = 0;  // GPU-microseconds held over its ended runs
-  double lost_gpu_us = 0;      // of which thrown away, saving or restoring
-  bool new_attempt = false;    // stopped: its next start begins a new placement
+  std::uint16_t gpu_milli = 1000;
+  sched::JobState state = sched::JobState::pending;
+  bool dropped = false;
+  bool new_attempt = false;  // stopped: its next start begins a new placement
 };
 
 struct TimelineRow {
@@ -68,7 +70,7 @@ class Collector final : public RunObserver {
   void on_instant(const InstantState& state) override;
   void on_finish(engine::Time now) override;
 
-  const std::vector<JobRecord>& jobs() const { return jobs_; }
+  const ChunkedVector<JobRecord>& jobs() const { return jobs_; }
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
   // The interval the timeline's rows have: the scenario's, or coarser when the run was long.
   engine::Time timeline_interval() const { return interval_; }
@@ -85,7 +87,12 @@ class Collector final : public RunObserver {
   const cluster::Topology& topology() const { return *topo_; }
 
  private:
-  JobRecord& record(const workload::JobSpec& job);
+  JobRecord& record(const workload::JobSpec& job) {
+    if (job.id >= jobs_.size()) jobs_.resize(job.id + 1);
+    return jobs_[job.id];
+  }
+  // The job's record, with what its spec says copied in (once, when it is submitted).
+  JobRecord& new_record(const workload::JobSpec& job);
   // Fills the placement columns from the tasks of the job's current (or last) attempt.
   void settle_placement(JobRecord& r);
   void accumulate(engine::Time until);
@@ -102,7 +109,7 @@ class Collector final : public RunObserver {
   engine::Time origin_ = 0;  // start of the first row, a multiple of the requested interval
   bool have_origin_ = false;
   bool announce_;
-  std::vector<JobRecord> jobs_;
+  ChunkedVector<JobRecord> jobs_;
   std::vector<std::string> arena_;
   std::unordered_map<workload::JobId, cluster::Placement> active_;  // tasks of started, unfinished jobs
   std::vector<TimelineRow> timeline_;

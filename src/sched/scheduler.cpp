@@ -132,7 +132,7 @@ void Scheduler::rekey(workload::JobId id, engine::Time now) {
       node.key() = QueueKey{k, id};
       queue_.insert(std::move(node));
     }
-    if (ks.running) {
+    if (ks.running && preemption_->enabled()) {
       running_by_key_.erase(QueueKey{ks.key, id});
       running_by_key_.insert(QueueKey{k, id});
     }
@@ -158,8 +158,14 @@ void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time
     // Any other instant is a wake-up the preemption pass asked for (a run becomes old
     // enough to evict): the pass that follows every instant is all it needs.
     if (now != next_rekey_) return;
-    for (workload::JobId j = 0; j < keys_.size(); ++j)
-      if (keys_[j].queued || keys_[j].running) rekey(j, now);
+    // Active jobs only (queued or running), in id order: rekeying moves them in the queue.
+    std::vector<workload::JobId> active;
+    active.reserve(queue_.size() + running_.size());
+    for (const auto& [k, job] : queue_) active.push_back(job.id());
+    for (const auto& [id, run] : running_) active.push_back(id);
+    std::sort(active.begin(), active.end());
+    active.erase(std::unique(active.begin(), active.end()), active.end());
+    for (auto j : active) rekey(j, now);
     next_rekey_ = ledger_->active_jobs() > 0 || !queue_.empty() || !running_.empty()
                       ? now + queue_order_->rekey_period()
                       : engine::kTimeMax;
@@ -192,7 +198,7 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
     placement_->place(job, job.tasks_left, mask, tx, slots);
     if (slots.size() < need) continue;  // discarded: tx rolls back
     if (after_block) {
-      std::uint64_t gpus = cluster::Placement{slots}.gpus();
+      std::uint64_t gpus = cluster::gpus_of(slots);
       if (!backfill_->may_start(job, gpus, ctx)) continue;
       backfill_->started(job, gpus, ctx);
     }
@@ -225,7 +231,7 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
   auto& run = it->second;
   if (!fresh && backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, run.gpus, run.expected_end});
   run.spec = job.spec;
-  run.gpus += cluster::Placement{slots}.gpus();
+  run.gpus += cluster::gpus_of(slots);
   const auto& s = *job.spec;
   // Expected end for reservations: the estimate (or traced duration) less the work done.
   double left = static_cast<double>(s.estimate > 0 ? s.estimate : s.duration) - ledger_->work_done(id, now);
@@ -237,7 +243,8 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
   if (job.tasks_left == 0 && !stopping_for_.empty()) stopping_for_.erase(id);
   if (fresh) {
     ks.running = true;
-    running_by_key_.insert(QueueKey{ks.key, id});
+    // Only the preemption pass walks running jobs in queue order.
+    if (preemption_->enabled()) running_by_key_.insert(QueueKey{ks.key, id});
   }
 }
 
@@ -298,7 +305,7 @@ void Scheduler::drop_running(workload::JobId id) {
   ++changes_;
   if (backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, it->second.gpus, it->second.expected_end});
   auto& ks = keys_[id];
-  running_by_key_.erase(QueueKey{ks.key, id});
+  if (preemption_->enabled()) running_by_key_.erase(QueueKey{ks.key, id});
   ks.running = false;
   running_.erase(it);
 }

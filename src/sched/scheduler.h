@@ -14,6 +14,7 @@
 
 #include "sched/parts.h"
 #include "sched/registry.h"
+#include "util/chunked_vector.h"
 
 namespace schedlab::sched {
 
@@ -94,7 +95,7 @@ class Scheduler {
   // Models the job may use after all filters.
   cluster::ModelMask allowed_models(const PendingJob& job) const;
   // The job's current queue key (for tests and logs).
-  OrderKey key_of(workload::JobId id) const { return keys_.at(id).key; }
+  OrderKey key_of(workload::JobId id) const { return id < keys_.size() ? keys_[id].key : OrderKey{}; }
   std::uint64_t preemptions() const { return preemptions_; }
 
  private:
@@ -158,7 +159,7 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
-  std::vector<KeyState> keys_;  // by job id
+  ChunkedVector<KeyState> keys_;  // by job id
   std::unordered_map<workload::JobId, ActiveJob> running_;
   std::set<QueueKey> running_by_key_;  // the same jobs, in queue order
   RunningByEnd running_by_end_;        // the same jobs, in reservation order (backfilling only)

@@ -31,7 +31,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
 // --- the ledger the scheduler reads ------------------------------------------------------
 
 double Simulation::work_done(workload::JobId id, engine::Time now) const {
-  const auto& rt = jobs_rt_[id];
+  const auto& rt = runtime(id);
   const double base = rt.life.work_done;
   if (rt.life.state != sched::JobState::running || !rt.fully_started || rt.runs.empty()) return base;
   // Tasks of a job resume from one checkpoint: the job is as far as its slowest run.
@@ -47,7 +47,7 @@ std::uint64_t Simulation::user_held_milli(workload::Label user) const {
 
 void Simulation::held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const {
   out.clear();
-  for (RunId r : jobs_rt_[id].runs) {
+  for (RunId r : runtime(id).runs) {
     const auto& tasks = runs_.at(r).placement.tasks;
     out.insert(out.end(), tasks.begin(), tasks.end());
   }
@@ -55,7 +55,7 @@ void Simulation::held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& 
 
 engine::Time Simulation::stop_hold(workload::JobId id) const {
   if (lifecycle_.grace <= 0) return 0;
-  return std::min(lifecycle_.grace, jobs_rt_[id].ckpt.save);
+  return std::min(lifecycle_.grace, runtime(id).ckpt.save);
 }
 
 // --- arrivals and failures ---------------------------------------------------------------
@@ -117,7 +117,7 @@ bool Simulation::pull_next_job() {
   }
   spec.id = static_cast<workload::JobId>(jobs_.size());
   jobs_.push_back(spec);
-  jobs_rt_.emplace_back();
+  take_slot(spec.id);
   queue_.push(spec.submit, engine::EventClass::arrival, spec.id);
   return true;
 }
@@ -130,10 +130,31 @@ void Simulation::pull_next_failure() {
 }
 
 void Simulation::hold_changed(workload::JobId id, std::int64_t delta_milli) {
-  auto& life = jobs_rt_[id].life;
+  auto& life = runtime(id).life;
   life.held_milli = static_cast<std::uint64_t>(static_cast<std::int64_t>(life.held_milli) + delta_milli);
   auto& user = user_milli_[jobs_[id].user];
   user = static_cast<std::uint64_t>(static_cast<std::int64_t>(user) + delta_milli);
+}
+
+void Simulation::take_slot(workload::JobId id) {
+  if (slot_of_.size() <= id) slot_of_.resize(id + 1, kNoSlot);
+  if (free_slots_.empty()) {
+    slot_of_[id] = static_cast<std::uint32_t>(rt_pool_.size());
+    rt_pool_.emplace_back();
+    return;
+  }
+  slot_of_[id] = free_slots_.back();
+  free_slots_.pop_back();
+  auto& r = rt_pool_[slot_of_[id]];
+  auto runs = std::move(r.runs);  // keeps its capacity: no allocation per job
+  r = JobRuntime{};
+  runs.clear();
+  r.runs = std::move(runs);
+}
+
+void Simulation::release_slot(workload::JobId id) {
+  free_slots_.push_back(slot_of_[id]);
+  slot_of_[id] = kNoSlot;
 }
 
 void Simulation::job_left(workload::JobId id) {
@@ -146,7 +167,7 @@ void Simulation::handle(const engine::Event& e) {
   switch (e.cls) {
     case engine::EventClass::arrival: {
       const auto& job = jobs_[e.subject];
-      auto& rt = jobs_rt_[e.subject];
+      auto& rt = runtime(e.subject);
       ++stats_.jobs;
       rt.life.work_total = static_cast<double>(job.duration);
       rt.life.pending_since = e.time;
@@ -158,6 +179,7 @@ void Simulation::handle(const engine::Event& e) {
         rt.life.state = sched::JobState::dropped;
         job_left(job.id);
         observer_.on_drop(job, e.time, *why);
+        release_slot(job.id);
       } else {
         observer_.on_submit(job, e.time);
       }
@@ -171,7 +193,7 @@ void Simulation::handle(const engine::Event& e) {
       Run run = std::move(it->second);
       runs_.erase(it);
       alloc_.release(run.placement);
-      auto& rt = jobs_rt_[run.job];
+      auto& rt = runtime(run.job);
       auto& life = rt.life;
       std::erase(rt.runs, e.subject);
       const auto milli = run.placement.used_milli();
@@ -189,11 +211,15 @@ void Simulation::handle(const engine::Event& e) {
         job_left(run.job);
       }
       observer_.on_run_end(jobs_[run.job], run.placement, run.start, e.time, done);
-      if (done) observer_.on_life({metrics::LifeStep::finish, e.time, &jobs_[run.job], &life});
+      if (done) {
+        observer_.on_life({metrics::LifeStep::finish, e.time, &jobs_[run.job], &life});
+        release_slot(run.job);
+      }
       break;
     }
     case engine::EventClass::stop_done: {
-      auto& rt = jobs_rt_[e.subject];
+      if (slot_of_[e.subject] == kNoSlot) break;  // failed for good during its save
+      auto& rt = runtime(e.subject);
       if (rt.life.state != sched::JobState::stopping || rt.stop_version != e.version) break;
       finish_stop(static_cast<workload::JobId>(e.subject), e.time, true);
       break;
@@ -218,7 +244,7 @@ void Simulation::handle(const engine::Event& e) {
 
 void Simulation::start_decided(engine::Time now) {
   for (auto& d : starts_) {
-    auto& rt = jobs_rt_[d.job];
+    auto& rt = runtime(d.job);
     auto& life = rt.life;
     const auto& job = jobs_[d.job];
     const bool first_ever = !rt.started;
@@ -264,7 +290,7 @@ void Simulation::apply_stops(engine::Time now) {
 
 void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause cause, workload::JobId by,
                           bool released, engine::Time hold, cluster::HostId host) {
-  auto& rt = jobs_rt_[id];
+  auto& rt = runtime(id);
   auto& life = rt.life;
   const double done = work_done(id, now);
   for (RunId r : rt.runs) executor_->stop(r, now);
@@ -301,7 +327,7 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
 }
 
 void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpus) {
-  auto& rt = jobs_rt_[id];
+  auto& rt = runtime(id);
   auto& life = rt.life;
   const auto& job = jobs_[id];
   for (RunId r : rt.runs) {
@@ -330,6 +356,7 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
     metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life, sched::StopCause::host_failed};
     ev.lost_work_s = life.work_done / 1e6;
     observer_.on_life(ev);
+    release_slot(id);
     return;
   }
   life.state = sched::JobState::pending;
@@ -389,7 +416,7 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
   victims.erase(std::unique(victims.begin(), victims.end()), victims.end());
   const auto cause = whole ? sched::StopCause::host_failed : sched::StopCause::gpu_failed;
   for (auto id : victims) {
-    auto& rt = jobs_rt_[id];
+    auto& rt = runtime(id);
     if (rt.life.state == sched::JobState::stopping) {
       // Its checkpoint save is cut short: only the periodic checkpoint survives, and the
       // rest of the hold it had been charged is not spent.

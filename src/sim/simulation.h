@@ -61,7 +61,7 @@ class Simulation final : private sched::JobLedger {
   };
 
   // JobLedger
-  const sched::JobLife& life(workload::JobId id) const override { return jobs_rt_[id].life; }
+  const sched::JobLife& life(workload::JobId id) const override { return runtime(id).life; }
   double work_done(workload::JobId id, engine::Time now) const override;
   std::uint64_t user_held_milli(workload::Label user) const override;
   std::uint64_t active_jobs() const override { return active_jobs_; }
@@ -85,6 +85,12 @@ class Simulation final : private sched::JobLedger {
   void fail_host(const FailureEvent& f, engine::Time now);
   void hold_changed(workload::JobId id, std::int64_t delta_milli);
   void job_left(workload::JobId id);
+  // Runtime records exist for active jobs only (memory stays O(active), not O(trace)): a slot
+  // is taken when the job is read and given back once it ended and observers saw its end.
+  JobRuntime& runtime(workload::JobId id) { return rt_pool_[slot_of_[id]]; }
+  const JobRuntime& runtime(workload::JobId id) const { return rt_pool_[slot_of_[id]]; }
+  void take_slot(workload::JobId id);
+  void release_slot(workload::JobId id);
   metrics::InstantState snapshot(engine::Time now) const;
 
   const cluster::Topology& topo_;
@@ -99,7 +105,10 @@ class Simulation final : private sched::JobLedger {
   sched::Scheduler scheduler_;
   std::unique_ptr<Executor> executor_;
   std::deque<workload::JobSpec> jobs_;  // stable addresses: the scheduler holds pointers
-  std::deque<JobRuntime> jobs_rt_;
+  std::vector<JobRuntime> rt_pool_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> slot_of_;  // by job id; kNoSlot once the job ended
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   std::unordered_map<RunId, Run> runs_;
   RunId next_run_ = 0;
   std::uint64_t running_jobs_ = 0;
