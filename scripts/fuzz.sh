@@ -58,9 +58,12 @@ cmake --build "$build" -j"${SCHEDLAB_JOBS:-$(nproc)}" --target "${build_targets[
 # --- run --------------------------------------------------------------------------------
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export TMPDIR="$PWD/$build/tmp"  # the targets' sandboxes (a crash leaves its sandbox behind)
+# The targets' sandboxes (a crash leaves its sandbox behind), one folder per instance of this
+# script: two instances may fuzz different targets side by side (one per core).
+export TMPDIR="$PWD/$build/tmp/$$"
 rm -rf "$TMPDIR"
 mkdir -p "$TMPDIR" "$build/logs"
+trap 'rm -rf "$probe" "$TMPDIR"' EXIT
 
 # Seeds: the files named in targets.txt (absent ones left out) and the regression inputs.
 gather_seeds() {
@@ -81,17 +84,17 @@ count_files() { find "$1" -maxdepth 1 -type f 2>/dev/null | wc -l; }
 total_findings=0
 summary=()
 for t in "${targets[@]}"; do
-  corpus=$build/corpus/$t findings=$build/findings/$t seeds=$build/seeds/$t log=$build/logs/$t.log
+  corpus=$build/corpus/$t findings=$build/findings/$t seeds=$TMPDIR/seeds/$t log=$build/logs/$t.log
   mkdir -p "$corpus" "$findings"
   gather_seeds "$t" "$seeds"
-  stamp=$(mktemp "$build/tmp/stamp.XXXXXX")
+  stamp=$(mktemp "$TMPDIR/stamp.XXXXXX")
   corpus_before=$(count_files "$corpus")
   : >"$log"
   runs=0 start=$SECONDS found=0
   while :; do
     left=$((seconds - (SECONDS - start)))
     ((left > 0)) || break
-    part=$build/tmp/part.log
+    part=$TMPDIR/part.log
     began=$SECONDS
     # The first corpus folder receives new inputs; the seeds are only read.
     "$build/fuzz_$t" -max_total_time="$left" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \

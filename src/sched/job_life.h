@@ -55,6 +55,12 @@ class JobLedger {
   virtual void held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const = 0;
   // How long a preempted job keeps its GPUs to save a checkpoint (0 = freed at once).
   virtual engine::Time stop_hold(workload::JobId /*id*/) const { return 0; }
+  // Preemption's thrash guard: the earliest instant (>= now) at which stopping the running job
+  // keeps work beyond the checkpoint its run resumed from: after its restore, and past its
+  // next periodic checkpoint unless a graceful stop saves everything. Evicting it sooner
+  // would throw away all the run did, and two jobs evicting each other would never finish.
+  // An estimate at the run's current speed: the pass asks again when it comes.
+  virtual engine::Time keeps_work_from(workload::JobId /*id*/, engine::Time now) const { return now; }
 
   // Attained service at `now`: wall time, and GPU-seconds, the current run included.
   engine::Time attained(workload::JobId id, engine::Time now) const {

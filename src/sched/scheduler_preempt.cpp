@@ -16,6 +16,7 @@
 #include <cassert>
 
 #include "sched/scheduler.h"
+#include "util/checked.h"
 
 namespace schedlab::sched {
 
@@ -49,7 +50,8 @@ bool Scheduler::eligible_victim(workload::JobId id, engine::Time now, engine::Ti
   // Started in this pass (its start not applied yet) or not running: not a victim.
   if (life.state != JobState::running || life.run_start < 0) return false;
   if (std::binary_search(started_now_.begin(), started_now_.end(), id)) return false;
-  const engine::Time from = life.run_start + preemption_->min_run();
+  // min_run_s, and never before a stop would keep some of the run's work (thrash guard).
+  const engine::Time from = std::max(add_time(life.run_start, preemption_->min_run()), ledger_->keeps_work_from(id, now));
   if (from > now) {
     eligible_at = std::min(eligible_at, from);
     return false;

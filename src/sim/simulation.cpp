@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/sim_executor.h"
@@ -31,6 +32,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
 // --- the ledger the scheduler reads ------------------------------------------------------
 
 double Simulation::work_done(workload::JobId id, engine::Time now) const {
+  if (!active(id)) return 0;
   const auto& rt = runtime(id);
   const double base = rt.life.work_done;
   if (rt.life.state != sched::JobState::running || !rt.fully_started || rt.runs.empty()) return base;
@@ -47,6 +49,7 @@ std::uint64_t Simulation::user_held_milli(workload::Label user) const {
 
 void Simulation::held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const {
   out.clear();
+  if (!active(id)) return;
   for (RunId r : runtime(id).runs) {
     const auto& tasks = runs_.at(r).placement.tasks;
     out.insert(out.end(), tasks.begin(), tasks.end());
@@ -54,8 +57,46 @@ void Simulation::held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& 
 }
 
 engine::Time Simulation::stop_hold(workload::JobId id) const {
-  if (lifecycle_.grace <= 0) return 0;
+  if (lifecycle_.grace <= 0 || !active(id)) return 0;
   return std::min(lifecycle_.grace, runtime(id).ckpt.save);
+}
+
+bool Simulation::saves_on_preemption(const JobRuntime& rt) const {
+  return lifecycle_.grace > 0 && rt.ckpt.save <= lifecycle_.grace;
+}
+
+engine::Time Simulation::keeps_work_from(workload::JobId id, engine::Time now) const {
+  if (!active(id)) return now;
+  const auto& rt = runtime(id);
+  if (rt.life.state != sched::JobState::running) return now;
+  // A job not fully started (incremental admission) makes no progress yet: it is evicted
+  // only once it has run whole and gained its cost, or two such jobs could take each
+  // other's GPUs forever without either making progress.
+  if (!rt.fully_started) return engine::kTimeMax;
+  const double restored = rt.life.work_done;
+  const double done = work_done(id, now);
+  if (done >= rt.life.work_total) return now;
+  const bool every_bit = saves_on_preemption(rt) || rt.ckpt.interval <= 0;
+  // The work a stop must keep beyond `restored`: at least what the stop and the restart cost
+  // (save and restore, counted at the traced speed), so that each eviction leaves the job at
+  // least as much ahead as it spent, and at least a microsecond. When only periodic
+  // checkpoints survive, the first one past that.
+  const double overhead = std::max(1.0, static_cast<double>(rt.ckpt.restore) + static_cast<double>(stop_hold(id)));
+  double target = restored + overhead;
+  if (!every_bit) {
+    const double step = static_cast<double>(rt.ckpt.interval);
+    target = std::ceil(target / step) * step;
+  }
+  if (target >= rt.life.work_total) return engine::kTimeMax;  // it finishes first
+  if (done >= target) return now;
+  // When, at the speed this run had so far (the traced speed before it made any progress).
+  const engine::Time began = std::max(rt.progress_from, now);
+  double rate = 1.0;
+  if (now > rt.progress_from && done > restored)
+    rate = (done - restored) / static_cast<double>(now - rt.progress_from);
+  const double need = target - done;
+  const engine::Time wait = time_from_double_clamped(std::ceil(need / rate));
+  return std::max(add_time(now, 1), add_time(began, wait));
 }
 
 // --- arrivals and failures ---------------------------------------------------------------
@@ -218,7 +259,7 @@ void Simulation::handle(const engine::Event& e) {
       break;
     }
     case engine::EventClass::stop_done: {
-      if (slot_of_[e.subject] == kNoSlot) break;  // failed for good during its save
+      if (!active(static_cast<workload::JobId>(e.subject))) break;  // failed for good during its save
       auto& rt = runtime(e.subject);
       if (rt.life.state != sched::JobState::stopping || rt.stop_version != e.version) break;
       finish_stop(static_cast<workload::JobId>(e.subject), e.time, true);
@@ -297,7 +338,7 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   const bool preempted = cause == sched::StopCause::preempted;
   // A graceful preemption saves everything if the save fits in the grace period; otherwise
   // (and always after a failure) the job keeps only its last periodic checkpoint.
-  const bool saves = preempted && lifecycle_.grace > 0 && rt.ckpt.save <= lifecycle_.grace;
+  const bool saves = preempted && saves_on_preemption(rt);
   const double periodic = workload::last_checkpoint(rt.ckpt, done, life.work_done);
   const double saved = saves ? done : periodic;
   // Thrown-away work is priced at the wall time this attempt took per unit of work.

@@ -61,13 +61,19 @@ class Simulation final : private sched::JobLedger {
   };
 
   // JobLedger
-  const sched::JobLife& life(workload::JobId id) const override { return runtime(id).life; }
+  // A job that ended (its record given back) reads as finished, holding nothing.
+  const sched::JobLife& life(workload::JobId id) const override {
+    return active(id) ? runtime(id).life : ended_life_;
+  }
   double work_done(workload::JobId id, engine::Time now) const override;
   std::uint64_t user_held_milli(workload::Label user) const override;
   std::uint64_t active_jobs() const override { return active_jobs_; }
   std::uint64_t active_users() const override { return active_users_.size(); }
   void held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const override;
   engine::Time stop_hold(workload::JobId id) const override;
+  engine::Time keeps_work_from(workload::JobId id, engine::Time now) const override;
+  // A graceful preemption of this job saves all its work (the save fits in the grace period).
+  bool saves_on_preemption(const JobRuntime& rt) const;
 
   bool pull_next_job();
   void pull_next_failure();
@@ -89,6 +95,7 @@ class Simulation final : private sched::JobLedger {
   // is taken when the job is read and given back once it ended and observers saw its end.
   JobRuntime& runtime(workload::JobId id) { return rt_pool_[slot_of_[id]]; }
   const JobRuntime& runtime(workload::JobId id) const { return rt_pool_[slot_of_[id]]; }
+  bool active(workload::JobId id) const { return id < slot_of_.size() && slot_of_[id] != kNoSlot; }
   void take_slot(workload::JobId id);
   void release_slot(workload::JobId id);
   metrics::InstantState snapshot(engine::Time now) const;
@@ -109,6 +116,7 @@ class Simulation final : private sched::JobLedger {
   std::vector<std::uint32_t> free_slots_;
   std::vector<std::uint32_t> slot_of_;  // by job id; kNoSlot once the job ended
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  sched::JobLife ended_life_{.state = sched::JobState::finished};
   std::unordered_map<RunId, Run> runs_;
   RunId next_run_ = 0;
   std::uint64_t running_jobs_ = 0;

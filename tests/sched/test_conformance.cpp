@@ -255,13 +255,6 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
       const SimOptions options = seed == 1 ? SimOptions{} : lifecycle_on(seed, spec, jobs);
       for (std::size_t i = 0; i < combos.size(); i += kCombinationStride) {
         const auto& c = combos[i];
-        // Known gap: with checkpoint costs, preemption can livelock (under fair-share two
-        // users' jobs evict each other at every start, each restart pays its restore and too
-        // little reaches a checkpoint) and the run never ends. Until the simulator guards
-        // against thrashing, the lifecycle seed runs the combinations without preemption;
-        // preemption is checked here with free preemption, and with costs by the hand-worked
-        // schedules (tests/sim/test_hand_worked_*.cpp, test_checkpoint.cpp).
-        if (seed == 2 && c.preemption != "none") continue;
         INFO("seed ", seed, " cluster ", name, " policy ", label(c));
         SimRun r(spec, c, jobs, options);
         check_run(r, c, jobs);
@@ -269,7 +262,7 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
       }
     }
   }
-  CHECK(runs >= (combos.size() + kCombinationStride - 1) / kCombinationStride * 2);
+  CHECK(runs == (combos.size() + kCombinationStride - 1) / kCombinationStride * 4);
 }
 
 TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_retries") {

@@ -39,6 +39,7 @@ class CkptSource final : public workload::JobSource {
       j.gpus_per_task = r.gpus_per_task;
       j.gpu_milli = r.gpu_milli;
       j.gang = r.gang;
+      j.priority = r.priority;
       j.gpu_request = strings_.intern(r.model);
       j.ckpt_interval_s = rows[i].interval_s;
       j.ckpt_save_s = rows[i].save_s;
@@ -120,7 +121,8 @@ struct LifeRun {
   sim::SimulationStats stats;
 
   LifeRun(const cluster::ClusterSpec& spec, const std::vector<CkptRow>& rows, sim::LifecycleConfig lifecycle,
-          const std::string& failure_csv, const std::string& name = "failures.csv")
+          const std::string& failure_csv, const std::string& name = "failures.csv",
+          const sched::SchedulerConfig& config = scheduler_config("first-fit"))
       : catalog(small_catalog()),
         topo(spec, catalog),
         source(rows),
@@ -130,7 +132,7 @@ struct LifeRun {
         recorder(observer) {
     std::unique_ptr<sim::FailureSource> failures;
     if (!failure_csv.empty()) failures = sim::open_failure_trace(temp_file(name, failure_csv), topo);
-    sim::Simulation simulation(topo, scheduler_config("first-fit"), source, *perf, recorder, "memory", lifecycle,
+    sim::Simulation simulation(topo, config, source, *perf, recorder, "memory", lifecycle,
                                failures.get());
     stats = simulation.run();
   }

@@ -88,6 +88,66 @@ TEST_CASE("Checkpoint.Precedence.trace_columns_then_scenario") {
   CHECK(lost_gpu_s(run.last(0)) == doctest::Approx(1280));
 }
 
+namespace {
+// Priority queue and priority preemption on one host of 4 GPUs: J1 (priority 1) outranks J0.
+sched::SchedulerConfig preempting_priority() {
+  auto c = scheduler_config("first-fit");
+  c.queue = "priority";
+  c.preemption = "priority";
+  return c;
+}
+CkptRow prio_row(double submit, double duration, std::int32_t priority) {
+  CkptRow r{JobRow(submit, duration, 1, 4)};
+  r.row.priority = priority;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("Checkpoint.ThrashGuard.a_victim_is_stopped_at_its_first_checkpoint_worth_its_cost") {
+  // Checkpoints every 100 s of work, restore 20 s, immediate preemption (no grace).
+  //   J0  t=0   priority 0  4 GPUs  1000 s
+  //   J1  t=50  priority 1  4 GPUs   100 s
+  // At 50 a stop would keep nothing (no checkpoint yet): J0 is evicted when a stop keeps at
+  // least its restore (20 s), i.e. at its first checkpoint, t=100, losing no work.
+  //   J1 runs 100..200. J0 restarts at 200, restores to 220, does its 900 s left: ends 1120.
+  //   Lost GPU-s: the restore only, 20 s x 4 GPUs = 80.
+  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 1000, 0), prio_row(50, 100, 1)}, lifecycle(100, 0, 20), "",
+              "failures.csv", preempting_priority());
+  CHECK(run.starts_s(1) == std::vector<double>{100});
+  CHECK(run.end_s(1) == doctest::Approx(200));
+  CHECK(run.starts_s(0) == std::vector<double>{0, 200});
+  CHECK(run.end_s(0) == doctest::Approx(1120));
+  CHECK(run.last(0).life.preemptions == 1);
+  CHECK(lost_gpu_s(run.last(0)) == doctest::Approx(80));
+}
+
+TEST_CASE("Checkpoint.ThrashGuard.a_job_that_ends_before_its_next_checkpoint_is_not_evicted") {
+  // The same, but J0 has 90 s of work: its first checkpoint (100) comes after its end, so
+  // stopping it would only throw work away. J1 waits: J0 ends at 90, J1 runs 90..190.
+  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 90, 0), prio_row(50, 100, 1)}, lifecycle(100, 0, 20), "",
+              "failures.csv", preempting_priority());
+  CHECK(run.starts_s(0) == std::vector<double>{0});
+  CHECK(run.end_s(0) == doctest::Approx(90));
+  CHECK(run.starts_s(1) == std::vector<double>{90});
+  CHECK(run.end_s(1) == doctest::Approx(190));
+}
+
+TEST_CASE("Checkpoint.ThrashGuard.a_restarted_job_is_not_evicted_while_it_restores") {
+  // Free checkpoints (interval 0: every instant saved) but restore 30 s.
+  //   J0  t=0   priority 0  4 GPUs  1000 s
+  //   J1  t=50  priority 2  4 GPUs   100 s   evicts J0 at 50 (J0 did 50 s >= its 30 s cost)
+  //   J2  t=160 priority 1  4 GPUs   100 s
+  // J1 ends 150; J0 restarts at 150 and restores until 180. J2 (priority 1) outranks J0 but
+  // may evict it only once a stop keeps 30 s beyond its checkpoint: at 180 + 30 = 210.
+  //   J0 did 50 + 30 = 80 s. J2 runs 210..310; J0 restarts 310, restores to 340, has 920 s
+  //   left: ends 1260.
+  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 1000, 0), prio_row(50, 100, 2), prio_row(160, 100, 1)},
+              lifecycle(0, 0, 30), "", "failures.csv", preempting_priority());
+  CHECK(run.starts_s(0) == std::vector<double>{0, 150, 310});
+  CHECK(run.starts_s(2) == std::vector<double>{210});
+  CHECK(run.end_s(0) == doctest::Approx(1260));
+}
+
 TEST_CASE("Checkpoint.Catalog.size_over_storage_bandwidth") {
   // 1e9 parameters x 14 bytes = 14 GB; written at 2 GB/s = 7 s, read at 4 GB/s = 3.5 s.
   const auto cat = perf::load_model_catalog_text(R"(
