@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Replay benchmark: a 1,000,000-job synthetic trace on the 10,240-GPU cluster
 # (configs/clusters/dc-10240.yaml: 40 racks x 32 hosts x 8 GPUs) under fifo+gang+best-fit
-# and fifo+gang+rack-pack. Prints wall time, events per second and peak RSS of each replay
-# (targets: <= 10 s and <= 1 GiB each, on one core). Parsing the trace is included.
+# and fifo+gang+rack-pack, and under las+reorder+best-fit (Tiresias' preemption). Prints wall
+# time, events per second and peak RSS of each replay (targets: <= 10 s for fifo, <= 15 s for
+# las+reorder, <= 1 GiB each, on one core). Parsing the trace is included.
 #   scripts/bench-replay.sh [BUILD_DIR]        (JOBS=1000000 to change the size)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,12 +26,20 @@ workload: {trace: $work/trace.csv}
 scheduler: {queue: fifo, admission: gang, filters: [gpu-model], placement: best-fit, backfill: none}
 metrics: {timeline_interval_s: 3600}
 YAML
-for placement in best-fit rack-pack; do
+# label | --set overrides. The las+reorder run preempts (Tiresias): target <= 15 s, <= 1 GiB.
+runs=(
+  "fifo/best-fit|--set scheduler.placement=best-fit"
+  "fifo/rack-pack|--set scheduler.placement=rack-pack"
+  "las+reorder/best-fit|--set scheduler.queue=las --set scheduler.preemption=reorder --set scheduler.placement=best-fit"
+)
+for entry in "${runs[@]}"; do
+  label=${entry%%|*}
+  read -ra sets <<<"${entry#*|}"
   start=$(date +%s.%N)
-  # taskset: one core, as the target says.
-  out=$(taskset -c 0 "$bin" run "$work/bench.yaml" --set scheduler.placement=$placement --out "$work/out-$placement")
+  # taskset: one core, as the targets say.
+  out=$(taskset -c 0 "$bin" run "$work/bench.yaml" "${sets[@]}" --out "$work/out")
   end=$(date +%s.%N)
   line=$(grep '^run:' <<<"$out")
-  printf '%-10s total %.2f s (incl. start-up and writing results) | %s\n' "$placement" "$(echo "$end - $start" | bc)" "$line"
-  grep -E 'finished|utilization|JCT mean' <<<"$out" | sed 's/^/           /'
+  printf '%-21s total %.2f s (incl. start-up and writing results) | %s\n' "$label" "$(echo "$end - $start" | bc)" "$line"
+  grep -E 'finished|utilization|JCT mean|preemptions' <<<"$out" | sed 's/^/                      /'
 done

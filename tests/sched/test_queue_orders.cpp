@@ -343,7 +343,7 @@ struct UserRow {
   bool gang = true;
 };
 
-class UserSource final : public workload::JobSource {
+class UserSource final : public SpecListSource {
  public:
   explicit UserSource(const std::vector<UserRow>& rows) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -355,17 +355,6 @@ class UserSource final : public workload::JobSource {
       jobs_.push_back(j);
     }
   }
-  bool next(workload::JobSpec& out) override {
-    if (next_ == jobs_.size()) return false;
-    out = jobs_[next_++];
-    return true;
-  }
-  workload::StringPool& strings() override { return strings_; }
-
- private:
-  workload::StringPool strings_;
-  std::vector<workload::JobSpec> jobs_;
-  std::size_t next_ = 0;
 };
 
 // Start instants (seconds) of every run of every job, under `queue` with `args`.

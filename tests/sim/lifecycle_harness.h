@@ -24,40 +24,17 @@ struct CkptRow {
 };
 
 // Jobs from memory, checkpoint columns included.
-class CkptSource final : public workload::JobSource {
+class CkptSource final : public SpecListSource {
  public:
   explicit CkptSource(const std::vector<CkptRow>& rows) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i].row;
-      workload::JobSpec j;
-      j.id = static_cast<workload::JobId>(i);
-      j.trace_number = i;
-      j.line = static_cast<std::uint32_t>(i + 2);
-      j.submit = sec(r.submit_s);
-      j.duration = sec(r.duration_s);
-      j.tasks = r.tasks;
-      j.gpus_per_task = r.gpus_per_task;
-      j.gpu_milli = r.gpu_milli;
-      j.gang = r.gang;
-      j.priority = r.priority;
-      j.gpu_request = strings_.intern(r.model);
+      workload::JobSpec j = spec_of(rows[i].row, i);
       j.ckpt_interval_s = rows[i].interval_s;
       j.ckpt_save_s = rows[i].save_s;
       j.ckpt_restore_s = rows[i].restore_s;
       jobs_.push_back(j);
     }
   }
-  bool next(workload::JobSpec& out) override {
-    if (next_ == jobs_.size()) return false;
-    out = jobs_[next_++];
-    return true;
-  }
-  workload::StringPool& strings() override { return strings_; }
-
- private:
-  workload::StringPool strings_;
-  std::vector<workload::JobSpec> jobs_;
-  std::size_t next_ = 0;
 };
 
 // One recorded life step, with a copy of the job's life at that moment.

@@ -83,28 +83,10 @@ struct JobRow {
   std::int32_t priority = 0;
 };
 
-// Jobs from memory, in the order given (which must be submit order).
-class VectorSource final : public workload::JobSource {
+// Jobs from memory: specs built by the test, handed out in the order given (which must be
+// submit order). The test's sources fill `jobs_` with their own kind of row.
+class SpecListSource : public workload::JobSource {
  public:
-  explicit VectorSource(const std::vector<JobRow>& rows) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows[i];
-      workload::JobSpec j;
-      j.id = static_cast<workload::JobId>(i);
-      j.trace_number = i;
-      j.line = static_cast<std::uint32_t>(i + 2);
-      j.submit = sec(r.submit_s);
-      j.duration = sec(r.duration_s);
-      j.tasks = r.tasks;
-      j.gpus_per_task = r.gpus_per_task;
-      j.gpu_milli = r.gpu_milli;
-      j.gang = r.gang;
-      j.gpu_request = strings_.intern(r.model);
-      j.min_generation = r.min_generation;
-      j.priority = r.priority;
-      jobs_.push_back(j);
-    }
-  }
   bool next(workload::JobSpec& out) override {
     if (next_ == jobs_.size()) return false;
     out = jobs_[next_++];
@@ -112,10 +94,37 @@ class VectorSource final : public workload::JobSource {
   }
   workload::StringPool& strings() override { return strings_; }
 
- private:
+ protected:
+  // The spec of row `i`, as a trace reader would make it.
+  workload::JobSpec spec_of(const JobRow& r, std::size_t i) {
+    workload::JobSpec j;
+    j.id = static_cast<workload::JobId>(i);
+    j.trace_number = i;
+    j.line = static_cast<std::uint32_t>(i + 2);
+    j.submit = sec(r.submit_s);
+    j.duration = sec(r.duration_s);
+    j.tasks = r.tasks;
+    j.gpus_per_task = r.gpus_per_task;
+    j.gpu_milli = r.gpu_milli;
+    j.gang = r.gang;
+    j.gpu_request = strings_.intern(r.model);
+    j.min_generation = r.min_generation;
+    j.priority = r.priority;
+    return j;
+  }
+
   workload::StringPool strings_;
   std::vector<workload::JobSpec> jobs_;
+
+ private:
   std::size_t next_ = 0;
+};
+
+class VectorSource final : public SpecListSource {
+ public:
+  explicit VectorSource(const std::vector<JobRow>& rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) jobs_.push_back(spec_of(rows[i], i));
+  }
 };
 
 // What the observer saw of one job.
