@@ -1,28 +1,19 @@
 // nccl-tests logs: numbers in range (R08) and fit errors that name the log (R17).
 #include <doctest/doctest.h>
 
+#include "../support/input_errors.h"
 #include "calib/alpha_beta_fit.h"
 #include "calib/nccl_tests_log.h"
 #include "util/error.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::calib;
 
 namespace {
 const char* kHeader =
     "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw  "
     "#wrong\n";
-
-template <class F>
-InputError input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("unreachable");
-}
 }  // namespace
 
 TEST_CASE("Calib.Robustness.rank_numbers_in_range") {

@@ -10,32 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "../support/input_errors.h"
 #include "config/cluster_config.h"
 #include "config/scenario.h"
 #include "config/yaml_util.h"
 #include "util/error.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::config;
-
-namespace {
-std::string fixture(const std::string& rel) { return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/" + rel; }
-
-template <class F>
-InputError input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("unreachable");
-}
-
-bool says(const InputError& e, const std::string& text) {
-  return std::string(e.what()).find(text) != std::string::npos;
-}
-}  // namespace
 
 TEST_CASE("Config.Robustness.bad_files_are_located") {
   struct Case {

@@ -2,28 +2,14 @@
 // and errors that name the file, line and field.
 #include <doctest/doctest.h>
 
+#include "../support/input_errors.h"
 #include "config/cluster_config.h"
 #include "config/scenario.h"
 #include "util/error.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::config;
-
-namespace {
-std::string fixture(const std::string& rel) { return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/" + rel; }
-
-// The InputError a call throws (fails the test when it throws nothing).
-template <class F>
-InputError input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("unreachable");
-}
-}  // namespace
 
 TEST_CASE("Config.Scenario.reads_every_section") {
   Scenario sc = load_scenario(fixture("scenarios/tiny.yaml"));

@@ -2,15 +2,13 @@
 // arg is reported at its own line with the part's message.
 #include <doctest/doctest.h>
 
+#include "../support/input_errors.h"
 #include "config/scenario.h"
 #include "util/error.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::config;
-
-namespace {
-std::string fixture(const std::string& rel) { return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/" + rel; }
-}  // namespace
 
 TEST_CASE("Config.QueueArgs.a_list_arg_travels_as_flow_text") {
   Scenario sc = load_scenario(fixture("scenarios/las_args.yaml"));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../support/input_errors.h"
 #include "config/cluster_config.h"
 #include "perf/calibration_profile.h"
 #include "perf/model_catalog.h"
@@ -14,23 +15,8 @@
 #include "util/error.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::perf;
-
-namespace {
-template <class F>
-InputError input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  return InputError("unreachable");
-}
-bool says(const InputError& e, const std::string& text) {
-  return std::string(e.what()).find(text) != std::string::npos;
-}
-}  // namespace
 
 TEST_CASE("Perf.Robustness.profile_figures_in_sense_ranges") {
   struct Case {

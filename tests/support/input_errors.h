@@ -1,0 +1,34 @@
+// Helpers for tests of bad input: the InputError a call throws, what its message says, and
+// where the project's fixture files are.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "util/error.h"
+
+namespace schedlab::testing {
+
+// A file under tests/fixtures/.
+inline std::string fixture(const std::string& rel) {
+  return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/" + rel;
+}
+
+// The InputError a call throws (fails the test when it throws nothing).
+template <class F>
+InputError input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  return InputError("unreachable");
+}
+
+inline bool says(const InputError& e, const std::string& text) {
+  return std::string(e.what()).find(text) != std::string::npos;
+}
+
+}  // namespace schedlab::testing
