@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Replays the full Microsoft Philly trace (111,549 jobs, ../shared/traces/philly) on the
-# Philly-like cluster under fifo+gang+best-fit, end to end including parsing and writing
-# results (target: <= 2 s). Skips cleanly when ../shared is absent.
+# Philly-like cluster under fifo+gang+best-fit and under las+reorder (Tiresias), end to end
+# including parsing and writing results (target: <= 2 s each). Skips cleanly when ../shared
+# is absent.
 #   scripts/bench-philly.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +12,14 @@ trace=../shared/traces/philly/philly_trace.csv
 [ -x "$bin" ] || { echo "bench-philly: build first (scripts/setup.sh)"; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for i in 1 2 3; do
-  start=$(date +%s.%N)
-  result=$("$bin" run scenarios/philly.yaml --out "$out/r")
-  end=$(date +%s.%N)
-  printf 'run %d: %.2f s end to end | %s\n' "$i" "$(echo "$end - $start" | bc)" "$(grep '^run:' <<<"$result")"
+for policy in fifo las; do
+  sets=()
+  [ "$policy" = las ] && sets=(--set scheduler.queue=las --set scheduler.preemption=reorder)
+  for i in 1 2 3; do
+    start=$(date +%s.%N)
+    result=$("$bin" run scenarios/philly.yaml "${sets[@]}" --out "$out/r")
+    end=$(date +%s.%N)
+    printf '%-4s run %d: %.2f s end to end | %s | %s\n' "$policy" "$i" "$(echo "$end - $start" | bc)" \
+      "$(grep '^run:' <<<"$result")" "$(grep -E '^ +preemptions' <<<"$result" | xargs)"
+  done
 done

@@ -48,12 +48,18 @@ for t in "${targets[@]}"; do
     { echo "fuzz: unknown target '$t'; valid: ${all_targets[*]}" >&2; exit 2; }
 done
 
+# One configure and build at a time in the folder: instances started side by side would
+# relink the same library under each other.
+mkdir -p "$build"
+exec 9>"$build/.build-lock"
+flock 9
 # -O1 -g with assertions on (an assert is a finding too); CUDA and benchmarks are not fuzzed.
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DSCHEDLAB_FUZZ=ON -DSCHEDLAB_SANITIZE=address,undefined -DSCHEDLAB_CUDA=OFF -DSCHEDLAB_BENCH=OFF >/dev/null
 build_targets=("${targets[@]/#/fuzz_}")
 ((${#targets[@]} == ${#all_targets[@]})) && build_targets=(fuzz_all)
 cmake --build "$build" -j"${SCHEDLAB_JOBS:-$(nproc)}" --target "${build_targets[@]}"
+flock -u 9
 
 # --- run --------------------------------------------------------------------------------
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

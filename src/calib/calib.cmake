@@ -45,7 +45,7 @@ set_target_properties(schedlab_calib_gpu PROPERTIES
 target_include_directories(schedlab_calib_gpu PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(schedlab_calib_gpu PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${SCHEDLAB_WARNINGS}>)
 # Header-only fmt and the static CUDA runtime; nothing from schedlab_core (no link cycle).
-target_link_libraries(schedlab_calib_gpu PRIVATE fmt::fmt-header-only PUBLIC CUDA::cudart_static ${CMAKE_DL_LIBS})
+target_link_libraries(schedlab_calib_gpu PRIVATE ${SCHEDLAB_FMT} PUBLIC CUDA::cudart_static ${CMAKE_DL_LIBS})
 
 target_compile_definitions(schedlab_core PUBLIC SCHEDLAB_HAVE_CUDA=1)
 target_link_libraries(schedlab_core PUBLIC schedlab_calib_gpu)
