@@ -171,10 +171,11 @@ void Simulation::pull_next_failure() {
 }
 
 void Simulation::hold_changed(workload::JobId id, std::int64_t delta_milli) {
-  auto& life = runtime(id).life;
-  life.held_milli = static_cast<std::uint64_t>(static_cast<std::int64_t>(life.held_milli) + delta_milli);
-  auto& user = user_milli_[jobs_[id].user];
-  user = static_cast<std::uint64_t>(static_cast<std::int64_t>(user) + delta_milli);
+  auto& rt = runtime(id);
+  rt.life.held_milli = static_cast<std::uint64_t>(static_cast<std::int64_t>(rt.life.held_milli) + delta_milli);
+  // The user's counter, found once per job (map nodes never move, and users are never erased).
+  if (!rt.user_milli) rt.user_milli = &user_milli_[jobs_[id].user];
+  *rt.user_milli = static_cast<std::uint64_t>(static_cast<std::int64_t>(*rt.user_milli) + delta_milli);
 }
 
 void Simulation::take_slot(workload::JobId id) {

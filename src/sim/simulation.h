@@ -49,6 +49,7 @@ class Simulation final : private sched::JobLedger {
     workload::CheckpointCost ckpt;
     std::vector<RunId> runs;       // runs holding GPUs now
     std::uint64_t held_gpus = 0;   // whole GPUs plus share slots held now
+    std::uint64_t* user_milli = nullptr;  // its user's entry in user_milli_, once looked up
     engine::Time progress_from = 0;  // when the current attempt began making progress (after its restore)
     double wall_per_work = 0;      // during a graceful stop: wall microseconds per unit of work, this attempt
     engine::Time hold_until = 0;   // during a graceful stop: when its GPUs are freed
