@@ -70,7 +70,10 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   s.jct_p99_s = percentile(jct, 99);
   s.wait_mean_s = mean(wait);
   s.wait_p95_s = percentile(wait, 95);
-  if (c.first_submit() >= 0) s.makespan_s = engine::to_seconds(c.last_end() - c.first_submit());
+  // From the first submit to the last end; 0 when nothing ran (every job dropped: the
+  // fuzzer found -6 s here).
+  if (c.first_submit() >= 0 && c.last_end() > c.first_submit())
+    s.makespan_s = engine::to_seconds(c.last_end() - c.first_submit());
   s.gpu_hours = c.integral_gpu_seconds() / 3600.0;
   double capacity = static_cast<double>(s.total_gpus) * s.makespan_s;
   if (capacity > 0) {
