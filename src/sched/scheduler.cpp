@@ -104,8 +104,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   job.allowed = allowed_models(job);
   if (auto why = never_fits(job)) return why;
   queue_order_->job_submitted(spec);
-  if (keys_.size() <= spec.id) keys_.resize(spec.id + 1);
-  auto& ks = keys_[spec.id];
+  auto& ks = new_key_state(spec.id);
   ks.spec = &spec;
   ks.requested = requested;
   ks.key = queue_order_->key(spec, *ledger_, false, now);
@@ -121,8 +120,31 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   return std::nullopt;
 }
 
+Scheduler::KeyState& Scheduler::new_key_state(workload::JobId id) {
+  if (key_slot_.size() <= id) {
+    const std::size_t from = key_slot_.size();
+    key_slot_.resize(std::size_t{id} + 1);
+    for (std::size_t i = from; i < key_slot_.size(); ++i) key_slot_[i] = kNoKey;
+  }
+  if (free_keys_.empty()) {
+    key_slot_[id] = static_cast<std::uint32_t>(key_pool_.size());
+    key_pool_.emplace_back();
+  } else {
+    key_slot_[id] = free_keys_.back();
+    free_keys_.pop_back();
+    key_pool_[key_slot_[id]] = KeyState{};
+  }
+  return key_pool_[key_slot_[id]];
+}
+
+void Scheduler::release_key_state(workload::JobId id) {
+  free_keys_.push_back(key_slot_[id]);
+  key_slot_[id] = kNoKey;
+}
+
 void Scheduler::rekey(workload::JobId id, engine::Time now) {
-  auto& ks = keys_[id];
+  if (!has_key(id)) return;  // ended
+  auto& ks = key_state(id);
   if (!ks.queued && !ks.running) return;
   OrderKey k = queue_order_->key(*ks.spec, *ledger_, ks.running, now);
   if (k != ks.key) {
@@ -148,7 +170,9 @@ void Scheduler::rekey_user(workload::Label user, engine::Time now) {
   if (it == user_jobs_.end()) return;
   auto& ids = it->second;
   // Ended jobs leave the list here, lazily.
-  std::erase_if(ids, [&](workload::JobId id) { return !keys_[id].queued && !keys_[id].running; });
+  std::erase_if(ids, [&](workload::JobId id) {
+    return !has_key(id) || (!key_state(id).queued && !key_state(id).running);
+  });
   for (auto id : ids) rekey(id, now);
   if (ids.empty()) user_jobs_.erase(it);
 }
@@ -172,7 +196,7 @@ void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time
     if (next_rekey_ != engine::kTimeMax) timers_.push_back({next_rekey_, kNoJob, 0});
     return;
   }
-  if (id < keys_.size() && keys_[id].version == version) rekey(id, now);
+  if (has_key(id) && key_state(id).version == version) rekey(id, now);
 }
 
 void Scheduler::take_timers(std::vector<TimerRequest>& out) {
@@ -226,7 +250,7 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
                              std::vector<StartDecision>& starts) {
   job.tasks_left -= static_cast<std::uint32_t>(slots.size());
   const workload::JobId id = job.id();
-  auto& ks = keys_[id];
+  auto& ks = key_state(id);
   auto [it, fresh] = running_.try_emplace(id);
   auto& run = it->second;
   if (!fresh && backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, run.gpus, run.expected_end});
@@ -277,7 +301,7 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
     }
     record_start(job, slots, now, starts);
     if (job.tasks_left == 0) {
-      keys_[job.id()].queued = false;
+      key_state(job.id()).queued = false;
       it = queue_.erase(it);
       continue;
     }
@@ -293,8 +317,9 @@ void Scheduler::starts_applied(engine::Time now) {
   std::sort(started_.begin(), started_.end());
   started_.erase(std::unique(started_.begin(), started_.end()), started_.end());
   for (auto id : started_) {
+    if (!has_key(id)) continue;  // ended since
     rekey(id, now);
-    if (queue_order_->keyed_by_user()) rekey_user(keys_[id].spec->user, now);
+    if (queue_order_->keyed_by_user()) rekey_user(key_state(id).spec->user, now);
   }
   started_.clear();
 }
@@ -304,7 +329,7 @@ void Scheduler::drop_running(workload::JobId id) {
   if (it == running_.end()) return;
   ++changes_;
   if (backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, it->second.gpus, it->second.expected_end});
-  auto& ks = keys_[id];
+  auto& ks = key_state(id);
   if (preemption_->enabled()) running_by_key_.erase(QueueKey{ks.key, id});
   ks.running = false;
   running_.erase(it);
@@ -327,15 +352,15 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
 
 void Scheduler::job_ended(workload::JobId id, engine::Time now) {
   drop_running(id);
-  if (id < keys_.size()) {
-    ++keys_[id].version;
-    if (queue_order_->keyed_by_user() && keys_[id].spec) rekey_user(keys_[id].spec->user, now);
-  }
+  if (!has_key(id)) return;
+  const auto user = key_state(id).spec->user;
+  release_key_state(id);
+  if (queue_order_->keyed_by_user()) rekey_user(user, now);
 }
 
 void Scheduler::job_stopped(workload::JobId id) {
   drop_running(id);
-  auto& ks = keys_[id];
+  auto& ks = key_state(id);
   if (ks.queued) {
     queue_.erase(QueueKey{ks.key, id});
     ks.queued = false;
@@ -344,7 +369,7 @@ void Scheduler::job_stopped(workload::JobId id) {
 }
 
 void Scheduler::requeue(workload::JobId id, engine::Time now) {
-  auto& ks = keys_[id];
+  auto& ks = key_state(id);
   if (ks.queued) queue_.erase(QueueKey{ks.key, id});
   const auto& spec = *ks.spec;
   PendingJob job{&spec, 0, spec.tasks};
@@ -364,7 +389,9 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
 
 void Scheduler::forget(workload::JobId id, engine::Time now) {
   job_stopped(id);
-  if (queue_order_->keyed_by_user() && keys_[id].spec) rekey_user(keys_[id].spec->user, now);
+  const auto user = key_state(id).spec->user;
+  release_key_state(id);
+  if (queue_order_->keyed_by_user()) rekey_user(user, now);
 }
 
 const char* cause_name(StopCause c) {

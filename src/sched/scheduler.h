@@ -95,7 +95,7 @@ class Scheduler {
   // Models the job may use after all filters.
   cluster::ModelMask allowed_models(const PendingJob& job) const;
   // The job's current queue key (for tests and logs).
-  OrderKey key_of(workload::JobId id) const { return id < keys_.size() ? keys_[id].key : OrderKey{}; }
+  OrderKey key_of(workload::JobId id) const { return has_key(id) ? key_state(id).key : OrderKey{}; }
   std::uint64_t preemptions() const { return preemptions_; }
 
  private:
@@ -159,7 +159,18 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
-  ChunkedVector<KeyState> keys_;  // by job id
+  // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
+  // slot is taken at submit and given back when the job ends, so memory follows the active
+  // jobs, not the trace.
+  ChunkedVector<std::uint32_t> key_slot_;  // by job id; kNoKey when it has none
+  std::vector<KeyState> key_pool_;
+  std::vector<std::uint32_t> free_keys_;
+  static constexpr std::uint32_t kNoKey = ~std::uint32_t{0};
+  bool has_key(workload::JobId id) const { return id < key_slot_.size() && key_slot_[id] != kNoKey; }
+  KeyState& key_state(workload::JobId id) { return key_pool_[key_slot_[id]]; }
+  const KeyState& key_state(workload::JobId id) const { return key_pool_[key_slot_[id]]; }
+  KeyState& new_key_state(workload::JobId id);
+  void release_key_state(workload::JobId id);
   std::unordered_map<workload::JobId, ActiveJob> running_;
   std::set<QueueKey> running_by_key_;  // the same jobs, in queue order
   RunningByEnd running_by_end_;        // the same jobs, in reservation order (backfilling only)

@@ -63,7 +63,7 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
                                cluster::AllocationState& alloc, std::vector<workload::JobId>& victims,
                                engine::Time& eligible_at) {
   victims.clear();
-  const OrderKey key = keys_[job.id()].key;
+  const OrderKey key = key_state(job.id()).key;
   std::vector<EvictionCandidate> freed;  // in the order the dry run freed them
   std::vector<EvictionCandidate> group;
   std::vector<cluster::TaskSlot> held;
@@ -212,7 +212,7 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
     record_start(job, slots, now, starts);
     started_now_.insert(std::upper_bound(started_now_.begin(), started_now_.end(), id), id);
     if (job.tasks_left == 0) {
-      keys_[id].queued = false;
+      key_state(id).queued = false;
       it = queue_.erase(it);
       continue;
     }
