@@ -55,6 +55,9 @@ class QueueOrder {
   virtual engine::Time rekey_period() const { return 0; }
   // A start or stop changes the keys of every job of the same user (fair share).
   virtual bool keyed_by_user() const { return false; }
+  // The key depends on the job's spec alone (fifo, priority, sjf): it is computed at submit
+  // and requeue only, never after a start.
+  virtual bool fixed_keys() const { return false; }
   // Every submitted job is shown once, in submit order (Gittins learns its distribution).
   virtual void job_submitted(const workload::JobSpec& /*job*/) {}
 };

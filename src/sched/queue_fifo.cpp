@@ -5,6 +5,7 @@ namespace schedlab::sched {
 namespace {
 class FifoQueue final : public QueueOrder {
  public:
+  bool fixed_keys() const override { return true; }
   OrderKey key(const workload::JobSpec& job, const JobLedger&, bool, engine::Time) const override {
     return {static_cast<double>(job.submit), 0};
   }

@@ -9,6 +9,7 @@ class PriorityQueue final : public QueueOrder {
  public:
   // Smaller keys go first, so the priority is negated; the key's primary part is the class
   // that `priority` preemption compares.
+  bool fixed_keys() const override { return true; }
   OrderKey key(const workload::JobSpec& job, const JobLedger&, bool, engine::Time) const override {
     return {-static_cast<double>(job.priority), static_cast<double>(job.submit)};
   }

@@ -7,6 +7,7 @@ namespace schedlab::sched {
 namespace {
 class SjfQueue final : public QueueOrder {
  public:
+  bool fixed_keys() const override { return true; }
   OrderKey key(const workload::JobSpec& job, const JobLedger&, bool, engine::Time) const override {
     const engine::Time length = job.estimate > 0 ? job.estimate : job.duration;
     return {static_cast<double>(length), static_cast<double>(job.submit)};

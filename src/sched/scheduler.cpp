@@ -312,6 +312,10 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
 }
 
 void Scheduler::starts_applied(engine::Time now) {
+  if (queue_order_->fixed_keys()) {
+    started_.clear();
+    return;
+  }
   // Keys that depend on running (LAS keeps running jobs ahead) or on the user's share move
   // now that the ledger shows the starts; a job started twice in one pass is rekeyed once.
   std::sort(started_.begin(), started_.end());
