@@ -52,14 +52,16 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
 }
 
 void Collector::settle_placement(JobRecord& r) {
-  auto it = active_.find(r.id);
-  if (it == active_.end()) return;
-  const auto& p = it->second;
+  if (!r.running_slot) return;
+  const std::uint32_t slot = r.placement;
+  const auto& p = active_[slot];
   r.hosts = p.distinct_hosts();
   r.racks = p.distinct_racks(*topo_);
   r.models = p.models(*topo_);
   r.placement = add_text(p.describe());
-  active_.erase(it);
+  r.running_slot = false;
+  active_job_[slot] = kFreeSlot;
+  free_slots_.push_back(slot);
 }
 
 void Collector::on_life(const LifeEvent& e) {
@@ -94,10 +96,26 @@ void Collector::on_start(const workload::JobSpec& job, const cluster::Placement&
   auto& r = record(job);
   if (first) r.start = now;
   r.state = sched::JobState::running;
-  auto& p = active_[job.id];
-  // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
-  if (r.new_attempt) p.tasks.clear();
+  if (!r.running_slot) {
+    std::uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<std::uint32_t>(active_.size());
+      active_.emplace_back();
+      active_job_.push_back(kFreeSlot);
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    active_[slot].tasks.clear();
+    active_job_[slot] = job.id;
+    r.placement = slot;
+    r.running_slot = true;
+  } else if (r.new_attempt) {
+    // After a stop the job starts over elsewhere: jobs.csv describes its final placement.
+    active_[r.placement].tasks.clear();
+  }
   r.new_attempt = false;
+  auto& p = active_[r.placement];
   p.tasks.insert(p.tasks.end(), tasks.tasks.begin(), tasks.tasks.end());
 }
 
@@ -204,7 +222,8 @@ void Collector::on_finish(engine::Time now) {
   accumulate(now);
   // A run cut short: unended jobs are described where they run now (or last ran).
   std::vector<workload::JobId> unended;
-  for (const auto& [id, p] : active_) unended.push_back(id);
+  for (auto id : active_job_)
+    if (id != kFreeSlot) unended.push_back(id);
   std::sort(unended.begin(), unended.end());
   for (auto id : unended) settle_placement(jobs_[id]);
   // The last row ends at the end of the run, not at the end of its interval.

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cluster/topology.h"
@@ -30,7 +29,9 @@ struct JobRecord {
   std::uint32_t gpus_per_task = 0;
   std::uint32_t hosts = 0;
   std::uint32_t racks = 0;
-  std::uint32_t placement = 0;    // index into the collector's text arena
+  // Settled: index into the collector's text arena. While it runs (`running_slot`): its slot
+  // among the collector's active placements (a slot pool, so no hashing or allocating per start).
+  std::uint32_t placement = 0;
   std::uint32_t drop_reason = 0;  // index into the arena; 0 = not dropped
   std::uint32_t preemptions = 0;
   std::uint32_t failures = 0;
@@ -39,6 +40,7 @@ struct JobRecord {
   sched::JobState state = sched::JobState::pending;
   bool dropped = false;
   bool new_attempt = false;  // stopped: its next start begins a new placement
+  bool running_slot = false;  // `placement` is a slot of active placements, not yet text
 };
 
 struct TimelineRow {
@@ -58,6 +60,8 @@ inline constexpr std::size_t kMaxTimelineRows = 100'000;
 
 class Collector final : public RunObserver {
  public:
+  static constexpr workload::JobId kFreeSlot = ~workload::JobId{0};
+
   // `announce`: print the coarsening notice on stderr at the end of the run (tests turn it off).
   Collector(const cluster::Topology& topo, engine::Time timeline_interval, bool announce = true);
 
@@ -111,7 +115,11 @@ class Collector final : public RunObserver {
   bool announce_;
   ChunkedVector<JobRecord> jobs_;
   std::vector<std::string> arena_;
-  std::unordered_map<workload::JobId, cluster::Placement> active_;  // tasks of started, unfinished jobs
+  // Tasks of started, unfinished jobs, by slot (JobRecord::placement); freed slots are reused
+  // with their capacity. active_job_[slot] is the job in it, kFreeSlot when free.
+  std::vector<cluster::Placement> active_;
+  std::vector<workload::JobId> active_job_;
+  std::vector<std::uint32_t> free_slots_;
   std::vector<TimelineRow> timeline_;
   InstantState last_;
   bool have_last_ = false;
