@@ -12,8 +12,17 @@ namespace schedlab::engine {
 
 // Lower classes run first within one instant.
 // Capacity is freed first (run ends, checkpoint saves that end, repairs), then failures
-// strike, then jobs arrive, then queue keys move.
-enum class EventClass : std::uint8_t { completion = 0, stop_done = 1, repair = 2, failure = 3, arrival = 4, timer = 5 };
+// strike (hosts, then runs whose task died: reported from outside in an emulation), then
+// jobs arrive, then queue keys move.
+enum class EventClass : std::uint8_t {
+  completion = 0,
+  stop_done = 1,
+  repair = 2,
+  failure = 3,
+  run_failure = 4,
+  arrival = 5,
+  timer = 6
+};
 
 struct Event {
   Time time = 0;

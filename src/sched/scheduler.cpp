@@ -403,6 +403,7 @@ const char* cause_name(StopCause c) {
     case StopCause::preempted: return "preempted";
     case StopCause::host_failed: return "host failed";
     case StopCause::gpu_failed: return "GPU failed";
+    case StopCause::task_failed: return "task failed";
   }
   return "?";
 }

@@ -37,7 +37,7 @@ struct StartDecision {
   bool job_fully_started = false;  // no task of the job is left waiting
 };
 
-enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed };
+enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed };
 const char* cause_name(StopCause c);
 
 // A whole job (all its running tasks: a gang is stopped as one unit) stops now.

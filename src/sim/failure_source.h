@@ -18,6 +18,7 @@ struct FailureEvent {
   cluster::HostId host = 0;
   std::uint16_t gpu = kWholeHost;  // index of the failed GPU on the host, or the whole host
   engine::Time down_for = 0;       // repair time
+  bool until_back = false;         // reported from outside (a lost agent): down until it is back
 };
 
 class FailureSource {

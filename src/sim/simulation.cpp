@@ -17,7 +17,7 @@ namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
-                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures)
+                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures, Driver driver)
     : topo_(topo),
       source_(source),
       perf_(perf),
@@ -27,7 +27,9 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       failures_(failures),
       alloc_(topo),
       scheduler_(scheduler, sched::builtin_parts(), topo, this),
-      executor_(std::make_unique<SimExecutor>(queue_, perf, topo)) {}
+      own_executor_(driver.executor ? nullptr : std::make_unique<SimExecutor>(queue_, perf, topo)),
+      executor_(driver.executor ? driver.executor : own_executor_.get()),
+      clock_(driver.clock) {}
 
 // --- the ledger the scheduler reads ------------------------------------------------------
 
@@ -272,8 +274,21 @@ void Simulation::handle(const engine::Event& e) {
       break;
     }
     case engine::EventClass::failure: {
-      fail_host(pending_failures_[e.subject], e.time);
-      pull_next_failure();
+      const FailureEvent f = pending_failures_[e.subject];
+      fail_host(f, e.time);
+      if (!f.until_back) pull_next_failure();
+      break;
+    }
+    case engine::EventClass::run_failure: {
+      const auto [run, host] = run_failures_[e.subject];
+      auto it = runs_.find(run);
+      if (it == runs_.end()) break;  // stopped or ended meanwhile
+      const workload::JobId id = it->second.job;
+      auto& rt = runtime(id);
+      if (rt.life.state == sched::JobState::stopping) break;  // its save ends it anyway
+      ++stats_.failures;
+      scheduler_.job_stopped(id);
+      stop_job(id, e.time, sched::StopCause::task_failed, sched::kNoJob, false, 0, host);
       break;
     }
     case engine::EventClass::timer:
@@ -481,8 +496,34 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
   const std::uint16_t n = whole ? alloc_.whole_free(h) : std::uint16_t{1};
   if (n == 0 || alloc_.whole_free(h) < n) return;
   alloc_.set_down(h, n);
+  if (f.until_back) {
+    lost_down_[h] += n;
+    return;
+  }
   repairs_.emplace_back(h, n);
   queue_.push(add_time(now, std::max<engine::Time>(f.down_for, 1)), engine::EventClass::repair, repairs_.size() - 1);
+}
+
+// --- events from outside (an emulation) ----------------------------------------------------
+
+void Simulation::run_ended(RunId run, engine::Time now) { queue_.push(now, engine::EventClass::completion, run); }
+
+void Simulation::run_failed(RunId run, cluster::HostId host, engine::Time now) {
+  run_failures_.emplace_back(run, host);
+  queue_.push(now, engine::EventClass::run_failure, run_failures_.size() - 1);
+}
+
+void Simulation::host_lost(cluster::HostId host, engine::Time now) {
+  pending_failures_.push_back(FailureEvent{.at = now, .host = host, .until_back = true});
+  queue_.push(now, engine::EventClass::failure, pending_failures_.size() - 1);
+}
+
+void Simulation::host_back(cluster::HostId host, engine::Time now) {
+  auto it = lost_down_.find(host);
+  if (it == lost_down_.end()) return;
+  repairs_.emplace_back(host, it->second);
+  lost_down_.erase(it);
+  queue_.push(now, engine::EventClass::repair, repairs_.size() - 1);
 }
 
 // --- the loop ----------------------------------------------------------------------------
@@ -511,7 +552,10 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
 SimulationStats Simulation::run() {
   pull_next_job();
   pull_next_failure();
-  while (!queue_.empty()) {
+  for (;;) {
+    // An emulation's clock waits for the wall clock and may queue events from outside first.
+    if (clock_) clock_->advance(queue_.empty() ? engine::kTimeMax : queue_.top().time, *this);
+    if (queue_.empty()) break;
     const engine::Time now = queue_.top().time;
     while (!queue_.empty() && queue_.top().time == now) {
       handle(queue_.pop());

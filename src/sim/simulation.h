@@ -15,6 +15,7 @@
 #include "perf/perf_model.h"
 #include "sched/job_life.h"
 #include "sched/scheduler.h"
+#include "sim/clock.h"
 #include "sim/executor.h"
 #include "sim/failure_source.h"
 
@@ -29,11 +30,18 @@ struct SimulationStats {
   engine::Time end_time = 0;
 };
 
-class Simulation final : private sched::JobLedger {
+// What turns the run into an emulation (emu/): a wall clock that also delivers events from
+// outside, and an executor that runs real processes. Both null: a simulation.
+struct Driver {
+  Clock* clock = nullptr;
+  Executor* executor = nullptr;
+};
+
+class Simulation final : private sched::JobLedger, private OutsideEvents {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
-             LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr);
+             LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr, Driver driver = {});
 
   SimulationStats run();
 
@@ -73,6 +81,12 @@ class Simulation final : private sched::JobLedger {
   void held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const override;
   engine::Time stop_hold(workload::JobId id) const override;
   engine::Time keeps_work_from(workload::JobId id, engine::Time now) const override;
+  // OutsideEvents (an emulation's clock calls these in the loop's thread)
+  void run_ended(RunId run, engine::Time now) override;
+  void run_failed(RunId run, cluster::HostId host, engine::Time now) override;
+  void host_lost(cluster::HostId host, engine::Time now) override;
+  void host_back(cluster::HostId host, engine::Time now) override;
+
   // A graceful preemption of this job saves all its work (the save fits in the grace period).
   bool saves_on_preemption(const JobRuntime& rt) const;
 
@@ -111,7 +125,9 @@ class Simulation final : private sched::JobLedger {
   engine::EventQueue queue_;
   cluster::AllocationState alloc_;
   sched::Scheduler scheduler_;
-  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<Executor> own_executor_;  // the simulate executor, unless the driver gives one
+  Executor* executor_;
+  Clock* clock_;
   std::deque<workload::JobSpec> jobs_;  // stable addresses: the scheduler holds pointers
   std::vector<JobRuntime> rt_pool_;
   std::vector<std::uint32_t> free_slots_;
@@ -127,6 +143,8 @@ class Simulation final : private sched::JobLedger {
   std::unordered_map<workload::Label, std::uint32_t> active_users_;  // active jobs per user
   std::vector<FailureEvent> pending_failures_;  // by event subject
   std::vector<std::pair<cluster::HostId, std::uint16_t>> repairs_;  // by event subject
+  std::vector<std::pair<RunId, cluster::HostId>> run_failures_;      // by event subject
+  std::unordered_map<cluster::HostId, std::uint16_t> lost_down_;    // GPUs set down when lost from outside
   std::unordered_map<workload::Label, cluster::ModelMask> request_cache_;
   std::vector<sched::StartDecision> starts_;
   std::vector<sched::StopDecision> stops_;

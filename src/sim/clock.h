@@ -1,0 +1,40 @@
+// The seam that turns a simulation into an emulation. A simulation jumps from event to event;
+// an emulation waits for a wall clock (scaled by its speedup) and hears from the outside world
+// meanwhile: tasks that ended or died, agents that vanished or came back, jobs submitted over
+// its API. A Clock decides when the loop's next instant is and delivers what arrived from
+// outside to the run (through OutsideEvents), in the loop's own thread, so the scheduler stays
+// single-threaded and the loop is the same code in both modes (../shared/ARCHITECTURE.md).
+#pragma once
+
+#include "cluster/topology.h"
+#include "engine/time.h"
+#include "sim/executor.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::sim {
+
+// What the outside world may tell a run. Each call queues an event at `now` (the instant the
+// clock returned), so events from outside are ordered with the run's own like any others.
+class OutsideEvents {
+ public:
+  virtual ~OutsideEvents() = default;
+  // Every task of the run exited successfully: the run's work is done.
+  virtual void run_ended(RunId run, engine::Time now) = 0;
+  // A task of the run died or exited with an error: its job's attempt fails (never graceful).
+  virtual void run_failed(RunId run, cluster::HostId host, engine::Time now) = 0;
+  // A host stopped answering: its GPUs are down and the jobs on it fail, until host_back.
+  virtual void host_lost(cluster::HostId host, engine::Time now) = 0;
+  virtual void host_back(cluster::HostId host, engine::Time now) = 0;
+};
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Blocks until the loop's next instant: `next` (the earliest queued event; kTimeMax when
+  // none) or earlier, when something arrives from outside, which it delivers to `outside` at
+  // that instant. Returns the instant (never earlier than the one before); kTimeMax when
+  // nothing is queued and nothing can arrive any more.
+  virtual engine::Time advance(engine::Time next, OutsideEvents& outside) = 0;
+};
+
+}  // namespace schedlab::sim
