@@ -28,8 +28,8 @@ class Executor {
   virtual void finished(RunId run, engine::Time now) = 0;
   // Stops the run at `now` (preempted, or a task failed) and returns the work it did
   // since it started, speed changes included. The simulator computes it; the emulator
-  // signals the processes and reads their last reported progress.
-  virtual double stop(RunId run, engine::Time now) = 0;
+  // signals the processes (`graceful`: SIGTERM first, so they may save; else at once).
+  virtual double stop(RunId run, engine::Time now, bool graceful) = 0;
   // The work the run has done by `now`, without stopping it.
   virtual double progress(RunId run, engine::Time now) const = 0;
   // Called once per instant after all starts and ends: apply speed changes.

@@ -72,7 +72,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
 }
 
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
-                        const std::string& events_file) {
+                        const std::string& events_file, const RunHooks& hooks) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
@@ -92,15 +92,17 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   metrics::RunObserver& observer = log ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
-  auto failures = make_failure_source(sc.lifecycle.failures, topo, sc.seed);
+  auto failures = hooks.drive ? nullptr : make_failure_source(sc.lifecycle.failures, topo, sc.seed);
+  const Driver driver = hooks.drive ? hooks.drive(topo, *perf) : Driver{};
   Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
                         sc.workload.generate ? std::string("generator") : sc.workload.trace, sc.lifecycle.config,
-                        failures.get());
+                        failures.get(), driver);
   RunOutcome outcome;
   outcome.stats = simulation.run();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.out_dir = out_dir;
   if (!dir) {
+    if (hooks.finish) hooks.finish({}, collector, outcome.summary);
     if (events) events->commit();
     return outcome;
   }
@@ -118,6 +120,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
       << YAML::EndMap;
     o << e.c_str() << "\n";
   });
+  if (hooks.finish) hooks.finish([&](const std::string& name) { return dir->file(name); }, collector, outcome.summary);
   // Inside the results folder the log is committed within the staging folder, then moves
   // with it; beside them it appears only once the results did.
   if (events && !log_inside.empty()) events->commit();

@@ -3,9 +3,11 @@
 // run.yaml) atomically.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "config/scenario.h"
+#include "metrics/collector.h"
 #include "metrics/summary.h"
 #include "sim/simulation.h"
 
@@ -17,12 +19,24 @@ struct RunOutcome {
   std::string out_dir;
 };
 
+// What turns `run_scenario` into an emulation (emu/emulation.h): `drive` is called with the
+// built cluster and perf model before the run and returns the clock and executor (the
+// scenario's failure model is then not used: failures are real); `finish` is called after the
+// run with its records, before the results folder is committed, and may add files to it
+// (`path_of(name)`; empty when there is no results folder).
+struct RunHooks {
+  using PathOf = std::function<std::string(const std::string&)>;
+  std::function<Driver(const cluster::Topology& topo, perf::PerfModel& perf)> drive;
+  std::function<void(const PathOf& path_of, const metrics::Collector& collector, const metrics::Summary& summary)>
+      finish;
+};
+
 // Simulates `scenario`; writes results to `out_dir` unless it is empty (see StagingDir:
 // only a results folder, or with `force` an empty folder, is replaced). With `events_file`,
 // also writes the run's event log there (metrics/event_log.h), atomically: beside the
 // results as a file of its own, or, named directly inside `out_dir`, as part of them.
 RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir, bool force = false,
-                        const std::string& events_file = {});
+                        const std::string& events_file = {}, const RunHooks& hooks = {});
 
 // Opens the scenario's workload (trace file or generator).
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario);

@@ -63,7 +63,7 @@ double SimExecutor::progress(RunId run, engine::Time now) const {
   return it->second.work - remaining_at(it->second, now);
 }
 
-double SimExecutor::stop(RunId run, engine::Time now) {
+double SimExecutor::stop(RunId run, engine::Time now, bool /*graceful*/) {
   double done = progress(run, now);
   finished(run, now);
   return done;

@@ -21,7 +21,7 @@ class SimExecutor final : public Executor {
              double work, engine::Time delay) override;
   bool is_current(const engine::Event& completion) const override;
   void finished(RunId run, engine::Time now) override;
-  double stop(RunId run, engine::Time now) override;
+  double stop(RunId run, engine::Time now, bool graceful) override;
   double progress(RunId run, engine::Time now) const override;
   void settle(engine::Time now) override;
 

@@ -138,16 +138,17 @@ cluster::ModelMask Simulation::requested_models(const workload::JobSpec& job) {
   return mask;
 }
 
-workload::CheckpointCost Simulation::checkpoint_for(const workload::JobSpec& job) const {
+workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
+                                        const perf::PerfModel& perf) {
   workload::CheckpointCost model;
-  const bool has_model = perf_.checkpoint_cost(job, model);
+  const bool has_model = perf.checkpoint_cost(job, model);
   // Per field: the trace's column, else the scenario's `checkpoint:`, else the model catalog.
   auto pick = [&](float trace_s, engine::Time scenario, engine::Time from_model) {
     if (trace_s >= 0) return engine::from_seconds(trace_s);
-    if (lifecycle_.checkpoint_set) return scenario;
+    if (lifecycle.checkpoint_set) return scenario;
     return has_model ? from_model : engine::Time{0};
   };
-  const auto& s = lifecycle_.checkpoint;
+  const auto& s = lifecycle.checkpoint;
   return {pick(job.ckpt_interval_s, s.interval, model.interval), pick(job.ckpt_save_s, s.save, model.save),
           pick(job.ckpt_restore_s, s.restore, model.restore)};
 }
@@ -215,7 +216,7 @@ void Simulation::handle(const engine::Event& e) {
       ++stats_.jobs;
       rt.life.work_total = static_cast<double>(job.duration);
       rt.life.pending_since = e.time;
-      rt.ckpt = checkpoint_for(job);
+      rt.ckpt = checkpoint_for(job, lifecycle_, perf_);
       ++active_jobs_;
       ++active_users_[job.user];
       auto why = scheduler_.submit(job, requested_models(job), e.time);
@@ -350,7 +351,7 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   auto& rt = runtime(id);
   auto& life = rt.life;
   const double done = work_done(id, now);
-  for (RunId r : rt.runs) executor_->stop(r, now);
+  for (RunId r : rt.runs) executor_->stop(r, now, cause == sched::StopCause::preempted);
   const bool preempted = cause == sched::StopCause::preempted;
   // A graceful preemption saves everything if the save fits in the grace period; otherwise
   // (and always after a failure) the job keeps only its last periodic checkpoint.

@@ -30,6 +30,11 @@ struct SimulationStats {
   engine::Time end_time = 0;
 };
 
+// A job's checkpoint costs: per field, the trace's column, else the scenario's `checkpoint:`,
+// else the model catalog's estimate, else none (docs/lifecycle.md).
+workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
+                                        const perf::PerfModel& perf);
+
 // What turns the run into an emulation (emu/): a wall clock that also delivers events from
 // outside, and an executor that runs real processes. Both null: a simulation.
 struct Driver {
@@ -93,7 +98,6 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   bool pull_next_job();
   void pull_next_failure();
   cluster::ModelMask requested_models(const workload::JobSpec& job);
-  workload::CheckpointCost checkpoint_for(const workload::JobSpec& job) const;
   void handle(const engine::Event& e);
   void start_decided(engine::Time now);
   void apply_stops(engine::Time now);

@@ -33,7 +33,7 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
   }
   bool is_current(const engine::Event& e) const override { return live_.count(e.subject) > 0; }
   void finished(sim::RunId run, engine::Time) override { live_.erase(run); }
-  double stop(sim::RunId run, engine::Time now) override {
+  double stop(sim::RunId run, engine::Time now, bool) override {
     double done = progress(run, now);
     live_.erase(run);
     return done;

@@ -1,0 +1,62 @@
+// `schedlab emulate`: the scenario's scheduler in scaled wall-clock time, with real processes.
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "emu/emulation.h"
+#include "metrics/writers.h"
+#include "sim/scenario_run.h"
+#include "util/staging_dir.h"
+
+namespace schedlab::cli {
+
+void add_emulate_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "emulate", "Run a scenario's scheduler in wall-clock time (scaled by --speedup) against node agents that "
+                 "launch real processes; results as `run` writes them, plus emulation.json");
+  auto opts = std::make_shared<ScenarioOptions>();
+  auto eo = std::make_shared<emu::EmulationOptions>();
+  auto out = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  auto agents_timeout_s = std::make_shared<double>(30);
+  add_scenario_options(cmd, *opts);
+  cmd->add_option("--speedup", eo->speedup, "Trace seconds per wall second")->default_val(100);
+  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-emulated)");
+  cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
+  cmd->add_option("--listen", eo->listen, "The controller's ADDRESS:PORT (port 0: any free one); an address other "
+                                          "than loopback needs --token-file")
+      ->default_val("127.0.0.1:0");
+  cmd->add_option("--token-file", eo->token_file, "A file whose first line is the token agents and API calls must "
+                                                  "carry (Authorization: Bearer TOKEN)");
+  cmd->add_flag("--external-agents", eo->external_agents,
+                "Start no agents: wait for `schedlab agent` processes to register (other machines, srun)");
+  cmd->add_option("--agents-timeout", *agents_timeout_s, "Seconds to wait for every host's agent")->default_val(30);
+  cmd->add_option("--work-dir", eo->work_dir, "Folder for checkpoints and agents' logs (default: a fresh one under "
+                                              "TMPDIR, removed after the run)");
+  cmd->add_flag("--keep-work", eo->keep_work, "Keep the default work folder after the run");
+  cmd->callback([opts, eo, out, force, agents_timeout_s, &exit_code] {
+    auto scenario = load(*opts);
+    std::string dir = out->empty() ? "results/" + scenario.name + "-emulated" : *out;
+    check_results_target(dir, *force);
+    if (!(*agents_timeout_s > 0 && *agents_timeout_s <= 86400))
+      throw InputError(fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
+    eo->agents_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*agents_timeout_s * 1000));
+    emu::Emulation emulation(*eo);
+    auto hooks = emulation.hooks(scenario,
+                                 [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); });
+    auto outcome = sim::run_scenario(scenario, dir, *force, {}, hooks);
+    const auto& st = emulation.stats();
+    fmt::print("scenario {} (emulated, speedup {}): {} on {} ({} GPUs), seed {}\n", scenario.name, eo->speedup,
+               policy_label(scenario.scheduler), scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
+    fmt::print("{}", metrics::format_summary_table(outcome.summary));
+    fmt::print("emulation: {:.1f} s wall; clock lag p50 {:.2f} ms, p99 {:.2f} ms; start latency p50 {:.1f} ms, p99 "
+               "{:.1f} ms; agent restarts {}\n",
+               st.wall_s, st.clock_lag_p50_ms, st.clock_lag_p99_ms, st.start_latency_p50_ms, st.start_latency_p99_ms,
+               st.agent_restarts);
+    fmt::print("fidelity (the same scenario and seed, simulated):\n{}", emu::format_fidelity_table(emulation.fidelity()));
+    fmt::print("results: {}/\n", dir);
+    exit_code = 0;
+  });
+}
+
+}  // namespace schedlab::cli

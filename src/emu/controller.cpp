@@ -1,0 +1,229 @@
+// Agents in, commands out: registration, held polls, reports, heartbeat deadlines.
+#include "emu/controller.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace schedlab::emu {
+
+namespace {
+std::string host_name(cluster::HostId h) { return fmt::format("h{}", h); }
+
+// "127.0.0.1:53412" -> "127.0.0.1"; "[::1]:53412" -> "::1".
+std::string ip_of(const std::string& remote) {
+  auto colon = remote.rfind(':');
+  std::string ip = colon == std::string::npos ? remote : remote.substr(0, colon);
+  if (ip.size() >= 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
+  return ip.empty() ? "127.0.0.1" : ip;
+}
+}  // namespace
+
+Controller::Controller(const cluster::Topology& topo, WallClock& clock, ControllerOptions options)
+    : topo_(topo), clock_(clock), options_(std::move(options)), agents_(topo.hosts().size()) {
+  for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) host_by_name_.emplace(host_name(h), h);
+  router_.add("POST", "/v1/agents/register",
+              [this](const HttpRequest& r, const RouteParams&, Responder resp) { on_register(r, std::move(resp)); });
+  router_.add("POST", "/v1/agents/poll",
+              [this](const HttpRequest& r, const RouteParams&, Responder resp) { on_poll(r, std::move(resp)); });
+  router_.add("POST", "/v1/agents/report",
+              [this](const HttpRequest& r, const RouteParams&, Responder resp) { on_report(r, std::move(resp)); });
+}
+
+Controller::~Controller() { stop(); }
+
+void Controller::log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+void Controller::start() {
+  HttpServerOptions so;
+  so.address = options_.address;
+  so.port = options_.port;
+  so.token = options_.token;
+  server_ = std::make_unique<HttpServer>(so, router_.handler(), [this](const std::string& l) { log(l); });
+  server_->start();
+  ticker_ = std::thread([this] {
+    while (!stopping_) {
+      tick();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+}
+
+void Controller::stop() {
+  if (stopping_.exchange(true)) return;
+  if (ticker_.joinable()) ticker_.join();
+  if (server_) server_->stop();
+}
+
+void Controller::on_register(const HttpRequest& req, Responder respond) {
+  auto parsed = parse_register_request(req.body);
+  if (!parse_or_refuse(parsed, respond)) return;
+  auto& m = parsed.value();
+  auto it = host_by_name_.find(m.host);
+  if (it == host_by_name_.end()) {
+    respond(error_response(409, fmt::format("host '{}' is not in the cluster (hosts are h0..h{})", m.host,
+                                            topo_.hosts().size() - 1)));
+    return;
+  }
+  const cluster::HostId h = it->second;
+  const auto want = topo_.host(h).gpus;
+  if (m.gpus.size() != want) {
+    respond(error_response(409, fmt::format("host '{}' has {} GPUs in the cluster, the agent offers {}", m.host,
+                                            want, m.gpus.size())));
+    return;
+  }
+  RegisterResponse out;
+  bool was_lost = false;
+  {
+    std::lock_guard lock(mu_);
+    auto& a = agents_[h];
+    if (a.held) (*a.held)(json_response(409, error_json("superseded by a new registration")));
+    a.held.reset();
+    a.agent_id = fmt::format("{}-{}", m.host, ++incarnation_);
+    a.address = ip_of(req.remote);
+    a.last_seen = std::chrono::steady_clock::now();
+    was_lost = a.lost;
+    a.lost = false;
+    out.agent_id = a.agent_id;
+    out.heartbeat_interval_ms = options_.heartbeat_interval_ms;
+    out.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
+  }
+  registered_.notify_all();
+  log(fmt::format("agent {} registered from {} ({} tasks running)", m.host, req.remote, m.tasks.size()));
+  if (was_lost)
+    clock_.post([this, h](engine::Time now, sim::OutsideEvents& outside) { outside.host_back(h, now); });
+  if (!m.tasks.empty()) deliver(h, std::move(m.tasks));
+  respond(json_response(200, to_json(out)));
+}
+
+void Controller::on_poll(const HttpRequest& req, Responder respond) {
+  auto parsed = parse_poll_request(req.body);
+  if (!parse_or_refuse(parsed, respond)) return;
+  auto& m = parsed.value();
+  auto it = host_by_name_.find(m.host);
+  std::vector<TaskReport> reports;
+  {
+    std::lock_guard lock(mu_);
+    if (it == host_by_name_.end() || agents_[it->second].agent_id != m.agent_id || agents_[it->second].lost) {
+      respond(error_response(409, "unknown or stale agent: register again"));
+      return;
+    }
+    auto& a = agents_[it->second];
+    a.last_seen = std::chrono::steady_clock::now();
+    if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
+    a.held = std::move(respond);
+    a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
+    flush(a);
+    reports = std::move(m.reports);
+  }
+  if (!reports.empty()) deliver(it->second, std::move(reports));
+}
+
+void Controller::on_report(const HttpRequest& req, Responder respond) {
+  auto parsed = parse_report_request(req.body);
+  if (!parse_or_refuse(parsed, respond)) return;
+  auto& m = parsed.value();
+  auto it = host_by_name_.find(m.host);
+  {
+    std::lock_guard lock(mu_);
+    if (it == host_by_name_.end() || agents_[it->second].agent_id != m.agent_id || agents_[it->second].lost) {
+      respond(error_response(409, "unknown or stale agent: register again"));
+      return;
+    }
+    agents_[it->second].last_seen = std::chrono::steady_clock::now();
+  }
+  deliver(it->second, std::move(m.reports));
+  respond(json_response(200, ok_json()));
+}
+
+void Controller::deliver(cluster::HostId host, std::vector<TaskReport> reports) {
+  clock_.post([this, host, reports = std::move(reports)](engine::Time now, sim::OutsideEvents& outside) {
+    for (const auto& r : reports) executor_->on_report(host, r, now, outside);
+  });
+}
+
+void Controller::flush(Agent& a) {
+  if (!a.held || a.outbox.empty()) return;
+  PollResponse out;
+  out.commands.assign(std::make_move_iterator(a.outbox.begin()), std::make_move_iterator(a.outbox.end()));
+  a.outbox.clear();
+  (*a.held)(json_response(200, to_json(out)));
+  a.held.reset();
+}
+
+void Controller::send(cluster::HostId host, Command command) {
+  std::lock_guard lock(mu_);
+  auto& a = agents_[host];
+  a.outbox.push_back(std::move(command));
+  flush(a);
+}
+
+std::string Controller::address_of(cluster::HostId host) const {
+  std::lock_guard lock(mu_);
+  return agents_[host].address.empty() ? "127.0.0.1" : agents_[host].address;
+}
+
+void Controller::tick() {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<cluster::HostId> lost;
+  {
+    std::lock_guard lock(mu_);
+    for (cluster::HostId h = 0; h < agents_.size(); ++h) {
+      auto& a = agents_[h];
+      if (a.held && now >= a.held_until) {
+        (*a.held)(json_response(200, to_json(PollResponse{})));
+        a.held.reset();
+      }
+      if (a.agent_id.empty() || a.lost || a.held) continue;
+      if (now - a.last_seen > std::chrono::milliseconds(options_.heartbeat_timeout_ms)) {
+        a.lost = true;
+        a.outbox.clear();  // what it was told is void: its tasks fail with it
+        lost.push_back(h);
+      }
+    }
+  }
+  for (auto h : lost) {
+    log(fmt::format("agent {} missed its heartbeat deadline ({} ms): host lost", host_name(h),
+                    options_.heartbeat_timeout_ms));
+    clock_.post([this, h](engine::Time at, sim::OutsideEvents& outside) {
+      executor_->on_host_lost(h);
+      outside.host_lost(h, at);
+    });
+  }
+}
+
+bool Controller::wait_for_agents(std::chrono::milliseconds timeout, std::string& missing) {
+  std::unique_lock lock(mu_);
+  auto all = [&] {
+    for (const auto& a : agents_)
+      if (a.agent_id.empty()) return false;
+    return true;
+  };
+  if (registered_.wait_for(lock, timeout, all)) return true;
+  missing.clear();
+  std::size_t n = 0;
+  for (cluster::HostId h = 0; h < agents_.size(); ++h)
+    if (agents_[h].agent_id.empty() && n++ < 8) missing += (missing.empty() ? "" : ", ") + host_name(h);
+  if (n > 8) missing += fmt::format(" and {} more", n - 8);
+  return false;
+}
+
+void Controller::shutdown_agents() {
+  std::lock_guard lock(mu_);
+  for (auto& a : agents_) {
+    if (a.agent_id.empty() || a.lost) continue;
+    a.outbox.push_back(ShutdownCommand{});
+    flush(a);
+  }
+}
+
+bool Controller::hosts_lost() const {
+  std::lock_guard lock(mu_);
+  for (const auto& a : agents_)
+    if (a.lost) return true;
+  return false;
+}
+
+}  // namespace schedlab::emu

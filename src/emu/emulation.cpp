@@ -1,0 +1,201 @@
+// Wiring an emulation: clock, controller, executor, agents; its own figures after the run.
+#include "emu/emulation.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "util/checked.h"
+#include "util/error.h"
+
+namespace schedlab::emu {
+
+namespace {
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::string read_token(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "--token-file", "cannot read");
+  std::string token;
+  std::getline(in, token);
+  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
+  if (token.size() < 16) throw InputError(path, 1, "--token-file", "the token must have at least 16 characters");
+  return token;
+}
+}  // namespace
+
+std::pair<std::string, std::uint16_t> parse_address(const std::string& text, const std::string& what) {
+  auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw InputError(fmt::format("{}: expected ADDRESS:PORT, got '{}'", what, text));
+  std::string host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  std::uint64_t port = 0;
+  const std::string p = text.substr(colon + 1);
+  if (p.size() > 5 || !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      (port = std::stoull(p)) > 65535)
+    throw InputError(fmt::format("{}: port must be a number from 0 to 65535, got '{}'", what, p));
+  return {host == "localhost" ? "127.0.0.1" : host, static_cast<std::uint16_t>(port)};
+}
+
+bool is_loopback(const std::string& a) { return a == "::1" || a == "localhost" || a.rfind("127.", 0) == 0; }
+
+std::string self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw EnvironmentError("cannot find the schedlab binary (/proc/self/exe): " + ec.message());
+  return p.string();
+}
+
+Emulation::Emulation(EmulationOptions options) : options_(std::move(options)) {
+  if (!(options_.speedup > 0 && options_.speedup <= 1e6))
+    throw InputError(fmt::format("--speedup: must be in (0, 1e6], got {}", options_.speedup));
+  auto [address, port] = parse_address(options_.listen, "--listen");
+  if (!options_.token_file.empty()) token_ = read_token(options_.token_file);
+  if (!is_loopback(address) && token_.empty())
+    throw InputError(fmt::format(
+        "--listen: {} is not a loopback address: give --token-file too (agents and API calls must then carry the "
+        "token)",
+        address));
+}
+
+Emulation::~Emulation() {
+  if (agents_) agents_->stop(std::chrono::milliseconds(0));
+  if (controller_) controller_->stop();
+  if (own_work_dir_ && !options_.keep_work) {
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir_, ec);
+  }
+}
+
+sim::RunHooks Emulation::hooks(const config::Scenario& scenario, std::function<void(const std::string&)> announce) {
+  announce_ = std::move(announce);
+  scenario_ = &scenario;
+  sim::RunHooks h;
+  h.drive = [this](const cluster::Topology& topo, perf::PerfModel& perf) {
+    return drive(topo, perf, scenario_->lifecycle.config);
+  };
+  h.finish = [this](const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
+                    const metrics::Summary& summary) { finish(path_of, collector, summary); };
+  return h;
+}
+
+sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& perf,
+                             const sim::LifecycleConfig& lifecycle) {
+  if (perf.shares_links())
+    throw InputError(fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "
+                                 "emulated; use a model without link sharing",
+                                 perf.name()));
+  if (options_.work_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = fmt::format("{}/schedlab-emulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(templ.data())) throw EnvironmentError("cannot create a work folder under " + templ);
+    work_dir_ = templ;
+    own_work_dir_ = true;
+  } else {
+    work_dir_ = options_.work_dir;
+    std::filesystem::create_directories(work_dir_);
+  }
+  std::filesystem::create_directories(work_dir_ + "/checkpoints");
+  std::filesystem::permissions(work_dir_ + "/checkpoints", std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace);
+  auto [address, port] = parse_address(options_.listen, "--listen");
+  clock_ = std::make_unique<WallClock>(options_.speedup, [this] {
+    return (executor_ && executor_->live()) || (controller_ && controller_->hosts_lost());
+  });
+  ControllerOptions co;
+  co.address = address;
+  co.port = port;
+  co.token = token_;
+  co.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
+  co.log = [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); };
+  controller_ = std::make_unique<Controller>(topo, *clock_, co);
+  EmuExecutorOptions eo;
+  eo.speedup = options_.speedup;
+  eo.self_exe = self_executable();
+  eo.checkpoint_root = work_dir_ + "/checkpoints";
+  eo.lifecycle = lifecycle;
+  executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
+  controller_->attach(*executor_);
+  controller_->start();
+  const std::string where = fmt::format("{}:{}", address.find(':') != std::string::npos ? "[" + address + "]" : address,
+                                        controller_->port());
+  if (announce_) announce_(fmt::format("controller listening on {} (work folder {})", where, work_dir_));
+  if (!options_.external_agents) {
+    LocalAgentsOptions lo;
+    lo.self_exe = eo.self_exe;
+    lo.controller = fmt::format("{}:{}", is_loopback(address) || address == "0.0.0.0" ? "127.0.0.1" : address,
+                                controller_->port());
+    lo.token_file = options_.token_file;
+    lo.work_dir = work_dir_;
+    agents_ = std::make_unique<LocalAgents>(topo, lo);
+    agents_->start();
+  }
+  std::string missing;
+  if (!controller_->wait_for_agents(options_.agents_timeout, missing))
+    throw EnvironmentError(fmt::format("no agent registered within {} s for host(s) {}",
+                                       static_cast<double>(options_.agents_timeout.count()) / 1000.0, missing));
+  started_ = std::chrono::steady_clock::now();
+  return sim::Driver{clock_.get(), executor_.get()};
+}
+
+void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
+                       const metrics::Summary& summary) {
+  stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  controller_->shutdown_agents();
+  if (agents_) {
+    agents_->stop();
+    stats_.agent_restarts = agents_->restarts();
+  }
+  controller_->stop();
+  std::vector<double> lag_ms;
+  for (double us : clock_->lag_us()) lag_ms.push_back(us / 1000.0);
+  stats_.clock_lag_p50_ms = percentile(lag_ms, 0.50);
+  stats_.clock_lag_p99_ms = percentile(lag_ms, 0.99);
+  stats_.start_latency_p50_ms = percentile(executor_->start_latency_ms(), 0.50);
+  stats_.start_latency_p99_ms = percentile(executor_->start_latency_ms(), 0.99);
+  // The same scenario and seed, simulated: what the emulation is measured against. Its
+  // failure model stays off, as in the emulation (failures there are real ones).
+  config::Scenario simulated = *scenario_;
+  simulated.lifecycle.failures = {};
+  RunRecords sim_records;
+  sim::RunHooks capture;
+  capture.finish = [&](const sim::RunHooks::PathOf&, const metrics::Collector& c, const metrics::Summary& s) {
+    sim_records = records_of(c, s);
+  };
+  sim::run_scenario(simulated, "", false, {}, capture);
+  fidelity_ = compare_runs(records_of(collector, summary), sim_records);
+  fidelity_.clock_lag_p50_ms = stats_.clock_lag_p50_ms;
+  fidelity_.clock_lag_p99_ms = stats_.clock_lag_p99_ms;
+  fidelity_.start_latency_p50_ms = stats_.start_latency_p50_ms;
+  fidelity_.start_latency_p99_ms = stats_.start_latency_p99_ms;
+  if (!path_of) return;
+  {
+    std::ofstream out(path_of("fidelity.json"));
+    write_fidelity_json(out, fidelity_);
+    std::ofstream csv(path_of("fidelity.csv"));
+    write_fidelity_csv(csv, fidelity_);
+    if (!out || !csv) throw EnvironmentError("cannot write the fidelity report into " + path_of(""));
+  }
+  // Wall-clock figures: unlike the other results, they differ from one emulation to the next.
+  nlohmann::json j = {{"speedup", options_.speedup},
+                      {"wall_s", stats_.wall_s},
+                      {"clock_lag_ms", {{"p50", stats_.clock_lag_p50_ms}, {"p99", stats_.clock_lag_p99_ms}}},
+                      {"start_latency_ms", {{"p50", stats_.start_latency_p50_ms}, {"p99", stats_.start_latency_p99_ms}}},
+                      {"agent_restarts", stats_.agent_restarts}};
+  std::ofstream out(path_of("emulation.json"));
+  out << j.dump(2) << "\n";
+  if (!out) throw EnvironmentError("cannot write " + path_of("emulation.json"));
+}
+
+}  // namespace schedlab::emu

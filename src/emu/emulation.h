@@ -1,0 +1,79 @@
+// One emulation of a scenario: the wall clock, the controller, the executor and (unless the
+// agents are external) the local agents, wired into run_scenario's hooks so that the loop,
+// the scheduler, the collector and the results folder are the simulation's own code. After
+// the run it adds emulation.json to the results: the clock lag (how late instants were
+// handled against the scaled wall clock) and the scheduling latency (a start decision to all
+// its tasks running), p50 and p99, in wall milliseconds.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "emu/controller.h"
+#include "emu/emu_executor.h"
+#include "emu/fidelity.h"
+#include "emu/local_agents.h"
+#include "emu/wall_clock.h"
+#include "sim/scenario_run.h"
+
+namespace schedlab::emu {
+
+struct EmulationOptions {
+  double speedup = 100;
+  std::string listen = "127.0.0.1:0";  // the controller's address
+  std::string token_file;              // required for a non-loopback address
+  bool external_agents = false;
+  std::chrono::milliseconds agents_timeout{30000};  // all hosts must have an agent by then
+  std::string work_dir;  // checkpoints and agents' logs; "" = a fresh folder under TMPDIR, removed after
+  bool keep_work = false;
+  std::uint32_t heartbeat_timeout_ms = 5000;
+};
+
+struct EmulationStats {
+  double clock_lag_p50_ms = 0, clock_lag_p99_ms = 0;
+  double start_latency_p50_ms = 0, start_latency_p99_ms = 0;
+  std::uint64_t agent_restarts = 0;
+  double wall_s = 0;
+};
+
+class Emulation {
+ public:
+  explicit Emulation(EmulationOptions options);
+  ~Emulation();
+  // The hooks for run_scenario. `announce` prints where the controller listens. After the
+  // emulation, the scenario is simulated too and fidelity.json and fidelity.csv are added to
+  // the results.
+  sim::RunHooks hooks(const config::Scenario& scenario, std::function<void(const std::string&)> announce);
+  const EmulationStats& stats() const { return stats_; }
+  const Fidelity& fidelity() const { return fidelity_; }
+
+ private:
+  sim::Driver drive(const cluster::Topology& topo, perf::PerfModel& perf, const sim::LifecycleConfig& lifecycle);
+  void finish(const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
+              const metrics::Summary& summary);
+
+  EmulationOptions options_;
+  std::string token_;
+  std::string work_dir_;
+  bool own_work_dir_ = false;
+  std::function<void(const std::string&)> announce_;
+  std::unique_ptr<WallClock> clock_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<EmuExecutor> executor_;
+  std::unique_ptr<LocalAgents> agents_;
+  std::chrono::steady_clock::time_point started_;
+  const config::Scenario* scenario_ = nullptr;
+  EmulationStats stats_;
+  Fidelity fidelity_;
+};
+
+// "ADDR:PORT" (IPv6 as "[::1]:PORT"); InputError naming `what` when malformed.
+std::pair<std::string, std::uint16_t> parse_address(const std::string& text, const std::string& what);
+// Whether `address` is a loopback address (127.0.0.0/8, ::1, localhost).
+bool is_loopback(const std::string& address);
+// The path of the running schedlab binary (agents and workers are this binary).
+std::string self_executable();
+
+}  // namespace schedlab::emu
