@@ -116,7 +116,7 @@ TEST_CASE("Emulation.Executor.ARunEndsWhenEveryTaskExitedZero") {
   f.exec.on_report(1, report(l[2], TaskState::exited, 0), sec(6), f.outside);
   CHECK(f.outside.ended == std::vector<sim::RunId>{1});
   CHECK(f.exec.is_current(engine::Event{.time = sec(6), .cls = engine::EventClass::completion, .subject = 1}));
-  CHECK_FALSE(f.exec.live() == false);  // the run waits for the loop to process its end
+  CHECK(f.exec.live());  // the run waits for the loop to process its end
   f.exec.finished(1, sec(6));
   CHECK_FALSE(f.exec.live());
 }
