@@ -254,7 +254,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
   check_keys(root, {"name", "description", "seed", "cluster", "workload", "scheduler", "perf", "metrics", "variants",
-                    "checkpoint", "preemption", "failures"}, at);
+                    "checkpoint", "preemption", "failures", "emulation"}, at);
 
   Scenario sc;
   sc.file = path;
@@ -269,6 +269,13 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.catalog = load_catalog(sc.catalog_file);
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
   sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
+  {
+    std::uint64_t hosts = 0;
+    for (const auto& r : sc.cluster.racks)
+      for (const auto& g : r.hosts) hosts += std::uint64_t{r.count} * g.count;
+    sc.emulation = read_emulation(root, at, static_cast<std::uint32_t>(std::min<std::uint64_t>(hosts, kAnyTarget - 1)),
+                                  sc.seed);
+  }
 
   const auto& w = root["workload"];
   At wat = at / "workload";

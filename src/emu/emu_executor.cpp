@@ -167,6 +167,21 @@ void EmuExecutor::on_report(cluster::HostId host, const TaskReport& report, engi
   outside.run_failed(run, host, now);
 }
 
+std::string EmuExecutor::kill_task(std::uint32_t job, std::uint32_t rank, std::uint64_t draw) {
+  std::vector<sim::RunId> live;
+  for (const auto& [id, r] : runs_)
+    if (!r.ended && !r.failing && (job == ~std::uint32_t{0} || r.job == job)) live.push_back(id);
+  if (live.empty()) return {};
+  std::sort(live.begin(), live.end());  // a deterministic choice among them
+  const sim::RunId run = live[draw % live.size()];
+  const auto& r = runs_.at(run);
+  const std::string name = task_name(r.job, run, rank % r.ranks);
+  auto it = tasks_.find(name);
+  if (it == tasks_.end()) return {};  // that task is done already
+  agents_.send(it->second.host, KillCommand{name, 0});
+  return name;
+}
+
 void EmuExecutor::on_host_lost(cluster::HostId host) {
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     if (it->second.host != host) {

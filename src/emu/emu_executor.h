@@ -61,6 +61,10 @@ class EmuExecutor final : public sim::Executor {
   // Whether the executor knows this task (a reconnecting agent's report of an unknown one is
   // stale: it is killed).
   bool knows(const std::string& task) const { return tasks_.count(task) > 0; }
+  // A failure plan's worker kill (SIGKILL, so the gang fails as a crash would): task `rank` of
+  // `job`'s live run, or of the live run number `draw` (mod their count) when job is any.
+  // Returns what it killed ("" when there was nothing to kill).
+  std::string kill_task(std::uint32_t job, std::uint32_t rank, std::uint64_t draw);
   // Wall milliseconds from each run's start decision to all its tasks reported running.
   const std::vector<double>& start_latency_ms() const { return start_latency_ms_; }
 

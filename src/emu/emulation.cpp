@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "util/checked.h"
@@ -70,6 +71,12 @@ Emulation::Emulation(EmulationOptions options) : options_(std::move(options)) {
 }
 
 Emulation::~Emulation() {
+  {
+    std::lock_guard lock(plan_mu_);
+    plan_stop_ = true;
+  }
+  plan_wake_.notify_all();
+  if (plan_.joinable()) plan_.join();
   if (agents_) agents_->stop(std::chrono::milliseconds(0));
   if (controller_) controller_->stop();
   if (own_work_dir_ && !options_.keep_work) {
@@ -126,6 +133,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   eo.checkpoint_root = work_dir_ + "/checkpoints";
   eo.lifecycle = lifecycle;
   executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
+  executor_hosts_ = topo.hosts().size();
   controller_->attach(*executor_);
   controller_->start();
   const std::string where = fmt::format("{}:{}", address.find(':') != std::string::npos ? "[" + address + "]" : address,
@@ -146,12 +154,48 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
     throw EnvironmentError(fmt::format("no agent registered within {} s for host(s) {}",
                                        static_cast<double>(options_.agents_timeout.count()) / 1000.0, missing));
   started_ = std::chrono::steady_clock::now();
+  if (!scenario_->emulation.kills.empty()) plan_ = std::thread([this] { run_plan(); });
   return sim::Driver{clock_.get(), executor_.get()};
+}
+
+void Emulation::run_plan() {
+  std::mt19937_64 rng(scenario_->seed ^ 0x6b696c6cULL);  // targets left open: drawn from the seed
+  std::unique_lock lock(plan_mu_);
+  while (!plan_stop_ && !clock_->started()) plan_wake_.wait_for(lock, std::chrono::milliseconds(5));
+  for (const auto& k : scenario_->emulation.kills) {
+    if (plan_wake_.wait_until(lock, clock_->wall_of(k.at), [this] { return plan_stop_; })) return;
+    const std::uint64_t draw = rng();
+    if (k.what == config::PlannedKill::What::agent) {
+      const auto host = static_cast<cluster::HostId>(k.host != config::kAnyTarget ? k.host
+                                                                                  : draw % executor_hosts_);
+      if (!agents_) {
+        fmt::print(stderr, "schedlab emulate: failure plan: agents are external; not killing h{}'s\n", host);
+        continue;
+      }
+      fmt::print(stderr, "schedlab emulate: failure plan: SIGKILL to the agent of h{}\n", host);
+      agents_->kill_agent(host);
+      ++planned_kills_;
+      continue;
+    }
+    clock_->post([this, k, draw](engine::Time, sim::OutsideEvents&) {
+      const std::string task = executor_->kill_task(k.job, k.rank, draw);
+      if (task.empty()) return;
+      fmt::print(stderr, "schedlab emulate: failure plan: SIGKILL to task {}\n", task);
+      ++planned_kills_;
+    });
+  }
 }
 
 void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
                        const metrics::Summary& summary) {
   stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  {
+    std::lock_guard lock(plan_mu_);
+    plan_stop_ = true;
+  }
+  plan_wake_.notify_all();
+  if (plan_.joinable()) plan_.join();
+  stats_.planned_kills = planned_kills_;
   controller_->shutdown_agents();
   if (agents_) {
     agents_->stop();
@@ -192,7 +236,8 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
                       {"wall_s", stats_.wall_s},
                       {"clock_lag_ms", {{"p50", stats_.clock_lag_p50_ms}, {"p99", stats_.clock_lag_p99_ms}}},
                       {"start_latency_ms", {{"p50", stats_.start_latency_p50_ms}, {"p99", stats_.start_latency_p99_ms}}},
-                      {"agent_restarts", stats_.agent_restarts}};
+                      {"agent_restarts", stats_.agent_restarts},
+                      {"planned_kills", stats_.planned_kills}};
   std::ofstream out(path_of("emulation.json"));
   out << j.dump(2) << "\n";
   if (!out) throw EnvironmentError("cannot write " + path_of("emulation.json"));

@@ -6,7 +6,11 @@
 // its tasks running), p50 and p99, in wall milliseconds.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +39,7 @@ struct EmulationStats {
   double clock_lag_p50_ms = 0, clock_lag_p99_ms = 0;
   double start_latency_p50_ms = 0, start_latency_p99_ms = 0;
   std::uint64_t agent_restarts = 0;
+  std::uint64_t planned_kills = 0;  // failure plan kills carried out
   double wall_s = 0;
 };
 
@@ -51,6 +56,8 @@ class Emulation {
 
  private:
   sim::Driver drive(const cluster::Topology& topo, perf::PerfModel& perf, const sim::LifecycleConfig& lifecycle);
+  // The failure plan (scenario `emulation.failures`), carried out at its trace times.
+  void run_plan();
   void finish(const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
               const metrics::Summary& summary);
 
@@ -65,6 +72,12 @@ class Emulation {
   std::unique_ptr<LocalAgents> agents_;
   std::chrono::steady_clock::time_point started_;
   const config::Scenario* scenario_ = nullptr;
+  std::thread plan_;
+  std::mutex plan_mu_;
+  std::condition_variable plan_wake_;
+  bool plan_stop_ = false;
+  std::atomic<std::uint64_t> planned_kills_{0};
+  std::size_t executor_hosts_ = 1;
   EmulationStats stats_;
   Fidelity fidelity_;
 };

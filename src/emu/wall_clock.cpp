@@ -37,6 +37,11 @@ engine::Time WallClock::now() const {
 }
 
 WallClock::SteadyTime WallClock::wall_of(engine::Time t) const {
+  std::lock_guard lock(mu_);
+  return wall_of_locked(t);
+}
+
+WallClock::SteadyTime WallClock::wall_of_locked(engine::Time t) const {
   // Far-future instants (kTimeMax) stay far in the future without overflowing the clock.
   const double wall_us = std::min(static_cast<double>(sub_time(t, origin_)) / speedup_, 1e15);
   return wall0_ + std::chrono::microseconds(static_cast<std::int64_t>(std::ceil(wall_us)));
@@ -54,7 +59,7 @@ engine::Time WallClock::advance(engine::Time next, sim::OutsideEvents& outside) 
     const engine::Time shown = scaled(wall);
     if (next != engine::kTimeMax && next <= shown) {
       // Due, or overdue: the loop is behind the clock by this much.
-      lag_us_.push_back(std::chrono::duration<double, std::micro>(wall - wall_of(next)).count());
+      lag_us_.push_back(std::chrono::duration<double, std::micro>(wall - wall_of_locked(next)).count());
       last_ = std::max(last_, next);
       return next;
     }
@@ -77,7 +82,7 @@ engine::Time WallClock::advance(engine::Time next, sim::OutsideEvents& outside) 
       wake_.wait_for(lock, std::chrono::milliseconds(100));
       continue;
     }
-    wake_.wait_until(lock, wall_of(next));
+    wake_.wait_until(lock, wall_of_locked(next));
   }
 }
 

@@ -35,6 +35,11 @@ class WallClock final : public sim::Clock {
   void post(Arrival arrival);
   engine::Time advance(engine::Time next, sim::OutsideEvents& outside) override;
 
+  // Whether the clock runs (start() or the first advance()).
+  bool started() const {
+    std::lock_guard lock(mu_);
+    return started_;
+  }
   // The trace time the wall clock shows now (the origin before start()).
   engine::Time now() const;
   // The wall time at which trace time `t` is due.
@@ -45,6 +50,7 @@ class WallClock final : public sim::Clock {
 
  private:
   engine::Time scaled(SteadyTime wall) const;
+  SteadyTime wall_of_locked(engine::Time t) const;
 
   const double speedup_;
   std::function<bool()> may_hear_;
