@@ -21,7 +21,8 @@ enum class EventClass : std::uint8_t {
   failure = 3,
   run_failure = 4,
   arrival = 5,
-  timer = 6
+  timer = 6,
+  wake = 7  // nothing happens but a scheduling pass (a change from outside, e.g. a job killed)
 };
 
 struct Event {

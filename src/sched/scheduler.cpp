@@ -404,6 +404,7 @@ const char* cause_name(StopCause c) {
     case StopCause::host_failed: return "host failed";
     case StopCause::gpu_failed: return "GPU failed";
     case StopCause::task_failed: return "task failed";
+    case StopCause::killed: return "killed";
   }
   return "?";
 }

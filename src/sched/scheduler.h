@@ -37,7 +37,7 @@ struct StartDecision {
   bool job_fully_started = false;  // no task of the job is left waiting
 };
 
-enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed };
+enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed, killed };
 const char* cause_name(StopCause c);
 
 // A whole job (all its running tasks: a gang is stopped as one unit) stops now.
@@ -94,6 +94,10 @@ class Scheduler {
   const PendingJob* head() const { return queue_.empty() ? nullptr : &queue_.begin()->second; }
   // Models the job may use after all filters.
   cluster::ModelMask allowed_models(const PendingJob& job) const;
+  // Waiting jobs in queue order, at most `limit` (the emulator's API).
+  void queue_order(std::vector<const PendingJob*>& out, std::size_t limit) const {
+    for (auto it = queue_.begin(); it != queue_.end() && out.size() < limit; ++it) out.push_back(&it->second);
+  }
   // The job's current queue key (for tests and logs).
   OrderKey key_of(workload::JobId id) const { return has_key(id) ? key_state(id).key : OrderKey{}; }
   std::uint64_t preemptions() const { return preemptions_; }

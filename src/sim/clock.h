@@ -9,6 +9,7 @@
 #include "cluster/topology.h"
 #include "engine/time.h"
 #include "sim/executor.h"
+#include "sim/run_view.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::sim {
@@ -25,6 +26,15 @@ class OutsideEvents {
   // A host stopped answering: its GPUs are down and the jobs on it fail, until host_back.
   virtual void host_lost(cluster::HostId host, engine::Time now) = 0;
   virtual void host_back(cluster::HostId host, engine::Time now) = 0;
+
+  // The emulator's API. A job submitted now (its id is assigned here; its submit time is now).
+  virtual workload::JobId submit(workload::JobSpec job, engine::Time now) = 0;
+  // A job stopped by a user, for good: it leaves the queue, or its runs are killed; it ends as
+  // failed. False when no such job is active.
+  virtual bool kill(workload::JobId id, engine::Time now) = 0;
+  // The run now; at most `limit` jobs, in id order (waiting ones in queue order when
+  // `queue_only`).
+  virtual void inspect(RunView& out, std::size_t limit, bool queue_only) const = 0;
 };
 
 class Clock {

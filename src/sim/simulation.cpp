@@ -228,7 +228,8 @@ void Simulation::handle(const engine::Event& e) {
       } else {
         observer_.on_submit(job, e.time);
       }
-      pull_next_job();  // the next arrival, possibly at this same instant
+      // The next arrival, possibly at this same instant (a job from outside pulls none).
+      if (!outside_jobs_.erase(job.id)) pull_next_job();
       break;
     }
     case engine::EventClass::completion: {
@@ -294,6 +295,8 @@ void Simulation::handle(const engine::Event& e) {
     }
     case engine::EventClass::timer:
       scheduler_.on_timer(static_cast<workload::JobId>(e.subject), e.version, e.time);
+      break;
+    case engine::EventClass::wake:
       break;
   }
 }
@@ -368,7 +371,7 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   life.lost_gpu_us += gpus * static_cast<double>(hold);
   if (preempted)
     ++life.preemptions;
-  else
+  else if (cause != sched::StopCause::killed)
     ++life.failures;
   rt.restored_at_stop = life.work_done;
   life.work_done = saved;
@@ -406,12 +409,13 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
   rt.attempt_started = false;
   rt.fully_started = false;
   ++rt.stop_version;
-  if (life.failures > lifecycle_.max_retries) {
-    // Retries exhausted: the gang is terminated.
+  if (rt.killed || life.failures > lifecycle_.max_retries) {
+    // Retries exhausted (or killed by a user): the gang is terminated.
     life.state = sched::JobState::failed;
     scheduler_.forget(id, now);
     job_left(id);
-    metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life, sched::StopCause::host_failed};
+    metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life,
+                          rt.killed ? sched::StopCause::killed : sched::StopCause::host_failed};
     ev.lost_work_s = life.work_done / 1e6;
     observer_.on_life(ev);
     release_slot(id);
@@ -525,6 +529,105 @@ void Simulation::host_back(cluster::HostId host, engine::Time now) {
   repairs_.emplace_back(host, it->second);
   lost_down_.erase(it);
   queue_.push(now, engine::EventClass::repair, repairs_.size() - 1);
+}
+
+workload::JobId Simulation::submit(workload::JobSpec spec, engine::Time now) {
+  spec.id = static_cast<workload::JobId>(jobs_.size());
+  spec.submit = now;
+  jobs_.push_back(spec);
+  take_slot(spec.id);
+  outside_jobs_.insert(spec.id);
+  queue_.push(now, engine::EventClass::arrival, spec.id);
+  return spec.id;
+}
+
+bool Simulation::kill(workload::JobId id, engine::Time now) {
+  if (!active(id) || outside_jobs_.count(id)) return false;  // ended, or not arrived yet
+  auto& rt = runtime(id);
+  auto& life = rt.life;
+  if (life.state == sched::JobState::finished || life.state == sched::JobState::failed ||
+      life.state == sched::JobState::dropped)
+    return false;
+  rt.killed = true;
+  // A pass at this instant: freed GPUs go to others at once.
+  queue_.push(now, engine::EventClass::wake, 0);
+  if (life.state == sched::JobState::stopping) return true;  // it ends when its save does
+  scheduler_.job_stopped(id);
+  if (!rt.runs.empty()) {
+    stop_job(id, now, sched::StopCause::killed, sched::kNoJob, false, 0, 0);
+    return true;
+  }
+  // Waiting, never started in this attempt: it leaves the queue.
+  life.state = sched::JobState::failed;
+  scheduler_.forget(id, now);
+  job_left(id);
+  metrics::LifeEvent ev{metrics::LifeStep::fail, now, &jobs_[id], &life, sched::StopCause::killed};
+  observer_.on_life(ev);
+  release_slot(id);
+  return true;
+}
+
+void Simulation::describe_job(workload::JobId id, RunView::Job& j) const {
+  const auto& spec = jobs_[id];
+  const auto& rt = runtime(id);
+  j.id = id;
+  j.name = spec.trace_id == workload::kNoLabel ? "" : source_.strings().str(spec.trace_id);
+  j.user = spec.user == workload::kNoLabel ? "" : source_.strings().str(spec.user);
+  j.state = rt.life.state;
+  j.submit = spec.submit;
+  j.tasks = spec.tasks;
+  j.gpus_per_task = spec.gpus_per_task;
+  j.preemptions = rt.life.preemptions;
+  j.failures = rt.life.failures;
+  j.restarts = rt.life.restarts;
+  j.work_total_s = rt.life.work_total / 1e6;
+  for (RunId r : rt.runs) {
+    if (!j.placement.empty()) j.placement += ' ';
+    j.placement += runs_.at(r).placement.describe();
+  }
+}
+
+void Simulation::inspect(RunView& out, std::size_t limit, bool queue_only) const {
+  const engine::Time now = out.now;
+  out.hosts.clear();
+  for (cluster::HostId h = 0; h < topo_.hosts().size(); ++h)
+    out.hosts.push_back({topo_.host(h).gpus, alloc_.whole_free(h), alloc_.down(h)});
+  out.active_jobs = active_jobs_;
+  out.running_jobs = running_jobs_;
+  out.pending_jobs = scheduler_.pending();
+  out.jobs.clear();
+  std::vector<const sched::PendingJob*> waiting;
+  scheduler_.queue_order(waiting, queue_only ? limit : std::numeric_limits<std::size_t>::max());
+  std::unordered_map<workload::JobId, std::uint32_t> position;
+  for (std::size_t i = 0; i < waiting.size(); ++i) position[waiting[i]->id()] = static_cast<std::uint32_t>(i + 1);
+  auto reason = [&](const sched::PendingJob& p, std::uint32_t pos) -> std::string {
+    if (pos > 1)
+      return fmt::format("waits behind job {} (position {} in the queue)", waiting.front()->id(), pos);
+    const auto allowed = scheduler_.allowed_models(p);
+    std::uint64_t usable = 0;
+    const auto g = static_cast<std::uint16_t>(p.spec->fractional() ? 1 : p.spec->gpus_per_task);
+    for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
+      if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g);
+    return fmt::format("first in the queue: needs {} more task(s) of {} GPU(s) on one host; {} free GPUs are on "
+                       "hosts with room for one such task, {} free in all",
+                       p.tasks_left, p.spec->gpus_per_task, usable, alloc_.free_gpus());
+  };
+  auto add = [&](workload::JobId id) {
+    RunView::Job j;
+    describe_job(id, j);
+    j.work_done_s = work_done(id, now) / 1e6;
+    if (auto it = position.find(id); it != position.end()) {
+      j.queue_position = it->second;
+      j.waiting = reason(*waiting[it->second - 1], it->second);
+    }
+    out.jobs.push_back(std::move(j));
+  };
+  if (queue_only) {
+    for (const auto* p : waiting) add(p->id());
+    return;
+  }
+  for (workload::JobId id = 0; id < jobs_.size() && out.jobs.size() < limit; ++id)
+    if (active(id) && !outside_jobs_.count(id)) add(id);
 }
 
 // --- the loop ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cluster/allocation.h"
@@ -72,6 +73,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
     bool started = false;          // ever started (for the first-start flag)
     bool attempt_started = false;  // the current attempt has started some tasks
     bool fully_started = false;    // the current attempt has no task waiting
+    bool killed = false;           // stopped by a user: it ends as failed, whatever its retries
   };
 
   // JobLedger
@@ -91,6 +93,10 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void run_failed(RunId run, cluster::HostId host, engine::Time now) override;
   void host_lost(cluster::HostId host, engine::Time now) override;
   void host_back(cluster::HostId host, engine::Time now) override;
+  workload::JobId submit(workload::JobSpec job, engine::Time now) override;
+  bool kill(workload::JobId id, engine::Time now) override;
+  void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
+  void describe_job(workload::JobId id, RunView::Job& out) const;
 
   // A graceful preemption of this job saves all its work (the save fits in the grace period).
   bool saves_on_preemption(const JobRuntime& rt) const;
@@ -149,6 +155,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::vector<std::pair<cluster::HostId, std::uint16_t>> repairs_;  // by event subject
   std::vector<std::pair<RunId, cluster::HostId>> run_failures_;      // by event subject
   std::unordered_map<cluster::HostId, std::uint16_t> lost_down_;    // GPUs set down when lost from outside
+  std::unordered_set<workload::JobId> outside_jobs_;  // submitted from outside, not yet arrived
   std::unordered_map<workload::Label, cluster::ModelMask> request_cache_;
   std::vector<sched::StartDecision> starts_;
   std::vector<sched::StopDecision> stops_;

@@ -1,0 +1,40 @@
+// A run as the outside world may look at it (the emulator's API: GET /v1/cluster, /v1/jobs,
+// /v1/queue): hosts with their free and down GPUs, and the jobs not yet ended with their
+// state, placement, progress and, for those waiting, why. Built in the loop's thread on
+// request, so that the API never reads the scheduler while it runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/time.h"
+#include "sched/job_life.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::sim {
+
+struct RunView {
+  struct Host {
+    std::uint16_t gpus = 0, free = 0, down = 0;
+  };
+  struct Job {
+    workload::JobId id = 0;
+    std::string name;  // the trace's job id ("" when it has none)
+    std::string user;
+    sched::JobState state = sched::JobState::pending;
+    engine::Time submit = 0;
+    std::uint32_t tasks = 0, gpus_per_task = 0;
+    std::string placement;  // where its runs hold GPUs now ("" when none)
+    std::uint32_t preemptions = 0, failures = 0, restarts = 0;
+    double work_done_s = 0, work_total_s = 0;
+    std::uint32_t queue_position = 0;  // 1-based, when it waits; 0 otherwise
+    std::string waiting;               // why it waits ("" when it does not)
+  };
+  engine::Time now = 0;
+  std::vector<Host> hosts;
+  std::vector<Job> jobs;  // not yet ended, by id; `limit` of them at most
+  std::uint64_t active_jobs = 0, pending_jobs = 0, running_jobs = 0;
+};
+
+}  // namespace schedlab::sim
