@@ -219,6 +219,12 @@ void Controller::shutdown_agents() {
   }
 }
 
+std::string Controller::agent_state(cluster::HostId host) const {
+  std::lock_guard lock(mu_);
+  const auto& a = agents_.at(host);
+  return a.agent_id.empty() ? "absent" : a.lost ? "lost" : "up";
+}
+
 bool Controller::hosts_lost() const {
   std::lock_guard lock(mu_);
   for (const auto& a : agents_)

@@ -54,6 +54,8 @@ class Controller final : public AgentLink {
   bool wait_for_agents(std::chrono::milliseconds timeout, std::string& missing);
   // Tells every agent to kill its tasks and exit.
   void shutdown_agents();
+  // "up", "lost" (missed its heartbeat deadline) or "absent" (never registered).
+  std::string agent_state(cluster::HostId host) const;
   // Whether anything may still arrive: a lost host may come back.
   bool hosts_lost() const;
 

@@ -11,6 +11,7 @@
 #include <random>
 #include <nlohmann/json.hpp>
 
+#include "emu/api.h"
 #include "util/checked.h"
 #include "util/error.h"
 
@@ -135,6 +136,8 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
   executor_hosts_ = topo.hosts().size();
   controller_->attach(*executor_);
+  add_api_routes(controller_->router(), *clock_, topo,
+                 [this](cluster::HostId h) { return controller_->agent_state(h); });
   controller_->start();
   const std::string where = fmt::format("{}:{}", address.find(':') != std::string::npos ? "[" + address + "]" : address,
                                         controller_->port());

@@ -28,7 +28,7 @@ class OutsideEvents {
   virtual void host_back(cluster::HostId host, engine::Time now) = 0;
 
   // The emulator's API. A job submitted now (its id is assigned here; its submit time is now).
-  virtual workload::JobId submit(workload::JobSpec job, engine::Time now) = 0;
+  virtual workload::JobId submit(const SubmittedJob& job, engine::Time now) = 0;
   // A job stopped by a user, for good: it leaves the queue, or its runs are killed; it ends as
   // failed. False when no such job is active.
   virtual bool kill(workload::JobId id, engine::Time now) = 0;

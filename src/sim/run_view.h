@@ -14,6 +14,13 @@
 
 namespace schedlab::sim {
 
+// A job submitted from outside: its shape and length as a spec (its labels are set from the
+// names, its id and submit time by the run).
+struct SubmittedJob {
+  workload::JobSpec spec;
+  std::string name, user, model;  // the model request: "" = any, "A|B" = either
+};
+
 struct RunView {
   struct Host {
     std::uint16_t gpus = 0, free = 0, down = 0;

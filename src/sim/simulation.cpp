@@ -531,7 +531,14 @@ void Simulation::host_back(cluster::HostId host, engine::Time now) {
   queue_.push(now, engine::EventClass::repair, repairs_.size() - 1);
 }
 
-workload::JobId Simulation::submit(workload::JobSpec spec, engine::Time now) {
+workload::JobId Simulation::submit(const SubmittedJob& job, engine::Time now) {
+  workload::JobSpec spec = job.spec;
+  auto& strings = source_.strings();
+  spec.trace_id = strings.intern(job.name);
+  spec.user = strings.intern(job.user);
+  spec.gpu_request = strings.intern(job.model);
+  spec.trace_number = 0;
+  spec.line = 0;
   spec.id = static_cast<workload::JobId>(jobs_.size());
   spec.submit = now;
   jobs_.push_back(spec);

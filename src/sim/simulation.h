@@ -93,7 +93,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void run_failed(RunId run, cluster::HostId host, engine::Time now) override;
   void host_lost(cluster::HostId host, engine::Time now) override;
   void host_back(cluster::HostId host, engine::Time now) override;
-  workload::JobId submit(workload::JobSpec job, engine::Time now) override;
+  workload::JobId submit(const SubmittedJob& job, engine::Time now) override;
   bool kill(workload::JobId id, engine::Time now) override;
   void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
   void describe_job(workload::JobId id, RunView::Job& out) const;

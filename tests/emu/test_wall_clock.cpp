@@ -16,7 +16,7 @@ struct Outside final : sim::OutsideEvents {
   void run_failed(sim::RunId, cluster::HostId, engine::Time) override {}
   void host_lost(cluster::HostId, engine::Time) override {}
   void host_back(cluster::HostId, engine::Time) override {}
-  workload::JobId submit(workload::JobSpec, engine::Time) override { return 0; }
+  workload::JobId submit(const sim::SubmittedJob&, engine::Time) override { return 0; }
   bool kill(workload::JobId, engine::Time) override { return false; }
   void inspect(sim::RunView&, std::size_t, bool) const override {}
 };
