@@ -1,0 +1,28 @@
+// Command-line values shared by the emulator's commands: an ADDR:PORT endpoint, a list of GPU
+// indices, and a token file. Each refuses bad input with an InputError naming the option.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedlab::emu {
+
+struct Endpoint {
+  std::string host;  // a name, an IPv4 address, or an IPv6 address (without brackets)
+  std::uint16_t port = 0;
+};
+
+// "127.0.0.1:7070", "node3:7070", "[::1]:7070". The port must be 1-65535 unless
+// `allow_port_0` (a server asking for an ephemeral port).
+Endpoint parse_endpoint(std::string_view text, const std::string& option, bool allow_port_0 = false);
+
+// "0,1,2,3": distinct GPU indices, in the order given.
+std::vector<std::uint32_t> parse_gpu_list(std::string_view text, const std::string& option);
+
+// The token in `path`: the file's text without surrounding white space; at least 16
+// characters, printable ASCII without spaces (it travels in an HTTP header).
+std::string read_token_file(const std::string& path, const std::string& option);
+
+}  // namespace schedlab::emu
