@@ -157,6 +157,7 @@ void Agent::launch(const LaunchCommand& c) {
   spec.env = c.env;
   spec.work_dir = opt_.work_dir;
   spec.log_file = base + ".log";
+  spec.die_with_parent = true;
   spec.env["SCHEDLAB_PROGRESS_FILE"] = t.progress_file;
   try {
     if (!c.checkpoint_dir.empty()) {

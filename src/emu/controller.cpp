@@ -214,7 +214,7 @@ void Controller::shutdown_agents() {
   std::lock_guard lock(mu_);
   for (auto& a : agents_) {
     if (a.agent_id.empty() || a.lost) continue;
-    a.outbox.push_back(ShutdownCommand{});
+    a.outbox.emplace_back(std::in_place_type<ShutdownCommand>);
     flush(a);
   }
 }

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -165,11 +166,17 @@ Process Process::spawn(const ProcessSpec& spec) {
   Fd err_write{pipe_fds[1]};
   const char* work_dir = spec.work_dir.empty() ? nullptr : spec.work_dir.c_str();
 
+  const pid_t parent = ::getpid();
+  const bool die_with_parent = spec.die_with_parent;
   const pid_t pid = ::fork();
   if (pid < 0) throw EnvironmentError(fmt::format("cannot start '{}': fork: {}", program, std::strerror(errno)));
   if (pid == 0) {
     // The child: only async-signal-safe calls from here to exec.
     ::setpgid(0, 0);
+    if (die_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before the prctl
+    }
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -20,6 +20,10 @@ struct ProcessSpec {
   std::map<std::string, std::string> env;  // set on top of the inherited environment
   std::string work_dir;                    // "" to stay in the caller's
   std::string log_file;                    // stdout and stderr, appended; "" for /dev/null
+  // SIGKILL when the thread that spawned it ends (its agent killed, say): a task never
+  // outlives its agent, so no orphan keeps writing to a job's checkpoint folder after the
+  // job was started again elsewhere.
+  bool die_with_parent = false;
 };
 
 struct ExitStatus {

@@ -25,11 +25,18 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
     engine::Time back_after = 0;
   };
   std::vector<Failure> script;
+  std::vector<std::pair<engine::Time, sim::SubmittedJob>> submits;  // API submissions
+  std::vector<std::pair<engine::Time, workload::JobId>> kills;       // API stops
+  std::vector<bool> kill_results;
+  engine::Time look_at = -1;  // inspect the run at this instant (into `view`)
+  sim::RunView view;
+  std::vector<workload::JobId> submitted;
   std::vector<engine::Time> instants;  // what advance() returned
 
   void start(sim::RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
              double work, engine::Time delay) override {
-    live_[run] = Proc{job.id, placement.tasks.front().host, now + delay + static_cast<engine::Time>(std::ceil(work))};
+    live_[run] = Proc{job.id, placement.tasks.front().host, now + delay,
+                      now + delay + static_cast<engine::Time>(std::ceil(work))};
   }
   bool is_current(const engine::Event& e) const override { return live_.count(e.subject) > 0; }
   void finished(sim::RunId run, engine::Time) override { live_.erase(run); }
@@ -38,13 +45,20 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
     live_.erase(run);
     return done;
   }
-  double progress(sim::RunId, engine::Time) const override { return 0; }
+  double progress(sim::RunId run, engine::Time now) const override {
+    auto it = live_.find(run);
+    if (it == live_.end()) return 0;
+    return static_cast<double>(std::clamp(now, it->second.ready, it->second.end) - it->second.ready);
+  }
 
   engine::Time advance(engine::Time next, sim::OutsideEvents& outside) override {
     engine::Time t = engine::kTimeMax;
     for (const auto& [run, p] : live_)
       if (!p.reported) t = std::min(t, p.end);
     for (const auto& f : script) t = std::min(t, f.at);
+    for (const auto& s : submits) t = std::min(t, s.first);
+    for (const auto& k : kills) t = std::min(t, k.first);
+    if (look_at >= 0) t = std::min(t, look_at);
     for (const auto& [host, at] : backs_) t = std::min(t, at);
     if (next <= t) return record(next);
     for (auto& [run, p] : live_)
@@ -69,6 +83,25 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
         }
       it = script.erase(it);
     }
+    for (auto it = submits.begin(); it != submits.end();)
+      if (it->first == t) {
+        submitted.push_back(outside.submit(it->second, t));
+        it = submits.erase(it);
+      } else {
+        ++it;
+      }
+    for (auto it = kills.begin(); it != kills.end();)
+      if (it->first == t) {
+        kill_results.push_back(outside.kill(it->second, t));
+        it = kills.erase(it);
+      } else {
+        ++it;
+      }
+    if (look_at == t) {
+      view.now = t;
+      outside.inspect(view, 100, false);
+      look_at = -1;
+    }
     for (auto it = backs_.begin(); it != backs_.end();) {
       if (it->second == t) {
         outside.host_back(it->first, t);
@@ -84,6 +117,7 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
   struct Proc {
     workload::JobId job;
     cluster::HostId host;
+    engine::Time ready;
     engine::Time end;
     bool reported = false;
   };
@@ -139,11 +173,23 @@ TEST_CASE("Emulation.Loop.ATaskThatDiesFailsItsJobsAttemptWhichRestarts") {
   const auto& j = driven.observer.job(0);
   REQUIRE(j.starts.size() == 2);
   CHECK(j.starts[1] == sec(30));
-  // No checkpoint: it starts over and needs its whole 100 s again.
-  CHECK(j.end == sec(130));
+  // No checkpoint costs (interval 0: nothing is ever lost, docs/lifecycle.md): it needs only
+  // its remaining 70 s.
+  CHECK(j.end == sec(100));
   CHECK(j.final_life.failures == 1);
   CHECK(j.final_life.restarts == 1);
   CHECK(driven.stats.failures == 1);
+}
+
+TEST_CASE("Emulation.Loop.ATaskThatDiesLosesTheWorkSinceItsLastCheckpoint") {
+  ScriptedWorld world;
+  world.script.push_back({sec(30), 0});
+  sim::LifecycleConfig lc;
+  lc.checkpoint_set = true;
+  lc.checkpoint.interval = sec(25);
+  DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 4}}, world, lc);
+  // It keeps the checkpoint at 25 s of work and needs 75 s more from its restart at 30 s.
+  CHECK(driven.observer.job(0).end == sec(105));
 }
 
 TEST_CASE("Emulation.Loop.ATaskDyingMoreOftenThanTheRetriesFailsTheJobForGood") {
@@ -160,16 +206,68 @@ TEST_CASE("Emulation.Loop.ATaskDyingMoreOftenThanTheRetriesFailsTheJobForGood") 
 TEST_CASE("Emulation.Loop.ALostHostsGpusStayDownUntilItIsBack") {
   // Two hosts of 8: job 0 fills host 0; its host is lost at 10 s and back at 500 s. Job 1 (8
   // GPUs, submitted at 5 s) runs on host 1; job 0 waits for it (host 0 is down) and starts at
-  // 205 s, when job 1 ends, not at 500 s.
+  // 205 s, when job 1 ends, not at 500 s; it kept its 10 s of work.
   ScriptedWorld world;
   world.script.push_back({sec(10), 0, true, sec(490)});
   DrivenRun driven(uniform_cluster(1, 2, 8), {{0, 100, 1, 8}, {5, 200, 1, 8}, {300, 10, 2, 8}}, world);
   const auto& j0 = driven.observer.job(0);
   REQUIRE(j0.starts.size() == 2);
   CHECK(j0.starts[1] == sec(205));
-  CHECK(j0.end == sec(305));
+  CHECK(j0.end == sec(295));
   // Job 2 needs both hosts: only once host 0 is back.
   CHECK(driven.observer.job(2).starts.front() == sec(500));
+}
+
+TEST_CASE("Emulation.Api.AJobSubmittedFromOutsideQueuesAndRunsLikeATracesJob") {
+  ScriptedWorld world;
+  sim::SubmittedJob j;
+  j.spec.tasks = 1;
+  j.spec.gpus_per_task = 8;
+  j.spec.duration = sec(50);
+  j.name = "from-api";
+  world.submits.push_back({sec(20), j});
+  // The cluster is full (job 0, 8 GPUs, 100 s) until 100 s: the submitted job waits, then runs.
+  DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 8}}, world);
+  REQUIRE(world.submitted == std::vector<workload::JobId>{1});
+  const auto& a = driven.observer.job(1);
+  CHECK(a.submits == 1);
+  CHECK(a.starts.front() == sec(100));
+  CHECK(a.end == sec(150));
+  CHECK(driven.collector.jobs()[1].submit == sec(20));
+}
+
+TEST_CASE("Emulation.Api.AKilledJobEndsAsFailedAndFreesItsGpusAtOnce") {
+  ScriptedWorld world;
+  world.kills.push_back({sec(30), 0});   // running: killed
+  world.kills.push_back({sec(30), 2});   // waiting: leaves the queue
+  world.kills.push_back({sec(40), 0});   // ended already: refused
+  DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 8}, {10, 50, 1, 8}, {10, 50, 1, 8}}, world);
+  CHECK(world.kill_results == std::vector<bool>{true, true, false});
+  CHECK(driven.collector.jobs()[0].state == sched::JobState::failed);
+  CHECK(driven.collector.jobs()[2].state == sched::JobState::failed);
+  CHECK(driven.observer.job(2).starts.empty());
+  // Job 1 gets the GPUs at the kill, not at 100 s.
+  CHECK(driven.observer.job(1).starts.front() == sec(30));
+  CHECK(driven.observer.job(0).final_life.failures == 0);  // a kill is not a failure
+}
+
+TEST_CASE("Emulation.Api.InspectShowsHostsJobsAndWhyTheyWait") {
+  ScriptedWorld world;
+  world.look_at = sec(20);
+  DrivenRun driven(uniform_cluster(1, 2, 8), {{0, 100, 1, 8}, {0, 100, 1, 4}, {10, 50, 1, 8}, {15, 50, 1, 1}}, world);
+  const auto& v = world.view;
+  REQUIRE(v.hosts.size() == 2);
+  CHECK(v.hosts[0].free + v.hosts[1].free == 4);
+  CHECK(v.running_jobs == 2);
+  CHECK(v.pending_jobs == 2);
+  REQUIRE(v.jobs.size() == 4);
+  CHECK(v.jobs[0].state == sched::JobState::running);
+  CHECK(v.jobs[0].placement == "h0:8");
+  CHECK(v.jobs[0].work_done_s == doctest::Approx(20));
+  CHECK(v.jobs[2].queue_position == 1);
+  CHECK(v.jobs[2].waiting.find("needs 1 more task(s) of 8 GPU(s)") != std::string::npos);
+  CHECK(v.jobs[3].queue_position == 2);
+  CHECK(v.jobs[3].waiting == "waits behind job 2 (position 2 in the queue)");
 }
 
 }  // namespace schedlab::testing
