@@ -14,5 +14,6 @@ void add_list_command(CLI::App& app, int& exit_code);
 void add_trace_command(CLI::App& app, int& exit_code);
 void add_calibrate_command(CLI::App& app, int& exit_code);
 void add_model_command(CLI::App& app, int& exit_code);
+void add_worker_command(CLI::App& app, int& exit_code);
 
 }  // namespace schedlab::cli
