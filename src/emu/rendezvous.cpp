@@ -5,6 +5,7 @@
 
 #include <utility>  // before Boost.Asio 1.74, whose awaitable.hpp uses std::exchange without it
 #include <boost/asio.hpp>
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -22,7 +23,9 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr std::size_t kMaxRendezvousLine = 1024;
-constexpr auto kConnectRetry = std::chrono::milliseconds(100);
+// Ranks usually start within milliseconds of rank 0: retry soon, then back off.
+constexpr auto kFirstRetry = std::chrono::milliseconds(2);
+constexpr auto kMaxRetry = std::chrono::milliseconds(100);
 constexpr auto kCloseWithin = std::chrono::seconds(1);
 
 // One TCP connection: a line reader and a queue of lines to send. Used on the io thread only.
@@ -88,7 +91,7 @@ struct Rendezvous::Impl {
   asio::steady_timer retry;
   tcp::resolver resolver;
   std::chrono::steady_clock::time_point give_up;
-  std::string last_connect_error;
+  std::chrono::milliseconds next_retry = kFirstRetry;
   bool left = false;
   bool closing = false;
   asio::steady_timer force_close;
@@ -343,7 +346,8 @@ struct Rendezvous::Impl {
     if (std::chrono::steady_clock::now() >= give_up)
       return set_broken(fmt::format("cannot reach rank 0 at {}:{} within {:.3g} s ({})", cfg.address, cfg.port,
                                     std::chrono::duration<double>(cfg.connect_timeout).count(), ec.message()));
-    retry.expires_after(kConnectRetry);
+    retry.expires_after(next_retry);
+    next_retry = std::min(next_retry * 2, kMaxRetry);
     retry.async_wait([this](const boost::system::error_code& e) {
       if (!e && !closing && !broken_now()) try_connect();
     });
