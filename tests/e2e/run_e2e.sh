@@ -511,5 +511,91 @@ bad_input events_no_folder "$TMP/nodir/e.csv: --events: cannot write" run "$FIX/
 bad_input events_replaces_results "$TMP/out-events_replaces_results/jobs.csv: --events: would replace" \
   run "$FIX/base.yaml" --events "$TMP/out-events_replaces_results/jobs.csv"
 
+# --- schedlab worker: the emulator's task process ------------------------------------------
+
+# Bad arguments and environment: exit 2, one line naming the option or variable.
+bad_input worker_work_not_number "--work-us: 'ten' is not a number" worker --work-us ten --speed 1 --speedup 10
+bad_input worker_work_required "--work-us: required" worker --speed 1 --speedup 10
+bad_input worker_speed_range "--speed: 0 is out of range" worker --work-us 5 --speed 0 --speedup 10
+bad_input worker_unknown_option "worker: unexpected argument '--bogus'" worker --work-us 5 --speed 1 --speedup 10 --bogus
+bad_input worker_gpu_options_alone "--gemm-flops: only with --gpu" worker --work-us 5 --speed 1 --speedup 10 --gemm-flops 1e9
+bad_input worker_no_checkpoint_folder "$TMP/nowhere: --checkpoint-dir: is not a folder" \
+  worker --work-us 5 --speed 1 --speedup 10 --checkpoint-dir "$TMP/nowhere"
+RANK=3 WORLD_SIZE=2 bad_input worker_rank_beyond_gang "env RANK: 3 is not a rank of a gang of 2" \
+  worker --work-us 5 --speed 1 --speedup 10
+RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=99999 bad_input worker_bad_port "env MASTER_PORT: 99999 is out of range" \
+  worker --work-us 5 --speed 1 --speedup 10
+mkdir -p "$TMP/wbad" && printf 'schedlab checkpoint 1\nwork lots\n' >"$TMP/wbad/checkpoint"
+bad_input worker_bad_checkpoint "$TMP/wbad/checkpoint:2: work: 'lots' is not a number" \
+  worker --work-us 5 --speed 1 --speedup 10 --checkpoint-dir "$TMP/wbad"
+
+# A worker alone does its work (2e6 units at 0.8 x 20 = 125 ms) and leaves its progress.
+mkdir -p "$TMP/w1"
+run worker --work-us 2000000 --speed 0.8 --speedup 20 --progress-file "$TMP/w1/progress"
+if [ "$rc" -eq 0 ] && [ "$(cat "$TMP/w1/progress")" = 2000000 ] && [ ! -s "$TMP/stderr" ]; then pass worker_runs_to_completion; else
+  fail worker_runs_to_completion "exit code $rc, progress '$(cat "$TMP/w1/progress" 2>/dev/null)'"; fi
+
+# SIGTERM: a graceful save of everything done, exit 143; then a restart resumes from it.
+mkdir -p "$TMP/w2"
+"$BIN" worker --work-us 100000000 --speed 1 --speedup 10 --checkpoint-dir "$TMP/w2" --checkpoint-interval-us 1000000 \
+  --save-us 1000000 --progress-file "$TMP/w2/progress" 2>"$TMP/stderr" &
+pid=$!
+sleep 0.4
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+saved=$(sed -n 's/^work \([0-9]*\)$/\1/p' "$TMP/w2/checkpoint" 2>/dev/null)
+if [ "$rc" -eq 143 ] && [ -n "$saved" ] && [ "$saved" -gt 1000000 ] && [ "$(cat "$TMP/w2/progress")" = "$saved" ] &&
+  [ "$(ls -A "$TMP/w2" | sort | tr '\n' ' ')" = "checkpoint progress " ]; then
+  pass worker_sigterm_saves_and_exits_143
+else
+  fail worker_sigterm_saves_and_exits_143 "exit code $rc, checkpoint work '$saved'"
+fi
+run worker --work-us $((saved + 500000)) --speed 1 --speedup 10 --restore-us 500000 --checkpoint-dir "$TMP/w2" \
+  --progress-file "$TMP/w2/progress"
+if [ "$rc" -eq 0 ] && [ "$(cat "$TMP/w2/progress")" = $((saved + 500000)) ]; then pass worker_resumes_from_checkpoint; else
+  fail worker_resumes_from_checkpoint "exit code $rc"; fi
+
+# A gang of three processes; kill -9 of one: the others stall, then exit 4 saying why.
+gang_ok=""
+for attempt in 1 2 3; do
+  port=$((20000 + (RANDOM % 30000)))
+  pids=()
+  for r in 0 1 2; do
+    RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SCHEDLAB_JOB_ID=e2e \
+      "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 --peer-timeout-s 0.5 \
+      --progress-file "$TMP/gang-$r" 2>"$TMP/gang-$r.err" &
+    pids+=($!)
+  done
+  sleep 0.5
+  kill -9 "${pids[1]}"
+  codes=""
+  for r in 0 1 2; do
+    wait "${pids[$r]}" 2>/dev/null
+    codes="$codes$? "
+  done
+  if grep -q "cannot listen" "$TMP/gang-0.err"; then continue; fi  # the port was taken: another try
+  if [ "$codes" = "4 137 4 " ] && [ "$(wc -l <"$TMP/gang-0.err")" -eq 1 ] &&
+    grep -q "gang broken: rank 1 disconnected" "$TMP/gang-0.err" && grep -q "gang broken: rank 0 reports: rank 1 disconnected" "$TMP/gang-2.err" &&
+    [ "$(cat "$TMP/gang-0")" = "$(cat "$TMP/gang-2")" ] && [ "$(cat "$TMP/gang-0")" -gt 0 ]; then
+    gang_ok=yes
+  fi
+  break
+done
+if [ -n "$gang_ok" ]; then pass worker_gang_killed_rank_fails_the_gang; else
+  fail worker_gang_killed_rank_fails_the_gang "exit codes '$codes'"; sed 's/^/       /' "$TMP"/gang-*.err | head -6; fi
+
+# --gpu without a GPU (or without CUDA): one line, exit 3. Where a GPU is present it does not apply.
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip worker_gpu_without_gpu (a GPU is present)"
+else
+  run worker --work-us 5 --speed 1 --speedup 10 --gpu --gemm-flops 1e9 --allreduce-bytes 1048576
+  if [ "$rc" -eq 3 ] && [ "$(wc -l <"$TMP/stderr")" -eq 1 ] && grep -q "^schedlab: worker --gpu: .*no CUDA" "$TMP/stderr"; then
+    pass worker_gpu_without_gpu
+  else
+    fail worker_gpu_without_gpu "exit code $rc, expected 3 and one line"
+  fi
+fi
+
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,10 +1,8 @@
 // GPU measurements for `schedlab calibrate`: CUDA runtime linked statically, NCCL and cuBLAS
-// opened at run time with dlopen (only the few symbols used are declared here).
+// opened at run time with dlopen (calib/gpu/libraries.h).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
-#include <glob.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,190 +19,32 @@
 #include <vector>
 
 #include "calib/gpu/kernels.h"
+#include "calib/gpu/libraries.h"
 #include "calib/gpu_measure.h"
 #include "util/error.h"
 
 namespace schedlab::calib {
 namespace {
 
-// ---- NCCL and cuBLAS, declared by hand (ABI as in nccl.h 2.x and cublas_api.h 12/13) ----------
-using ncclComm_t = struct ncclComm*;
-using ncclResult_t = int;        // enum; ncclSuccess = 0
-constexpr int kNcclFloat32 = 7;  // ncclFloat32
-constexpr int kNcclSum = 0;      // ncclSum
+using gpu::CublasApi;
+using gpu::cublasHandle_t;
+using gpu::kCublasCompute32F;
+using gpu::kCublasGemmDefault;
+using gpu::kCublasOpN;
+using gpu::kCudaR16BF;
+using gpu::kCudaR16F;
+using gpu::kCudaR32F;
+using gpu::kNcclFloat32;
+using gpu::kNcclSum;
+using gpu::ncclComm_t;
+using gpu::NcclApi;
 
-struct NcclApi {
-  void* handle = nullptr;
-  std::string path;
-  ncclResult_t (*GetVersion)(int*) = nullptr;
-  ncclResult_t (*CommInitAll)(ncclComm_t*, int, const int*) = nullptr;
-  ncclResult_t (*CommDestroy)(ncclComm_t) = nullptr;
-  ncclResult_t (*AllReduce)(const void*, void*, size_t, int, int, ncclComm_t, cudaStream_t) = nullptr;
-  ncclResult_t (*GroupStart)() = nullptr;
-  ncclResult_t (*GroupEnd)() = nullptr;
-  const char* (*GetErrorString)(ncclResult_t) = nullptr;
-};
+constexpr const char* kWho = "calibrate";
 
-using cublasHandle_t = struct cublasContext*;
-using cublasStatus_t = int;                                   // CUBLAS_STATUS_SUCCESS = 0
-constexpr int kCublasOpN = 0;                                 // CUBLAS_OP_N
-constexpr int kCublasCompute32F = 68;                         // CUBLAS_COMPUTE_32F
-constexpr int kCublasGemmDefault = -1;                        // CUBLAS_GEMM_DEFAULT
-constexpr int kCudaR32F = 0, kCudaR16F = 2, kCudaR16BF = 14;  // cudaDataType (library_types.h)
-
-struct CublasApi {
-  void* handle = nullptr;
-  std::string path;
-  cublasStatus_t (*Create)(cublasHandle_t*) = nullptr;
-  cublasStatus_t (*Destroy)(cublasHandle_t) = nullptr;
-  cublasStatus_t (*SetStream)(cublasHandle_t, cudaStream_t) = nullptr;
-  cublasStatus_t (*GemmEx)(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int, const void*,
-                           int, int, const void*, void*, int, int, int, int) = nullptr;
-};
-
-// ---- errors ----------------------------------------------------------------------------------
-
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw EnvironmentError(fmt::format("calibrate: {} failed: {}", what, cudaGetErrorString(e)));
-}
-
-void nccl_check(const NcclApi& nccl, ncclResult_t r, const char* what) {
-  if (r != 0)
-    throw EnvironmentError(fmt::format("calibrate: {} failed: {} (NCCL error {})", what,
-                                       nccl.GetErrorString ? nccl.GetErrorString(r) : "?", r));
-}
-
-// ---- finding the libraries -------------------------------------------------------------------
-
-bool is_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::vector<std::string> glob_paths(const std::string& pattern) {
-  std::vector<std::string> out;
-  glob_t g{};
-  if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-  ::globfree(&g);
-  return out;
-}
-
-// Python's site-packages folders, where pip wheels (nvidia-nccl-cu12, nvidia-cublas) put libraries.
-std::vector<std::string> python_site_dirs() {
-  std::vector<std::string> dirs;
-  auto add = [&](const std::string& d) {
-    if (!d.empty() && std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
-  };
-  if (FILE* f =
-          ::popen("python3 -c 'import site,sys; "
-                  "print(\"\\n\".join(site.getsitepackages()+[site.getusersitepackages()]+sys.path))' 2>/dev/null",
-                  "r")) {
-    char buf[4096];
-    while (std::fgets(buf, sizeof buf, f)) {
-      std::string s(buf);
-      while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-      if (s.find("site-packages") != std::string::npos || s.find("dist-packages") != std::string::npos) add(s);
-    }
-    ::pclose(f);
-  }
-  std::vector<std::string> roots = {"/usr/lib", "/usr/local/lib", "/opt/conda/lib"};
-  for (const char* env : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-    if (const char* v = std::getenv(env)) roots.push_back(std::string(v) + "/lib");
-  if (const char* home = std::getenv("HOME")) roots.push_back(std::string(home) + "/.local/lib");
-  for (const auto& r : roots)
-    for (const char* kind : {"site-packages", "dist-packages"})
-      for (const auto& d : glob_paths(r + "/python3*/" + kind)) add(d);
-  return dirs;
-}
-
-// dlopen by explicit path, else by name (LD_LIBRARY_PATH, ld.so cache), else in the wheel folders
-// and `extra_dirs`. Returns nullptr and lists what was tried.
-void* open_library(const std::string& explicit_path, const std::vector<std::string>& names,
-                   const std::vector<std::string>& wheel_subdirs, const std::vector<std::string>& extra_dirs,
-                   std::string& found, std::vector<std::string>& tried) {
-  if (!explicit_path.empty()) {
-    tried.push_back(explicit_path);
-    void* h = ::dlopen(explicit_path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (h)
-      found = explicit_path;
-    else if (const char* err = ::dlerror())
-      tried.back() += fmt::format(" ({})", err);
-    return h;
-  }
-  for (const auto& n : names) {
-    tried.push_back(n);
-    if (void* h = ::dlopen(n.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-      found = n;
-      return h;
-    }
-  }
-  std::vector<std::string> dirs;
-  for (const auto& site : python_site_dirs())
-    for (const auto& sub : wheel_subdirs) dirs.push_back(site + "/" + sub);
-  dirs.insert(dirs.end(), extra_dirs.begin(), extra_dirs.end());
-  for (const auto& d : dirs)
-    for (const auto& n : names) {
-      std::string p = d + "/" + n;
-      if (!is_file(p)) continue;
-      tried.push_back(p);
-      if (void* h = ::dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-        found = p;
-        return h;
-      }
-    }
-  return nullptr;
-}
-
-template <typename F>
-void bind(void* handle, F& fn, const char* symbol, const std::string& lib) {
-  fn = reinterpret_cast<F>(::dlsym(handle, symbol));
-  if (!fn) throw EnvironmentError(fmt::format("calibrate: {} has no symbol {}", lib, symbol));
-}
-
-NcclApi load_nccl(const std::string& explicit_path) {
-  NcclApi api;
-  std::vector<std::string> tried;
-  api.handle = open_library(explicit_path, {"libnccl.so.2", "libnccl.so"},
-                            {"nvidia/nccl/lib", "nvidia/cu13/lib", "nvidia/cu12/lib"},
-                            {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"}, api.path, tried);
-  if (!api.handle)
-    throw EnvironmentError(
-        fmt::format("calibrate: NCCL not found (tried {}); install it (apt libnccl2 or pip nvidia-nccl-cu12) or pass "
-                    "--nccl-lib PATH",
-                    tried.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(tried, ", "))));
-  bind(api.handle, api.GetVersion, "ncclGetVersion", api.path);
-  bind(api.handle, api.CommInitAll, "ncclCommInitAll", api.path);
-  bind(api.handle, api.CommDestroy, "ncclCommDestroy", api.path);
-  bind(api.handle, api.AllReduce, "ncclAllReduce", api.path);
-  bind(api.handle, api.GroupStart, "ncclGroupStart", api.path);
-  bind(api.handle, api.GroupEnd, "ncclGroupEnd", api.path);
-  bind(api.handle, api.GetErrorString, "ncclGetErrorString", api.path);
-  return api;
-}
-
-// Optional: without cuBLAS the profile has no compute figures (a warning says so).
-CublasApi load_cublas(std::string& why_not) {
-  CublasApi api;
-  std::vector<std::string> tried;
-  std::vector<std::string> subdirs = {"nvidia/cublas/lib", "nvidia/cu13/lib", "nvidia/cu12/lib"};
-  std::vector<std::string> extra = {"/usr/local/cuda/lib64"};
-  std::string lt_path;
-  // cuBLASLt first and global, so that libcublas finds it in a wheel folder without an rpath.
-  open_library("", {"libcublasLt.so.13", "libcublasLt.so.12"}, subdirs, extra, lt_path, tried);
-  tried.clear();
-  api.handle =
-      open_library("", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, subdirs, extra, api.path, tried);
-  if (!api.handle) {
-    why_not = fmt::format("cuBLAS not found (tried {})", fmt::join(tried, ", "));
-    return api;
-  }
-  bind(api.handle, api.Create, "cublasCreate_v2", api.path);
-  bind(api.handle, api.Destroy, "cublasDestroy_v2", api.path);
-  bind(api.handle, api.SetStream, "cublasSetStream_v2", api.path);
-  bind(api.handle, api.GemmEx, "cublasGemmEx", api.path);
-  return api;
-}
+void cuda_check(cudaError_t e, const char* what) { gpu::cuda_check(e, what, kWho); }
+void nccl_check(const NcclApi& nccl, gpu::ncclResult_t r, const char* what) { gpu::nccl_check(nccl, r, what, kWho); }
+NcclApi load_nccl(const std::string& explicit_path) { return gpu::load_nccl(explicit_path, kWho); }
+CublasApi load_cublas(std::string& why_not) { return gpu::load_cublas(why_not, kWho); }
 
 // ---- small helpers ---------------------------------------------------------------------------
 
