@@ -271,6 +271,22 @@ int Agent::run() {
                   opt_.controller_host, opt_.controller_port, opt_.work_dir));
   std::thread reaper([this] { reaper_loop(); });
   std::thread reporter([this] { reporter_loop(); });
+  // Whichever way run() leaves (an exception included), the helper threads stop and join
+  // (and ~Agent kills what still runs).
+  struct JoinHelpers {
+    Agent& a;
+    std::thread& reaper;
+    std::thread& reporter;
+    ~JoinHelpers() {
+      {
+        std::lock_guard lock(a.mu_);
+        a.reaper_done_ = true;
+      }
+      a.cv_.notify_all();
+      reaper.join();
+      reporter.join();
+    }
+  } join_helpers{*this, reaper, reporter};
 
   HttpClient client(opt_.controller_host, opt_.controller_port, opt_.token);
   auto last_contact = Clock::now();
@@ -382,13 +398,6 @@ int Agent::run() {
   }
 
   finish(client, exit_code == 0);
-  {
-    std::lock_guard lock(mu_);
-    reaper_done_ = true;
-  }
-  cv_.notify_all();
-  reaper.join();
-  reporter.join();
   return exit_code;
 }
 

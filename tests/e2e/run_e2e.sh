@@ -597,5 +597,47 @@ else
   fi
 fi
 
+# --- schedlab agent: its command line, a controller that never answers, signals --------
+
+bad_input agent_no_port "--controller: '127.0.0.1': no port" agent --controller 127.0.0.1 --host h1
+bad_input agent_port_range "--controller: '127.0.0.1:70000': the port is out of range [1, 65535]" \
+  agent --controller 127.0.0.1:70000 --host h1
+bad_input agent_ipv6_brackets "--controller: '::1:7070': an IPv6 address goes in brackets" agent --controller ::1:7070 --host h1
+bad_input agent_gpus_twice "--gpus: GPU 1 is listed twice in '0,1,1'" agent --controller 127.0.0.1:7070 --host h1 --gpus 0,1,1
+bad_input agent_gpus_garbage "--gpus: 'x' is not a GPU index" agent --controller 127.0.0.1:7070 --host h1 --gpus 0,x
+bad_input agent_virtual_negative "--virtual-gpus: -2 is out of range [0, 4096]" \
+  agent --controller 127.0.0.1:7070 --host h1 --virtual-gpus -2
+bad_input agent_lost_timeout "--lost-timeout: 0 s is out of range" agent --controller 127.0.0.1:7070 --host h1 --lost-timeout 0
+bad_input agent_token_missing "$TMP/no-token: --token-file: cannot read the token file" \
+  agent --controller 127.0.0.1:7070 --host h1 --token-file "$TMP/no-token"
+echo short >"$TMP/short-token"
+bad_input agent_token_short "$TMP/short-token: --token-file: the token has 5 characters; at least 16 are needed" \
+  agent --controller 127.0.0.1:7070 --host h1 --token-file "$TMP/short-token"
+run agent --controller 127.0.0.1:7070 --host h1 --gpus 0 --virtual-gpus 2
+if [ "$rc" -eq 2 ]; then pass agent_gpus_excludes_virtual; else fail agent_gpus_excludes_virtual "exit code $rc"; fi
+
+# Nobody listens on port 1: the agent retries, then gives up after --lost-timeout with exit 1.
+start=$(date +%s%N)
+run agent --controller 127.0.0.1:1 --host h1 --lost-timeout 0.5 --work-dir "$TMP/agent-lost"
+took_ms=$((($(date +%s%N) - start) / 1000000))
+if [ "$rc" -eq 1 ] && [ "$took_ms" -lt 5000 ] && grep -qF "(--lost-timeout): killing 0 task(s), exiting 1" "$TMP/stderr" &&
+  grep -qF "schedlab agent h1: controller 127.0.0.1:1 lost (connection refused" "$TMP/stderr"; then
+  pass agent_lost_controller_exits_1
+else
+  fail agent_lost_controller_exits_1 "exit code $rc after $took_ms ms"
+fi
+# SIGTERM: the agent stops (no task to end here) and exits 0.
+"$BIN" agent --controller 127.0.0.1:1 --host h1 --lost-timeout 60 --work-dir "$TMP/agent-term" 2>"$TMP/stderr" &
+agent_pid=$!
+sleep 0.5
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -qF "SIGTERM received, stopping" "$TMP/stderr"; then
+  pass agent_sigterm_exits_0
+else
+  fail agent_sigterm_exits_0 "exit code $rc"
+fi
+
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,13 @@ struct LogLines {
     std::lock_guard lock(mu);
     for (const auto& l : lines)
       if (l.find(text) != std::string::npos) return true;
+    return false;
+  }
+  bool eventually_contains(const std::string& text) {
+    for (int i = 0; i < 200; ++i) {
+      if (any_contains(text)) return true;
+      std::this_thread::sleep_for(5ms);
+    }
     return false;
   }
   std::size_t size() {
@@ -281,7 +289,8 @@ TEST_CASE("Emu.HttpServer.garbage_truncated_and_silent_clients_never_stop_it") {
   std::string silent = raw_exchange(port, "POST /v1/agents/poll HTTP/1.1\r\nContent-Length: 10\r\n\r\n{", 3000ms);
   CHECK(silent.empty());
   CHECK(Clock::now() - t0 < 2000ms);
-  CHECK(s.log.any_contains("dropped: request not complete within 300 ms"));
+  // (The connection is closed as the timeout fires; the log line follows a moment later.)
+  CHECK(s.log.eventually_contains("dropped: request not complete within 300 ms"));
   // Pipelined requests on one connection: both answered, in order.
   std::string two = raw_exchange(port, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   CHECK(two.starts_with("HTTP/1.1 200"));
@@ -290,6 +299,28 @@ TEST_CASE("Emu.HttpServer.garbage_truncated_and_silent_clients_never_stop_it") {
   std::string cont = raw_exchange(port, "GET /ok HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n", 300ms);
   CHECK(cont.starts_with("HTTP/1.1 100 Continue"));
 
+  // Random bytes, and valid requests with bytes flipped, cut short or repeated (seeded, so a
+  // failure repeats): each is answered or dropped, and the server goes on.
+  std::mt19937 rng(20240611);
+  const std::string valid =
+      "POST /v1/agents/poll HTTP/1.1\r\nHost: x\r\nContent-Length: 64\r\n\r\n"
+      R"({"version":1,"agent_id":"a","host":"h","wait_ms":1,"reports":[]})";
+  REQUIRE(raw_exchange(port, valid, 2000ms, true).starts_with("HTTP/1.1 200"));  // the base is valid
+  for (int i = 0; i < 150; ++i) {
+    std::string bytes;
+    if (i < 50) {
+      bytes.resize(rng() % 300);
+      for (auto& c : bytes) c = static_cast<char>(rng());
+    } else {
+      bytes = valid;
+      const int flips = 1 + static_cast<int>(rng() % 4);
+      for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+      if (i % 3 == 0) bytes.resize(rng() % bytes.size());
+      if (i % 7 == 0) bytes += bytes;
+    }
+    std::string reply = raw_exchange(port, bytes, 2000ms, /*half_close=*/true);
+    CHECK_MESSAGE((reply.empty() || reply.starts_with("HTTP/1.1 ")), reply);
+  }
   // Still serving: a good request works.
   HttpResult good = s.client().request("GET", "/ok", "", 2000ms);
   CHECK_MESSAGE(good.status == 200, good.describe());
