@@ -47,8 +47,11 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
   r.ranks = static_cast<std::uint32_t>(placement.tasks.size());
   r.decided = std::chrono::steady_clock::now();
   const auto ckpt = sim::checkpoint_for(job, options_.lifecycle, perf_);
-  // The simulator's interval 0 means "nothing is ever lost": the worker then saves every step.
-  const engine::Time interval = ckpt.interval > 0 ? ckpt.interval : 1;
+  // The simulator's interval 0 means "nothing is ever lost": the worker then saves as often as
+  // a synced file write allows, every 100 ms of wall time (so a failure loses at most that).
+  const engine::Time interval =
+      ckpt.interval > 0 ? ckpt.interval
+                        : std::max<engine::Time>(1, time_from_double_clamped(0.1e6 * options_.speedup * r.speed));
   const std::string master = agents_.address_of(placement.tasks.front().host);
   const auto port = static_cast<std::uint16_t>(options_.port_base + run % options_.port_span);
   std::map<cluster::HostId, std::uint32_t> local_ranks;

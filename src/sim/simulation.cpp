@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/sim_executor.h"
 #include "util/checked.h"
@@ -665,9 +666,18 @@ SimulationStats Simulation::run() {
   pull_next_failure();
   for (;;) {
     // An emulation's clock waits for the wall clock and may queue events from outside first.
-    if (clock_) clock_->advance(queue_.empty() ? engine::kTimeMax : queue_.top().time, *this);
+    // What arrived may have queued nothing for its instant (a task reported running): then the
+    // next queued event is still in the future, and the clock waits again.
+    if (clock_) {
+      const engine::Time at = clock_->advance(queue_.empty() ? engine::kTimeMax : queue_.top().time, *this);
+      if (at != engine::kTimeMax && (queue_.empty() || queue_.top().time > at)) continue;
+    }
     if (queue_.empty()) break;
     const engine::Time now = queue_.top().time;
+    // The clock never goes back: an event queued for an instant already handled is a bug.
+    if (stats_.instants > 0 && now < stats_.end_time)
+      throw std::logic_error(fmt::format("event at {} s queued after the instant {} s was handled",
+                                         engine::to_seconds(now), engine::to_seconds(stats_.end_time)));
     while (!queue_.empty() && queue_.top().time == now) {
       handle(queue_.pop());
       ++stats_.events;
