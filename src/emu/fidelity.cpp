@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "sim/run_view.h"
 #include "util/csv.h"
 
 namespace schedlab::emu {
@@ -30,12 +31,16 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
   f.simulated = sim.summary;
   double emu_sum = 0, sim_sum = 0;
   std::vector<double> abs_err;
-  const std::size_t n = std::max(emu.jobs.size(), sim.jobs.size());
-  for (std::size_t i = 0; i < n; ++i) {
+  // Jobs are matched by their place in the trace (both runs number the trace's jobs in trace
+  // order): jobs submitted over the API while the emulation ran shift the ids after them, and
+  // have no simulated twin.
+  std::size_t next_sim = 0;
+  for (const auto& rec : emu.jobs) {
     JobFidelity j;
-    j.id = static_cast<workload::JobId>(i);
-    const metrics::JobRecord* e = i < emu.jobs.size() ? &emu.jobs[i] : nullptr;
-    const metrics::JobRecord* s = i < sim.jobs.size() ? &sim.jobs[i] : nullptr;
+    j.id = rec.id;
+    const metrics::JobRecord* e = &rec;
+    const bool from_api = rec.trace_number == sim::kSubmittedFromOutside;
+    const metrics::JobRecord* s = !from_api && next_sim < sim.jobs.size() ? &sim.jobs[next_sim++] : nullptr;
     auto fill = [](const metrics::JobRecord* r, double& start, double& end, double& jct) {
       if (!r) return false;
       start = secs(r->start);
@@ -58,8 +63,8 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
   }
   f.mean_jct_error = rel(emu_sum, sim_sum);
   std::sort(abs_err.begin(), abs_err.end());
-  f.job_error_p50 = metrics::percentile(abs_err, 0.50);
-  f.job_error_p95 = metrics::percentile(abs_err, 0.95);
+  f.job_error_p50 = metrics::percentile(abs_err, 50);
+  f.job_error_p95 = metrics::percentile(abs_err, 95);
   f.makespan_error = rel(emu.summary.makespan_s, sim.summary.makespan_s);
   f.utilization_error = emu.summary.gpu_utilization - sim.summary.gpu_utilization;
   return f;

@@ -14,6 +14,9 @@
 
 namespace schedlab::sim {
 
+// The trace number of jobs submitted from outside (they are in no trace).
+inline constexpr std::uint64_t kSubmittedFromOutside = ~std::uint64_t{0};
+
 // A job submitted from outside: its shape and length as a spec (its labels are set from the
 // names, its id and submit time by the run).
 struct SubmittedJob {

@@ -538,7 +538,7 @@ workload::JobId Simulation::submit(const SubmittedJob& job, engine::Time now) {
   spec.trace_id = strings.intern(job.name);
   spec.user = strings.intern(job.user);
   spec.gpu_request = strings.intern(job.model);
-  spec.trace_number = 0;
+  spec.trace_number = kSubmittedFromOutside;
   spec.line = 0;
   spec.id = static_cast<workload::JobId>(jobs_.size());
   spec.submit = now;
