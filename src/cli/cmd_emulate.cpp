@@ -31,6 +31,10 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--external-agents", eo->external_agents,
                 "Start no agents: wait for `schedlab agent` processes to register (other machines, srun)");
   cmd->add_option("--agents-timeout", *agents_timeout_s, "Seconds to wait for every host's agent")->default_val(30);
+  cmd->add_option("--heartbeat-timeout-ms", eo->heartbeat_timeout_ms,
+                  "An agent silent this long (wall ms) is lost: its host's GPUs go down and its jobs fail")
+      ->default_val(5000)
+      ->check(CLI::Range(200u, 3600000u));
   cmd->add_option("--work-dir", eo->work_dir, "Folder for checkpoints and agents' logs (default: a fresh one under "
                                               "TMPDIR, removed after the run)");
   cmd->add_flag("--keep-work", eo->keep_work, "Keep the default work folder after the run");

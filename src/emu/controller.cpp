@@ -92,8 +92,14 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
   }
   registered_.notify_all();
   log(fmt::format("agent {} registered from {} ({} tasks running)", m.host, req.remote, m.tasks.size()));
-  if (was_lost)
-    clock_.post([this, h](engine::Time now, sim::OutsideEvents& outside) { outside.host_back(h, now); });
+  std::vector<std::string> listed;
+  for (const auto& t : m.tasks)
+    if (t.state == TaskState::running) listed.push_back(t.task);
+  clock_.post([this, h, was_lost, listed](engine::Time now, sim::OutsideEvents& outside) {
+    // Tasks it no longer runs died with its previous incarnation (a restarted agent).
+    executor_->reconcile(h, listed, now, outside);
+    if (was_lost) outside.host_back(h, now);
+  });
   if (!m.tasks.empty()) deliver(h, std::move(m.tasks));
   respond(json_response(200, to_json(out)));
 }
@@ -151,6 +157,7 @@ void Controller::flush(Agent& a) {
   a.outbox.clear();
   (*a.held)(json_response(200, to_json(out)));
   a.held.reset();
+  a.last_seen = std::chrono::steady_clock::now();
 }
 
 void Controller::send(cluster::HostId host, Command command) {
@@ -175,6 +182,7 @@ void Controller::tick() {
       if (a.held && now >= a.held_until) {
         (*a.held)(json_response(200, to_json(PollResponse{})));
         a.held.reset();
+        a.last_seen = now;  // it was there all along, waiting: its deadline counts from here
       }
       if (a.agent_id.empty() || a.lost || a.held) continue;
       if (now - a.last_seen > std::chrono::milliseconds(options_.heartbeat_timeout_ms)) {

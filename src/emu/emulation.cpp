@@ -126,6 +126,8 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   co.port = port;
   co.token = token_;
   co.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
+  // A poll is held at most half the deadline: an agent always polls again well within it.
+  co.heartbeat_interval_ms = std::min<std::uint32_t>(1000, options_.heartbeat_timeout_ms / 2);
   co.log = [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); };
   controller_ = std::make_unique<Controller>(topo, *clock_, co);
   EmuExecutorOptions eo;

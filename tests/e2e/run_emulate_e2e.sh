@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# End-to-end tests of `schedlab emulate`: a small emulation with real agent and worker
+# processes, checked against its own simulation; an agent and a worker killed mid-run (no job
+# lost); the API used while it runs (a job submitted, one stopped); garbage sent to the
+# controller (it keeps serving, the results are intact); refusals. Every process an emulation
+# starts is stopped by it; the script checks that none is left.
+#   usage: tests/e2e/run_emulate_e2e.sh <path to schedlab> <repository root>
+set -u
+
+BIN=$(realpath "${1:?usage: run_emulate_e2e.sh <schedlab binary> <repo root>}")
+ROOT=${2:?usage: run_emulate_e2e.sh <schedlab binary> <repo root>}
+cd "$ROOT" || exit 1
+FIX=tests/e2e/fixtures
+SC=$FIX/emulate_tiny.yaml
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/schedlab-emu-e2e.XXXXXX")
+export TMPDIR=$TMP  # the emulations' work folders land here and go with it
+cleanup() {
+  pkill -KILL -f "$TMP" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL $1: $2"
+  [ -s "$TMP/stderr" ] && grep -v "registered from" "$TMP/stderr" | tail -5 | sed 's/^/       stderr: /'
+}
+run() {
+  "$BIN" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+  rc=$?
+}
+# json FILE EXPR: a value from a JSON file (python3 is part of the set-up).
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# No agent or worker of ours may outlive the emulation that started it.
+no_leftovers() {
+  sleep 0.5
+  if pgrep -f "$TMP" >/dev/null; then
+    fail "$1_no_leftover_processes" "$(pgrep -af "$TMP" | head -3)"
+  else
+    pass "$1_no_leftover_processes"
+  fi
+}
+
+# --- a small emulation against its simulation -------------------------------------------
+run emulate "$SC" --speedup 1000 --out "$TMP/tiny"
+if [ "$rc" -ne 0 ]; then
+  fail emulate_tiny "exit code $rc"
+else
+  missing=""
+  for f in jobs.csv timeline.csv summary.json run.yaml fidelity.json fidelity.csv emulation.json; do
+    [ -s "$TMP/tiny/$f" ] || missing="$missing $f"
+  done
+  finished=$(json "$TMP/tiny/summary.json" "d['finished']")
+  err=$(json "$TMP/tiny/fidelity.json" "abs(d['mean_jct_error'])")
+  if [ -n "$missing" ]; then
+    fail emulate_tiny "missing:$missing"
+  elif [ "$finished" != 24 ]; then
+    fail emulate_tiny "$finished of 24 jobs finished"
+  elif ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.15 else 1)" "$err"; then
+    # Generous: a loaded 2-core CI machine at speedup 1000; the README's figures are at 100.
+    fail emulate_tiny "mean JCT error $err against the simulation (bound 0.15)"
+  else
+    pass emulate_tiny
+  fi
+fi
+no_leftovers emulate_tiny
+
+# --- an agent killed mid-run: its host is lost, its jobs restart elsewhere ----------------
+run emulate "$SC" --speedup 1000 --heartbeat-timeout-ms 1000 --out "$TMP/agent-kill" \
+  --set 'emulation.failures=[{at_s: 2500, kill: agent, host: h1}]'
+if [ "$rc" -ne 0 ]; then
+  fail emulate_agent_killed "exit code $rc"
+else
+  done_or_failed=$(json "$TMP/agent-kill/summary.json" "d['finished'] + d['failed']")
+  kills=$(json "$TMP/agent-kill/emulation.json" "d['planned_kills']")
+  restarts=$(json "$TMP/agent-kill/emulation.json" "d['agent_restarts']")
+  if [ "$done_or_failed" = 24 ] && [ "$kills" = 1 ] && [ "$restarts" -ge 1 ]; then
+    pass emulate_agent_killed
+  else
+    fail emulate_agent_killed "finished+failed $done_or_failed of 24, kills $kills, agent restarts $restarts"
+  fi
+fi
+no_leftovers emulate_agent_killed
+
+# --- a worker killed mid-run: its gang fails and restarts from its checkpoint --------------
+run emulate "$SC" --speedup 1000 --out "$TMP/worker-kill" --set 'emulation.failures=[{at_s: 3000, kill: worker}]'
+if [ "$rc" -ne 0 ]; then
+  fail emulate_worker_killed "exit code $rc"
+else
+  finished=$(json "$TMP/worker-kill/summary.json" "d['finished']")
+  failures=$(json "$TMP/worker-kill/summary.json" "d['failures']")
+  if [ "$finished" = 24 ] && [ "$failures" -ge 1 ]; then
+    pass emulate_worker_killed
+  else
+    fail emulate_worker_killed "finished $finished of 24, failures $failures"
+  fi
+fi
+no_leftovers emulate_worker_killed
+
+# --- the API and garbage while it runs ---------------------------------------------------
+# http METHOD PATH [BODY]: one request over bash's /dev/tcp; prints the status line's code and
+# the body (last line).
+http() {
+  local body=${3:-}
+  exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+  printf '%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+    "$1" "$2" "${#body}" "$body" >&3
+  local answer
+  answer=$(timeout 10 cat <&3)
+  exec 3<&-
+  echo "$answer" | head -1 | cut -d' ' -f2
+  echo "$answer" | tail -1
+}
+"$BIN" emulate "$SC" --speedup 200 --out "$TMP/api" >"$TMP/api.stdout" 2>"$TMP/stderr" &
+emu_pid=$!
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*controller listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/stderr" | head -1)
+  [ -n "$port" ] && grep -q "registered from" "$TMP/stderr" && break
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  fail emulate_api "no 'controller listening' line"
+  kill "$emu_pid"
+else
+  sleep 2  # some jobs running, some waiting
+  cluster=$(http GET /v1/cluster)
+  queue=$(http GET /v1/queue)
+  submitted=$(http POST /v1/jobs '{"version":1,"tasks":1,"gpus_per_task":2,"duration_s":600,"name":"from-api"}')
+  stopped=$(http POST /v1/jobs/0/stop)
+  bad_job=$(http POST /v1/jobs '{"version":1,"tasks":"two","duration_s":600}')
+  unknown=$(http POST /v1/jobs/99999/stop)
+  # Garbage: raw bytes, a truncated request, an oversized body, a wrong version, a bad poll.
+  { printf 'GARBAGE\x00\xff\r\n\r\n' >"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null
+  { printf 'POST /v1/agents/poll HTTP/1.1\r\nContent-Length: 100\r\n\r\n{"vers' >"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null
+  big=$(head -c 2000000 /dev/zero | tr '\0' 'x')
+  oversized=$(http POST /v1/jobs "$big")
+  version=$(http POST /v1/agents/poll '{"version":2,"agent_id":"x","host":"h0","reports":[],"wait_ms":0}')
+  stale=$(http POST /v1/agents/poll '{"version":1,"agent_id":"nobody","host":"h0","reports":[],"wait_ms":0}')
+  still=$(http GET /v1/cluster)
+  wait "$emu_pid"
+  rc=$?
+  code() { echo "$1" | head -1; }
+  checks=(
+    "cluster 200:$(code "$cluster")" "queue 200:$(code "$queue")" "submit 201:$(code "$submitted")"
+    "stop 200:$(code "$stopped")" "bad job 400:$(code "$bad_job")" "unknown job 404:$(code "$unknown")"
+    "oversized 413:$(code "$oversized")" "version 426:$(code "$version")" "stale agent 409:$(code "$stale")"
+    "after garbage 200:$(code "$still")")
+  bad=""
+  for c in "${checks[@]}"; do
+    want=${c%%:*}
+    got=${c##*:}
+    [ "${want##* }" = "$got" ] || bad="$bad [$want: got $got]"
+  done
+  if [ "$rc" -ne 0 ]; then
+    fail emulate_api "exit code $rc"
+  elif [ -n "$bad" ]; then
+    fail emulate_api "$bad"
+  else
+    rows=$(($(wc -l <"$TMP/api/jobs.csv") - 1))
+    api_state=$(grep ',from-api,' "$TMP/api/jobs.csv" | cut -d, -f16)
+    job0_state=$(sed -n 2p "$TMP/api/jobs.csv" | cut -d, -f16)
+    if [ "$rows" = 25 ] && [ "$api_state" = finished ] && [ "$job0_state" = failed ]; then
+      pass emulate_api
+    else
+      fail emulate_api "jobs.csv: $rows rows, API job $api_state, job 0 $job0_state"
+    fi
+  fi
+  if echo "$queue" | tail -1 | grep -q '"waiting"'; then pass emulate_api_queue_reasons; else
+    fail emulate_api_queue_reasons "no waiting reason in $(echo "$queue" | tail -1 | head -c 200)"; fi
+fi
+no_leftovers emulate_api
+
+# --- refusals ----------------------------------------------------------------------------
+run emulate "$SC" --listen 0.0.0.0:0 --out "$TMP/open"
+if [ "$rc" -eq 2 ] && grep -qF -- "--listen: 0.0.0.0 is not a loopback address: give --token-file" "$TMP/stderr" &&
+  [ ! -e "$TMP/open" ]; then
+  pass emulate_open_listen_needs_token
+else
+  fail emulate_open_listen_needs_token "exit code $rc"
+fi
+run emulate "$SC" --speedup 0 --out "$TMP/zero"
+if [ "$rc" -eq 2 ] && [ ! -e "$TMP/zero" ]; then pass emulate_bad_speedup; else fail emulate_bad_speedup "exit code $rc"; fi
+run emulate "$SC" --out "$TMP/badplan" --set 'emulation.failures=[{at_s: 10, kill: agent, host: h9}]'
+if [ "$rc" -eq 2 ] && grep -qF "emulation.failures.0.host: 'h9' is not a host of the cluster (h0 to h3)" "$TMP/stderr"; then
+  pass emulate_bad_plan
+else
+  fail emulate_bad_plan "exit code $rc"
+fi
+
+echo "e2e emulate: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
