@@ -585,6 +585,37 @@ done
 if [ -n "$gang_ok" ]; then pass worker_gang_killed_rank_fails_the_gang; else
   fail worker_gang_killed_rank_fails_the_gang "exit codes '$codes'"; sed 's/^/       /' "$TMP"/gang-*.err | head -6; fi
 
+# A graceful stop is the gang's: SIGTERM to rank 1 alone (saving in no time) stops both ranks
+# with 143, and rank 0 saves what the gang finished.
+stop_ok=""
+for attempt in 1 2 3; do
+  port=$((20000 + (RANDOM % 30000)))
+  mkdir -p "$TMP/gs-$attempt"
+  pids=()
+  for r in 0 1; do
+    RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SCHEDLAB_JOB_ID=e2e-stop \
+      SCHEDLAB_CHECKPOINT_DIR="$TMP/gs-$attempt" SCHEDLAB_PROGRESS_FILE="$TMP/gs-$attempt/progress-$r" \
+      "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 2>"$TMP/gs-$r.err" &
+    pids+=($!)
+  done
+  sleep 0.4
+  kill -TERM "${pids[1]}"
+  codes=""
+  for r in 0 1; do
+    wait "${pids[$r]}"
+    codes="$codes$? "
+  done
+  if grep -q "cannot listen" "$TMP/gs-0.err"; then continue; fi
+  saved=$(sed -n 's/^work \([0-9]*\)$/\1/p' "$TMP/gs-$attempt/checkpoint" 2>/dev/null)
+  if [ "$codes" = "143 143 " ] && [ -n "$saved" ] && [ "$saved" -gt 0 ] &&
+    [ "$(cat "$TMP/gs-$attempt/progress-0")" = "$saved" ] && [ ! -s "$TMP/gs-0.err" ]; then
+    stop_ok=yes
+  fi
+  break
+done
+if [ -n "$stop_ok" ]; then pass worker_gang_stops_gracefully_together; else
+  fail worker_gang_stops_gracefully_together "exit codes '$codes', checkpoint work '$saved'"; fi
+
 # --gpu without a GPU (or without CUDA): one line, exit 3. Where a GPU is present it does not apply.
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "skip worker_gpu_without_gpu (a GPU is present)"

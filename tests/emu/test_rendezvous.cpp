@@ -212,3 +212,18 @@ TEST_CASE("Rendezvous.on_change: the callback fires when the gang starts and whe
   CHECK(eventually([&] { return calls > after_start; }));
   one.leave();
 }
+
+TEST_CASE("Rendezvous.stop: one rank's graceful stop reaches every rank, and its leaving is no failure") {
+  Gang g(3);
+  REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
+  g.ranks[2]->stop();
+  g.ranks[2].reset();  // it saves in no time and exits
+  CHECK(eventually([&] { return g.ranks[0]->stopping() && g.ranks[1]->stopping(); }));
+  std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(g.ranks[0]->broken());
+  CHECK_FALSE(g.ranks[1]->broken());
+  g.ranks[1]->stop();
+  g.ranks[1].reset();
+  std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(g.ranks[0]->broken());
+}
