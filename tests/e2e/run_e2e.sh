@@ -513,6 +513,18 @@ bad_input events_replaces_results "$TMP/out-events_replaces_results/jobs.csv: --
 
 # --- schedlab worker: the emulator's task process ------------------------------------------
 
+# wait_for_files FILE...: until every file exists (a worker writes its progress file once its
+# gang has formed), for at most 10 s.
+wait_for_files() {
+  for _ in $(seq 1 1000); do
+    local all=yes f
+    for f in "$@"; do [ -e "$f" ] || all=""; done
+    [ -n "$all" ] && return 0
+    sleep 0.01
+  done
+  return 1
+}
+
 # Bad arguments and environment: exit 2, one line naming the option or variable.
 bad_input worker_work_not_number "--work-us: 'ten' is not a number" worker --work-us ten --speed 1 --speedup 10
 bad_input worker_work_required "--work-us: required" worker --speed 1 --speedup 10
@@ -540,7 +552,8 @@ mkdir -p "$TMP/w2"
 "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 --checkpoint-dir "$TMP/w2" --checkpoint-interval-us 1000000 \
   --save-us 1000000 --progress-file "$TMP/w2/progress" 2>"$TMP/stderr" &
 pid=$!
-sleep 0.4
+wait_for_files "$TMP/w2/progress"
+sleep 0.3
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -567,7 +580,8 @@ for attempt in 1 2 3; do
       --progress-file "$TMP/gang-$r" 2>"$TMP/gang-$r.err" &
     pids+=($!)
   done
-  sleep 0.5
+  wait_for_files "$TMP/gang-0" "$TMP/gang-1" "$TMP/gang-2"  # the gang has formed and runs
+  sleep 0.2
   kill -9 "${pids[1]}"
   codes=""
   for r in 0 1 2; do
@@ -598,7 +612,8 @@ for attempt in 1 2 3; do
       "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 2>"$TMP/gs-$r.err" &
     pids+=($!)
   done
-  sleep 0.4
+  wait_for_files "$TMP/gs-$attempt/progress-0" "$TMP/gs-$attempt/progress-1"
+  sleep 0.2
   kill -TERM "${pids[1]}"
   codes=""
   for r in 0 1; do

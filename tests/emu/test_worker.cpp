@@ -448,6 +448,7 @@ TEST_CASE("Worker.Gang.three_ranks_advance_in_lockstep_at_the_pace_of_the_slowes
 }
 
 TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_timeout") {
+  WorkerFolder dir("killed");
   const std::uint16_t port = free_port();
   constexpr int kRanks = 3;
   std::array<pid_t, kRanks> pids{};
@@ -465,6 +466,7 @@ TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_tim
         c.job_id = "killed";
         c.peer_timeout = 300ms;
         c.rendezvous_timeout = 5000ms;
+        c.progress_file = dir.progress(r);
         StopControl stop;
         code = worker_exit_code(run_worker(c, stop).outcome);
       } catch (...) {
@@ -473,7 +475,16 @@ TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_tim
       ::_exit(code);
     }
   }
-  std::this_thread::sleep_for(400ms);  // the gang forms and runs
+  // The gang has formed once every rank wrote its progress file; then it runs a little.
+  const auto launched = Clock::now();
+  auto formed = [&] {
+    for (int r = 0; r < kRanks; ++r)
+      if (!fs::exists(dir.progress(r))) return false;
+    return true;
+  };
+  while (!formed() && seconds_since(launched) < 10) std::this_thread::sleep_for(5ms);
+  CHECK(formed());
+  std::this_thread::sleep_for(200ms);
   REQUIRE(::kill(pids[1], SIGKILL) == 0);
   const auto killed = Clock::now();
   std::array<int, kRanks> status{};
