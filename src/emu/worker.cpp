@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "calib/gpu_step.h"
 #include "emu/checkpoint_file.h"
