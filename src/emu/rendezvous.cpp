@@ -101,6 +101,7 @@ struct Rendezvous::Impl {
   bool started = false;
   std::string announce;
   std::int64_t released = -1;
+  bool stopping = false;
   std::optional<std::string> broken;
   std::uint16_t port = 0;
 
@@ -289,6 +290,9 @@ struct Rendezvous::Impl {
     } else if (w.size() == 1 && w[0] == "leave") {
       c->left = true;
       return;
+    } else if (w.size() == 1 && w[0] == "stop") {
+      c->left = true;
+      return on_stop_from(static_cast<std::uint32_t>(c->rank));
     }
     set_broken(fmt::format("rank {} broke the protocol: '{}'", c->rank, shown(line)));
   }
@@ -312,6 +316,18 @@ struct Rendezvous::Impl {
     }
     for (const auto& r : by_rank)
       if (r && !r->left) send(r, fmt::format("go {}", next));
+    notify();
+  }
+
+  // Rank `from` stops gracefully: every other rank is told once.
+  void on_stop_from(std::uint32_t from) {
+    {
+      std::lock_guard lock(m);
+      if (stopping) return;
+      stopping = true;
+    }
+    for (const auto& r : by_rank)
+      if (r && r->rank != static_cast<std::int64_t>(from) && !r->left) send(r, "stop");
     notify();
   }
 
@@ -383,6 +399,15 @@ struct Rendezvous::Impl {
         if (ok) released = static_cast<std::int64_t>(*n);
       }
       if (ok) return notify();
+    } else if (v == "stop") {
+      bool fresh;
+      {
+        std::lock_guard lock(m);
+        fresh = !stopping;
+        stopping = true;
+      }
+      if (fresh) notify();
+      return;
     } else if (v.substr(0, 7) == "broken ") {
       return set_broken(fmt::format("rank 0 reports: {}", shown(v.substr(7), 300)));
     } else if (v.substr(0, 8) == "refused ") {
@@ -471,6 +496,11 @@ std::int64_t Rendezvous::released() const {
   return impl_->released;
 }
 
+bool Rendezvous::stopping() const {
+  std::lock_guard lock(impl_->m);
+  return impl_->stopping;
+}
+
 std::optional<std::string> Rendezvous::broken() const {
   std::lock_guard lock(impl_->m);
   return impl_->broken;
@@ -490,6 +520,27 @@ void Rendezvous::arrive(std::uint64_t round) {
     asio::post(d.io, [&d, round] {
       if (d.to_zero) d.send(d.to_zero, fmt::format("arrive {}", round));
     });
+}
+
+void Rendezvous::stop() {
+  Impl& d = *impl_;
+  if (d.cfg.world_size <= 1 || !d.thread.joinable()) {
+    std::lock_guard lock(d.m);
+    d.stopping = true;
+    return;
+  }
+  if (d.serving()) {
+    asio::post(d.io, [&d] { d.on_stop_from(0); });
+    return;
+  }
+  {
+    std::lock_guard lock(d.m);
+    d.stopping = true;
+  }
+  asio::post(d.io, [&d] {
+    d.left = true;
+    if (d.to_zero) d.send(d.to_zero, "stop");
+  });
 }
 
 void Rendezvous::leave() {

@@ -7,12 +7,17 @@
 //   rank > 0 -> rank 0:  hello JOB WORLD RANK PLAN   (once, first; a mismatch is refused)
 //                        arrive N                    (this rank finished round N)
 //                        leave                       (this rank is done; its close is not a failure)
+//                        stop                        (this rank stops gracefully; so does the gang)
 //   rank 0 -> rank > 0:  start ANNOUNCE              (every rank joined; ANNOUNCE is rank 0's line)
 //                        go N                        (every rank finished round N)
+//                        stop                        (a rank stops gracefully: every rank does)
 //                        broken WHY                  (the gang is broken; then rank 0 closes)
 //                        refused WHY                 (a bad hello; then rank 0 closes)
 //
-// Rounds are numbered from 0 and every rank arrives at each in turn. A registered rank whose
+// Rounds are numbered from 0 and every rank arrives at each in turn. A graceful stop is the
+// gang's: whichever rank is asked first (the agents signal every task, in some order), all stop
+// and save, so that a rank leaving after its save never looks like a failure to a rank that has
+// not been signalled yet. A registered rank whose
 // connection closes before it left, or that breaks the protocol, breaks the gang: rank 0 tells
 // the others why and closes every connection, so every rank learns it at once (`broken()`), as a
 // killed rank stalls and then fails a real training job. A gang of one needs no network: its rounds are released at once.
@@ -63,6 +68,11 @@ class Rendezvous {
   std::int64_t released() const;
   // This rank is done (after its last round was released): its leaving is not a failure.
   void leave();
+  // This rank stops gracefully: the other ranks are told (stopping() becomes true for them) and
+  // its leaving is not a failure.
+  void stop();
+  // Some rank of the gang stops gracefully (this one included, once stop() was called).
+  bool stopping() const;
   // Why the gang cannot go on (a rank lost, rank 0 unreachable or refusing); nullopt while whole.
   std::optional<std::string> broken() const;
 

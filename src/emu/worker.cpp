@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "calib/gpu_step.h"
 #include "emu/checkpoint_file.h"
@@ -188,8 +189,9 @@ class WorkerRun {
       // Periodic checkpoints fall on multiples of the interval, as the simulator counts them.
       if (c_.checkpoint_interval > 0) next = std::min(next, (work_ / c_.checkpoint_interval + 1) * c_.checkpoint_interval);
       if (hooks_.gpu) {
-        const bool done = hooks_.gpu->run([&] { return stop_.state() == State::running && !rv_->broken(); });
-        if (!done) return stop_.state() != State::running ? on_stop() : on_broken(*rv_->broken());
+        const bool done =
+            hooks_.gpu->run([&] { return stop_.state() == State::running && !rv_->stopping() && !rv_->broken(); });
+        if (!done) return stop_.state() != State::running || rv_->stopping() ? on_stop() : on_broken(*rv_->broken());
       } else {
         // Deadlines count from the common start, so that late wake-ups and barrier round trips
         // do not add up over the steps.
@@ -229,9 +231,12 @@ class WorkerRun {
   template <class Ready>
   Woke wait(Clock::time_point deadline, Ready ready) {
     for (;;) {
-      stop_.wait_until(deadline, State::running, [&] { return ready() || rv_->broken().has_value(); });
-      if (stop_.state() != State::running) return Woke::stop;
+      stop_.wait_until(deadline, State::running,
+                       [&] { return ready() || rv_->stopping() || rv_->broken().has_value(); });
+      // A step the whole gang finished still counts when a graceful stop arrives with it.
+      if (stop_.state() == State::cut_short) return Woke::stop;
       if (ready()) return Woke::ready;
+      if (stop_.state() != State::running || rv_->stopping()) return Woke::stop;
       if (rv_->broken()) return Woke::broken;
       if (Clock::now() >= deadline) return Woke::timeout;
     }
@@ -261,12 +266,17 @@ class WorkerRun {
     last_progress_ = t;
   }
 
-  // A graceful stop saves everything the gang finished, which takes the save time; a second
-  // request during the save cuts it short (the file is renamed into place only when complete).
+  // A graceful stop (asked of this rank, or of another rank of the gang) saves everything the
+  // gang finished, which takes the save time; a second request during the save cuts it short
+  // (the file is renamed into place only when complete).
   WorkerResult on_stop() {
-    if (stop_.state() == State::graceful) {
-      stop_.wait_until(after(Clock::now(), wall_us(static_cast<double>(c_.save))), State::graceful, [] { return false; });
-      if (stop_.state() == State::graceful) {
+    if (stop_.state() != State::cut_short) {
+      rv_->stop();  // the gang stops with this rank
+      const auto deadline = after(Clock::now(), wall_us(static_cast<double>(c_.save)));
+      // A first request arriving meanwhile (the gang's stop came first) does not cut the save short.
+      for (State seen = stop_.state(); seen != State::cut_short && Clock::now() < deadline; seen = stop_.state())
+        stop_.wait_until(deadline, seen, [] { return false; });
+      if (stop_.state() != State::cut_short) {
         if (c_.rank == 0 && !c_.checkpoint_dir.empty() && known_ && work_ > saved_) {
           write_checkpoint(c_.checkpoint_dir, work_);
           saved_ = work_;

@@ -513,6 +513,18 @@ bad_input events_replaces_results "$TMP/out-events_replaces_results/jobs.csv: --
 
 # --- schedlab worker: the emulator's task process ------------------------------------------
 
+# wait_for_files FILE...: until every file exists (a worker writes its progress file once its
+# gang has formed), for at most 10 s.
+wait_for_files() {
+  for _ in $(seq 1 1000); do
+    local all=yes f
+    for f in "$@"; do [ -e "$f" ] || all=""; done
+    [ -n "$all" ] && return 0
+    sleep 0.01
+  done
+  return 1
+}
+
 # Bad arguments and environment: exit 2, one line naming the option or variable.
 bad_input worker_work_not_number "--work-us: 'ten' is not a number" worker --work-us ten --speed 1 --speedup 10
 bad_input worker_work_required "--work-us: required" worker --speed 1 --speedup 10
@@ -540,7 +552,8 @@ mkdir -p "$TMP/w2"
 "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 --checkpoint-dir "$TMP/w2" --checkpoint-interval-us 1000000 \
   --save-us 1000000 --progress-file "$TMP/w2/progress" 2>"$TMP/stderr" &
 pid=$!
-sleep 0.4
+wait_for_files "$TMP/w2/progress"
+sleep 0.3
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -567,7 +580,8 @@ for attempt in 1 2 3; do
       --progress-file "$TMP/gang-$r" 2>"$TMP/gang-$r.err" &
     pids+=($!)
   done
-  sleep 0.5
+  wait_for_files "$TMP/gang-0" "$TMP/gang-1" "$TMP/gang-2"  # the gang has formed and runs
+  sleep 0.2
   kill -9 "${pids[1]}"
   codes=""
   for r in 0 1 2; do
@@ -584,6 +598,38 @@ for attempt in 1 2 3; do
 done
 if [ -n "$gang_ok" ]; then pass worker_gang_killed_rank_fails_the_gang; else
   fail worker_gang_killed_rank_fails_the_gang "exit codes '$codes'"; sed 's/^/       /' "$TMP"/gang-*.err | head -6; fi
+
+# A graceful stop is the gang's: SIGTERM to rank 1 alone (saving in no time) stops both ranks
+# with 143, and rank 0 saves what the gang finished.
+stop_ok=""
+for attempt in 1 2 3; do
+  port=$((20000 + (RANDOM % 30000)))
+  mkdir -p "$TMP/gs-$attempt"
+  pids=()
+  for r in 0 1; do
+    RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port SCHEDLAB_JOB_ID=e2e-stop \
+      SCHEDLAB_CHECKPOINT_DIR="$TMP/gs-$attempt" SCHEDLAB_PROGRESS_FILE="$TMP/gs-$attempt/progress-$r" \
+      "$BIN" worker --work-us 100000000 --speed 1 --speedup 10 2>"$TMP/gs-$r.err" &
+    pids+=($!)
+  done
+  wait_for_files "$TMP/gs-$attempt/progress-0" "$TMP/gs-$attempt/progress-1"
+  sleep 0.2
+  kill -TERM "${pids[1]}"
+  codes=""
+  for r in 0 1; do
+    wait "${pids[$r]}"
+    codes="$codes$? "
+  done
+  if grep -q "cannot listen" "$TMP/gs-0.err"; then continue; fi
+  saved=$(sed -n 's/^work \([0-9]*\)$/\1/p' "$TMP/gs-$attempt/checkpoint" 2>/dev/null)
+  if [ "$codes" = "143 143 " ] && [ -n "$saved" ] && [ "$saved" -gt 0 ] &&
+    [ "$(cat "$TMP/gs-$attempt/progress-0")" = "$saved" ] && [ ! -s "$TMP/gs-0.err" ]; then
+    stop_ok=yes
+  fi
+  break
+done
+if [ -n "$stop_ok" ]; then pass worker_gang_stops_gracefully_together; else
+  fail worker_gang_stops_gracefully_together "exit codes '$codes', checkpoint work '$saved'"; fi
 
 # --gpu without a GPU (or without CUDA): one line, exit 3. Where a GPU is present it does not apply.
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

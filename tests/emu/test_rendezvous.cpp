@@ -203,12 +203,27 @@ TEST_CASE("Rendezvous.on_change: the callback fires when the gang starts and whe
   auto c0 = member(0, 2, 0);
   Rendezvous zero(c0, [&] { ++calls; });
   Rendezvous one(member(1, 2, zero.port()), nullptr);
-  REQUIRE(eventually([&] { return zero.started(); }));
+  // The state changes first, then the callback runs: wait for the callback itself.
+  REQUIRE(eventually([&] { return zero.started() && calls >= 1; }));
   const int after_start = calls;
-  CHECK(after_start >= 1);
   zero.arrive(0);
   one.arrive(0);
   REQUIRE(eventually([&] { return zero.released() == 0; }));
   CHECK(eventually([&] { return calls > after_start; }));
   one.leave();
+}
+
+TEST_CASE("Rendezvous.stop: one rank's graceful stop reaches every rank, and its leaving is no failure") {
+  Gang g(3);
+  REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
+  g.ranks[2]->stop();
+  g.ranks[2].reset();  // it saves in no time and exits
+  CHECK(eventually([&] { return g.ranks[0]->stopping() && g.ranks[1]->stopping(); }));
+  std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(g.ranks[0]->broken());
+  CHECK_FALSE(g.ranks[1]->broken());
+  g.ranks[1]->stop();
+  g.ranks[1].reset();
+  std::this_thread::sleep_for(50ms);
+  CHECK_FALSE(g.ranks[0]->broken());
 }

@@ -448,6 +448,7 @@ TEST_CASE("Worker.Gang.three_ranks_advance_in_lockstep_at_the_pace_of_the_slowes
 }
 
 TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_timeout") {
+  WorkerFolder dir("killed");
   const std::uint16_t port = free_port();
   constexpr int kRanks = 3;
   std::array<pid_t, kRanks> pids{};
@@ -465,6 +466,7 @@ TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_tim
         c.job_id = "killed";
         c.peer_timeout = 300ms;
         c.rendezvous_timeout = 5000ms;
+        c.progress_file = dir.progress(r);
         StopControl stop;
         code = worker_exit_code(run_worker(c, stop).outcome);
       } catch (...) {
@@ -473,7 +475,16 @@ TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_tim
       ::_exit(code);
     }
   }
-  std::this_thread::sleep_for(400ms);  // the gang forms and runs
+  // The gang has formed once every rank wrote its progress file; then it runs a little.
+  const auto launched = Clock::now();
+  auto formed = [&] {
+    for (int r = 0; r < kRanks; ++r)
+      if (!fs::exists(dir.progress(r))) return false;
+    return true;
+  };
+  while (!formed() && seconds_since(launched) < 10) std::this_thread::sleep_for(5ms);
+  CHECK(formed());
+  std::this_thread::sleep_for(200ms);
   REQUIRE(::kill(pids[1], SIGKILL) == 0);
   const auto killed = Clock::now();
   std::array<int, kRanks> status{};
@@ -503,41 +514,99 @@ TEST_CASE("Worker.Gang.a_killed_rank_makes_the_others_exit_4_within_the_peer_tim
   }
 }
 
+namespace {
+
+// Plays rank 1 of a gang of two by hand: joins rank 0, finishes round 0, then vanishes without a
+// word, as a killed process does.
+void join_then_vanish(std::uint16_t port, const std::string& hello) {
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket s(io);
+  s.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  boost::asio::streambuf in;
+  auto line = [&] {
+    boost::asio::read_until(s, in, '\n');
+    std::istream is(&in);
+    std::string l;
+    std::getline(is, l);
+    return l;
+  };
+  boost::asio::write(s, boost::asio::buffer(hello + "\n"));
+  REQUIRE(line().rfind("start ", 0) == 0);
+  boost::asio::write(s, boost::asio::buffer(std::string("arrive 0\n")));
+  REQUIRE(line() == "go 0");
+}
+
+}  // namespace
+
 TEST_CASE("Worker.Gang.a_stop_while_the_gang_is_broken_saves_nothing") {
   WorkerFolder dir("brokenstop");
-  write_checkpoint(dir.ckpt(), 0);
   WorkerConfig zero = solo(1'000'000'000, 1, 10);
   zero.world_size = 2;
   zero.master_addr = "127.0.0.1";
+  zero.job_id = "b";
   zero.checkpoint_dir = dir.ckpt();
   zero.peer_timeout = 5000ms;
   zero.save = 1'000'000;
-  StopControl stop0, stop1;
+  StopControl stop;
   std::promise<std::uint16_t> port;
-  WorkerHooks h0;
-  h0.on_listening = [&](std::uint16_t p) { port.set_value(p); };
-  std::atomic<std::int64_t> last{0};
-  h0.on_step = [&](std::int64_t w) { last = w; };
-  WorkerResult r0;
-  std::thread t0([&] { r0 = run_worker(zero, stop0, h0); });
-  WorkerConfig one = zero;
-  one.rank = 1;
-  one.checkpoint_dir.clear();
-  one.master_port = port.get_future().get();
-  WorkerResult r1;
-  std::thread t1([&] { r1 = run_worker(one, stop1, {}); });
-  while (last < 500'000) std::this_thread::sleep_for(5ms);
-  stop1.request();  // rank 1 stops gracefully on its own: rank 0's gang breaks when it leaves
-  stop1.request();  // at once
-  t1.join();
+  WorkerHooks hooks;
+  hooks.on_listening = [&](std::uint16_t p) { port.set_value(p); };
+  WorkerResult r;
+  std::thread t([&] { r = run_worker(zero, stop, hooks); });
+  join_then_vanish(port.get_future().get(), "hello b 2 1 work=1000000000,interval=0,gpus=0");
   std::this_thread::sleep_for(200ms);  // rank 0 has noticed by now and stalls (for up to 5 s)
-  stop0.request();
+  stop.request();
   const auto asked = Clock::now();
-  t0.join();
-  CHECK(r1.outcome == WorkerOutcome::cut_short);
-  CHECK(r0.outcome == WorkerOutcome::gang_broken);
-  CHECK(seconds_since(asked) < 1.0);    // the stall ends at the request, not after 5 s
-  CHECK(read_checkpoint(dir.ckpt()) == 0);  // and nothing was saved
+  t.join();
+  CHECK(r.outcome == WorkerOutcome::gang_broken);
+  CHECK(r.why.find("rank 1 disconnected") != std::string::npos);
+  CHECK(seconds_since(asked) < 1.0);                 // the stall ends at the request, not after 5 s
+  CHECK_FALSE(read_checkpoint(dir.ckpt()).has_value());  // and nothing was saved
+}
+
+TEST_CASE("Worker.Gang.a_graceful_stop_of_one_rank_stops_the_whole_gang_and_rank_0_saves") {
+  // Only rank 2 is asked, and it saves in no time: the others must not take its leaving for a
+  // failure, and rank 0 must save what the gang finished.
+  WorkerFolder dir("gangstop");
+  constexpr int kRanks = 3;
+  std::array<WorkerConfig, kRanks> cs;
+  for (int r = 0; r < kRanks; ++r) {
+    cs[r] = solo(1'000'000'000, 1, 10);
+    cs[r].rank = static_cast<std::uint32_t>(r);
+    cs[r].world_size = kRanks;
+    cs[r].master_addr = "127.0.0.1";
+    cs[r].job_id = "s";
+    cs[r].save = 0;
+    cs[r].peer_timeout = 5000ms;
+  }
+  cs[0].checkpoint_dir = dir.ckpt();
+  std::array<StopControl, kRanks> stops;
+  std::array<WorkerResult, kRanks> results;
+  std::array<WorkerHooks, kRanks> hooks;
+  std::promise<std::uint16_t> port;
+  std::atomic<std::int64_t> last{0};
+  hooks[0].on_listening = [&](std::uint16_t p) { port.set_value(p); };
+  hooks[0].on_step = [&](std::int64_t w) { last = w; };
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { results[0] = run_worker(cs[0], stops[0], hooks[0]); });
+  const std::uint16_t p = port.get_future().get();
+  for (int r = 1; r < kRanks; ++r) {
+    cs[r].master_port = p;
+    threads.emplace_back([&, r] { results[r] = run_worker(cs[r], stops[r], hooks[r]); });
+  }
+  while (last < 1'000'000) std::this_thread::sleep_for(5ms);
+  const auto asked = Clock::now();
+  stops[2].request();
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < kRanks; ++r) {
+    CAPTURE(r);
+    CHECK(results[r].outcome == WorkerOutcome::stopped);
+    // Each rank stops within a step of the others (a release may cross the stop on the wire).
+    CHECK(std::abs(results[r].work - results[0].work) <= default_step(1, 10));
+  }
+  CHECK(seconds_since(asked) < 1.0);
+  CHECK(read_checkpoint(dir.ckpt()) == results[0].work);
+  CHECK(results[0].work >= 1'000'000);
 }
 
 // ---- GPU steps ----------------------------------------------------------------------------------
