@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <unordered_set>
 
 namespace schedlab::emu {
 
@@ -76,9 +78,23 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
   }
   RegisterResponse out;
   bool was_lost = false;
+  std::vector<TaskReport> gone;  // given to an earlier incarnation, not listed now: dead
   {
     std::lock_guard lock(mu_);
     auto& a = agents_[h];
+    std::unordered_set<std::string> listed;
+    for (const auto& t : m.tasks)
+      if (t.state == TaskState::running) listed.insert(t.task);
+    for (const auto& name : a.delivered)
+      if (!listed.count(name)) {
+        TaskReport r;
+        r.task = name;
+        r.state = TaskState::signaled;
+        r.signal = 9;
+        gone.push_back(std::move(r));
+      }
+    std::sort(gone.begin(), gone.end(), [](const auto& x, const auto& y) { return x.task < y.task; });
+    a.delivered = std::move(listed);
     if (a.held) (*a.held)(json_response(409, error_json("superseded by a new registration")));
     a.held.reset();
     a.agent_id = fmt::format("{}-{}", m.host, ++incarnation_);
@@ -92,14 +108,13 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
   }
   registered_.notify_all();
   log(fmt::format("agent {} registered from {} ({} tasks running)", m.host, req.remote, m.tasks.size()));
-  std::vector<std::string> listed;
-  for (const auto& t : m.tasks)
-    if (t.state == TaskState::running) listed.push_back(t.task);
-  clock_.post([this, h, was_lost, listed](engine::Time now, sim::OutsideEvents& outside) {
-    // Tasks it no longer runs died with its previous incarnation (a restarted agent).
-    executor_->reconcile(h, listed, now, outside);
-    if (was_lost) outside.host_back(h, now);
-  });
+  if (was_lost)
+    clock_.post([h](engine::Time now, sim::OutsideEvents& outside) { outside.host_back(h, now); });
+  if (!gone.empty()) {
+    log(fmt::format("agent {} no longer runs {} task(s) it was given: they died with its previous incarnation",
+                    m.host, gone.size()));
+    deliver(h, std::move(gone));
+  }
   if (!m.tasks.empty()) deliver(h, std::move(m.tasks));
   respond(json_response(200, to_json(out)));
 }
@@ -118,6 +133,8 @@ void Controller::on_poll(const HttpRequest& req, Responder respond) {
     }
     auto& a = agents_[it->second];
     a.last_seen = std::chrono::steady_clock::now();
+    for (const auto& r : m.reports)
+      if (r.state != TaskState::running) a.delivered.erase(r.task);
     if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
     a.held = std::move(respond);
     a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
@@ -138,7 +155,10 @@ void Controller::on_report(const HttpRequest& req, Responder respond) {
       respond(error_response(409, "unknown or stale agent: register again"));
       return;
     }
-    agents_[it->second].last_seen = std::chrono::steady_clock::now();
+    auto& a = agents_[it->second];
+    a.last_seen = std::chrono::steady_clock::now();
+    for (const auto& r : m.reports)
+      if (r.state != TaskState::running) a.delivered.erase(r.task);
   }
   deliver(it->second, std::move(m.reports));
   respond(json_response(200, ok_json()));
@@ -154,6 +174,8 @@ void Controller::flush(Agent& a) {
   if (!a.held || a.outbox.empty()) return;
   PollResponse out;
   out.commands.assign(std::make_move_iterator(a.outbox.begin()), std::make_move_iterator(a.outbox.end()));
+  for (const auto& c : out.commands)
+    if (const auto* l = std::get_if<LaunchCommand>(&c)) a.delivered.insert(l->task);
   a.outbox.clear();
   (*a.held)(json_response(200, to_json(out)));
   a.held.reset();
@@ -188,6 +210,7 @@ void Controller::tick() {
       if (now - a.last_seen > std::chrono::milliseconds(options_.heartbeat_timeout_ms)) {
         a.lost = true;
         a.outbox.clear();  // what it was told is void: its tasks fail with it
+        a.delivered.clear();
         lost.push_back(h);
       }
     }

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cluster/topology.h"
@@ -72,6 +73,9 @@ class Controller final : public AgentLink {
     std::optional<Responder> held;  // its poll, held open
     std::chrono::steady_clock::time_point held_until;
     bool lost = false;  // missed its deadline; back when it registers again
+    // Tasks launched by its agent (delivered in a poll answer) that have not exited: after a
+    // re-registration, those it does not list died with the old incarnation.
+    std::unordered_set<std::string> delivered;
   };
   void on_register(const HttpRequest& req, Responder respond);
   void on_poll(const HttpRequest& req, Responder respond);

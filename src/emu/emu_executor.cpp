@@ -185,21 +185,6 @@ std::string EmuExecutor::kill_task(std::uint32_t job, std::uint32_t rank, std::u
   return name;
 }
 
-void EmuExecutor::reconcile(cluster::HostId host, const std::vector<std::string>& running, engine::Time now,
-                            sim::OutsideEvents& outside) {
-  std::vector<std::string> gone;
-  for (const auto& [name, t] : tasks_)
-    if (t.host == host && std::find(running.begin(), running.end(), name) == running.end()) gone.push_back(name);
-  std::sort(gone.begin(), gone.end());  // a deterministic order of failures
-  for (const auto& name : gone) {
-    TaskReport r;
-    r.task = name;
-    r.state = TaskState::signaled;
-    r.signal = 9;
-    on_report(host, r, now, outside);
-  }
-}
-
 void EmuExecutor::on_host_lost(cluster::HostId host) {
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     if (it->second.host != host) {

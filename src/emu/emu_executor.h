@@ -54,10 +54,6 @@ class EmuExecutor final : public sim::Executor {
 
   // Loop thread: what the agent of `host` reported about one task.
   void on_report(cluster::HostId host, const TaskReport& report, engine::Time now, sim::OutsideEvents& outside);
-  // Loop thread: the host's agent registered (again) listing `running`: tasks the executor
-  // had there that it does not list died with its previous incarnation; their runs fail.
-  void reconcile(cluster::HostId host, const std::vector<std::string>& running, engine::Time now,
-                 sim::OutsideEvents& outside);
   // Loop thread: the host's agent was lost; its tasks are gone with it.
   void on_host_lost(cluster::HostId host);
   // Whether any task is still running or any run still waits for its end.

@@ -127,11 +127,20 @@ if [ -z "$port" ]; then
   fail emulate_api "no 'controller listening' line"
   kill "$emu_pid"
 else
-  sleep 2  # some jobs running, some waiting
+  sleep 1
   cluster=$(http GET /v1/cluster)
-  queue=$(http GET /v1/queue)
+  # A job as large as the cluster, then a small one: both wait (behind the running jobs).
+  whole=$(http POST /v1/jobs '{"version":1,"tasks":4,"gpus_per_task":4,"duration_s":600,"name":"whole"}')
   submitted=$(http POST /v1/jobs '{"version":1,"tasks":1,"gpus_per_task":2,"duration_s":600,"name":"from-api"}')
-  stopped=$(http POST /v1/jobs/0/stop)
+  queue=$(http GET /v1/queue)
+  running=""
+  for _ in $(seq 50); do  # a trace job that runs now
+    running=$(http GET /v1/jobs | tail -1 | python3 -c "import json,sys
+print(next((j['id'] for j in json.load(sys.stdin)['jobs'] if j['state'] == 'running' and j['name'] == ''), ''))")
+    [ -n "$running" ] && break
+    sleep 0.2
+  done
+  stopped=$(http POST "/v1/jobs/$running/stop")
   bad_job=$(http POST /v1/jobs '{"version":1,"tasks":"two","duration_s":600}')
   unknown=$(http POST /v1/jobs/99999/stop)
   # Garbage: raw bytes, a truncated request, an oversized body, a wrong version, a bad poll.
@@ -147,6 +156,7 @@ else
   code() { echo "$1" | head -1; }
   checks=(
     "cluster 200:$(code "$cluster")" "queue 200:$(code "$queue")" "submit 201:$(code "$submitted")"
+    "submit whole 201:$(code "$whole")"
     "stop 200:$(code "$stopped")" "bad job 400:$(code "$bad_job")" "unknown job 404:$(code "$unknown")"
     "oversized 413:$(code "$oversized")" "version 426:$(code "$version")" "stale agent 409:$(code "$stale")"
     "after garbage 200:$(code "$still")")
@@ -159,15 +169,15 @@ else
   if [ "$rc" -ne 0 ]; then
     fail emulate_api "exit code $rc"
   elif [ -n "$bad" ]; then
-    fail emulate_api "$bad"
+    fail emulate_api "$bad (stopped job: '$running')"
   else
     rows=$(($(wc -l <"$TMP/api/jobs.csv") - 1))
     api_state=$(grep ',from-api,' "$TMP/api/jobs.csv" | cut -d, -f16)
-    job0_state=$(sed -n 2p "$TMP/api/jobs.csv" | cut -d, -f16)
-    if [ "$rows" = 25 ] && [ "$api_state" = finished ] && [ "$job0_state" = failed ]; then
+    stopped_state=$(awk -F, -v id="$running" '$1 == id { print $16 }' "$TMP/api/jobs.csv")
+    if [ "$rows" = 26 ] && [ "$api_state" = finished ] && [ "$stopped_state" = failed ]; then
       pass emulate_api
     else
-      fail emulate_api "jobs.csv: $rows rows, API job $api_state, job 0 $job0_state"
+      fail emulate_api "jobs.csv: $rows rows, API job $api_state, stopped job $running $stopped_state"
     fi
   fi
   if echo "$queue" | tail -1 | grep -q '"waiting"'; then pass emulate_api_queue_reasons; else
