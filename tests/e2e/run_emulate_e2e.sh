@@ -26,7 +26,7 @@ pass() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() {
   failed=$((failed + 1))
   echo "FAIL $1: $2"
-  [ -s "$TMP/stderr" ] && grep -v "registered from" "$TMP/stderr" | tail -5 | sed 's/^/       stderr: /'
+  [ -s "$TMP/stderr" ] && grep -v "registered from" "$TMP/stderr" | tail -9 | sed 's/^/       stderr: /'
 }
 run() {
   "$BIN" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
@@ -134,9 +134,11 @@ else
   submitted=$(http POST /v1/jobs '{"version":1,"tasks":1,"gpus_per_task":2,"duration_s":600,"name":"from-api"}')
   queue=$(http GET /v1/queue)
   running=""
-  for _ in $(seq 50); do  # a trace job that runs now
+  for _ in $(seq 50); do  # the trace job running now with the most work left (it must not end first)
     running=$(http GET /v1/jobs | tail -1 | python3 -c "import json,sys
-print(next((j['id'] for j in json.load(sys.stdin)['jobs'] if j['state'] == 'running' and j['name'] == ''), ''))")
+jobs = [j for j in json.load(sys.stdin)['jobs'] if j['state'] == 'running' and j['name'] == '']
+jobs.sort(key=lambda j: j['work_total_s'] - j['work_done_s'])
+print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_s'] > 300 else '')")
     [ -n "$running" ] && break
     sleep 0.2
   done
