@@ -24,24 +24,29 @@ scheduler: {queue: fifo, admission: gang, filters: [gpu-model], placement: best-
 checkpoint: {interval_s: 1800, save_s: 30, restore_s: 15}
 metrics: {timeline_interval_s: 600}
 YAML
-# Peak RSS (KiB) per kind of process, sampled while the emulation runs.
+# Peak RSS (KiB) per kind of process, sampled every second by one process (no forks).
 sample() {
-  local agent=0 worker=0
-  while sleep 1; do
-    for p in /proc/[0-9]*; do
-      cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
-      case $cmd in
-        "$bin agent"*) kind=agent ;;
-        "$bin worker"*) kind=worker ;;
-        *) continue ;;
-      esac
-      rss=$(awk '/^VmHWM/ {print $2}' "$p/status" 2>/dev/null) || continue
-      [ -n "$rss" ] || continue
-      if [ "$kind" = agent ] && [ "$rss" -gt "$agent" ]; then agent=$rss; fi
-      if [ "$kind" = worker ] && [ "$rss" -gt "$worker" ]; then worker=$rss; fi
-    done
-    echo "$agent $worker" >"$work/peaks"
-  done
+  python3 - "$bin" "$work/peaks" <<'PY'
+import os, sys, time
+binary, out = sys.argv[1], sys.argv[2]
+peak = {"agent": 0, "worker": 0}
+while True:
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            if len(cmd) < 2 or cmd[0].decode() != binary or cmd[1].decode() not in peak:
+                continue
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmHWM:"):
+                    peak[cmd[1].decode()] = max(peak[cmd[1].decode()], int(line.split()[1]))
+        except (OSError, UnicodeDecodeError):
+            continue
+    with open(out, "w") as f:
+        f.write(f"{peak['agent']} {peak['worker']}\n")
+    time.sleep(1)
+PY
 }
 sample &
 sampler=$!
