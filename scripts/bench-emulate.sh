@@ -26,7 +26,7 @@ metrics: {timeline_interval_s: 600}
 YAML
 # Peak RSS (KiB) per kind of process, sampled every second by one process (no forks).
 sample() {
-  python3 - "$bin" "$work/peaks" <<'PY'
+  exec python3 - "$bin" "$work/peaks" <<'PY'
 import os, sys, time
 binary, out = sys.argv[1], sys.argv[2]
 peak = {"agent": 0, "worker": 0}
