@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "cluster/resources.h"
 #include "config/cluster_config.h"
 #include "config/yaml_util.h"
 #include "sched/registry.h"
@@ -253,8 +254,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   require_map(root, at);
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
-  check_keys(root, {"name", "description", "seed", "cluster", "workload", "scheduler", "perf", "metrics", "variants",
-                    "checkpoint", "preemption", "failures"}, at);
+  check_keys(root, {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
+                    "variants", "checkpoint", "preemption", "failures"}, at);
 
   Scenario sc;
   sc.file = path;
@@ -296,6 +297,21 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
+
+  if (const auto& r = root["resources"]) {
+    // Per GPU, for jobs whose trace gives no CPUs or memory (workload/resource_defaults.h).
+    At rat = at / "resources";
+    require_map(r, rat);
+    check_keys(r, {"cpus_per_gpu", "mem_gb_per_gpu"}, rat);
+    if (r["cpus_per_gpu"])
+      sc.workload.resources.cpu_milli_per_gpu = cluster::checked_cpu_milli(
+          get_double(r["cpus_per_gpu"], rat / "cpus_per_gpu"),
+          FieldContext{path, line_of(r["cpus_per_gpu"]), (rat / "cpus_per_gpu").path});
+    if (r["mem_gb_per_gpu"])
+      sc.workload.resources.mem_mib_per_gpu = cluster::checked_mem_mib(
+          get_double(r["mem_gb_per_gpu"], rat / "mem_gb_per_gpu"),
+          FieldContext{path, line_of(r["mem_gb_per_gpu"]), (rat / "mem_gb_per_gpu").path});
+  }
 
   sc.scheduler = read_scheduler(root["scheduler"], at / "scheduler");
 

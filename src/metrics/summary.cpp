@@ -34,7 +34,7 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   Summary s;
   s.skipped_rows = skipped_rows;
   s.total_gpus = c.topology().total_gpus();
-  std::vector<double> jct, wait, rho;
+  std::vector<double> jct, wait, rho, gpu_wait;
   std::map<workload::Label, double> user_gpu_us;  // ordered: the same sums in the same order every run
   double lost_gpu_us = 0;
   for (const auto& r : c.jobs()) {
@@ -53,11 +53,18 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     ++s.finished;
     jct.push_back(engine::to_seconds(r.end - r.submit));
     wait.push_back(engine::to_seconds(r.start - r.submit));
+    if (r.gpus_per_task > 0)
+      gpu_wait.push_back(wait.back());
+    else
+      ++s.finished_without_gpu;
     if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
   std::sort(jct.begin(), jct.end());
   std::sort(wait.begin(), wait.end());
   std::sort(rho.begin(), rho.end());
+  std::sort(gpu_wait.begin(), gpu_wait.end());
+  s.gpu_job_wait_mean_s = mean(gpu_wait);
+  s.gpu_job_wait_p95_s = percentile(gpu_wait, 95);
   s.ftf_rho_max = rho.empty() ? 0 : rho.back();
   s.ftf_rho_p95 = percentile(rho, 95);
   std::vector<double> per_user;
@@ -80,6 +87,8 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     s.gpu_utilization = c.integral_gpu_seconds() / capacity;
     s.fragmentation = c.fragmented_gpu_seconds() / capacity;
   }
+  const double cpu_capacity = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0 * s.makespan_s;
+  if (cpu_capacity > 0) s.cpu_utilization = c.cpu_seconds() / cpu_capacity;
   // Allocated GPU time is what runs held (the timeline's integral); lost time is part of it.
   const double allocated_us = c.integral_gpu_seconds() * 1e6;
   if (allocated_us > 0) s.goodput = std::max(0.0, allocated_us - lost_gpu_us) / allocated_us;
@@ -107,7 +116,11 @@ std::vector<std::pair<std::string, double>> Summary::figures() const {
           {"goodput", goodput},
           {"jain_fairness", jain_fairness},
           {"ftf_rho_max", ftf_rho_max},
-          {"ftf_rho_p95", ftf_rho_p95}};
+          {"ftf_rho_p95", ftf_rho_p95},
+          {"finished_without_gpu", static_cast<double>(finished_without_gpu)},
+          {"gpu_job_wait_mean_s", gpu_job_wait_mean_s},
+          {"gpu_job_wait_p95_s", gpu_job_wait_p95_s},
+          {"cpu_utilization", cpu_utilization}};
 }
 
 }  // namespace schedlab::metrics
