@@ -65,9 +65,15 @@ std::string Placement::describe() const {
       ++i;
       continue;
     }
+    if (t.gpus == 0) {
+      // A task without GPUs: one entry per task (there is no GPU count to merge).
+      out += fmt::format("h{}:0", t.host);
+      ++i;
+      continue;
+    }
     std::uint64_t g = 0;
     std::size_t j = i;
-    while (j < tasks.size() && tasks[j].host == t.host && tasks[j].milli == 0) g += tasks[j++].gpus;
+    while (j < tasks.size() && tasks[j].host == t.host && tasks[j].milli == 0 && tasks[j].gpus > 0) g += tasks[j++].gpus;
     out += fmt::format("h{}:{}", t.host, g);
     i = j;
   }

@@ -34,8 +34,8 @@ struct Placement {
   ModelMask models(const Topology& topo) const;
   // The widest tier the tasks span (same_host when all share one host).
   Tier span(const Topology& topo) const;
-  // "h3:4+h7:4" (host:gpus; shares as h3:0.25; tasks without GPUs as h3:0), hosts in task
-  // order, runs merged.
+  // "h3:4+h7:4" (host:gpus; shares as h3:0.25; each task without GPUs as h3:0), hosts in
+  // task order, runs of whole-GPU tasks merged.
   std::string describe() const;
 };
 
