@@ -176,7 +176,8 @@ std::vector<double> get_weights(const YAML::Node& n, const At& at) {
 workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, const cluster::GpuCatalog& catalog) {
   workload::GeneratorConfig g;
   check_keys(n, {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
-                 "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users"},
+                 "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users",
+                 "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu"},
              at);
   // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
   auto seconds = [&](const char* key, double& out) {
@@ -217,6 +218,17 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   }
   if (n["model_weights"]) g.model_weights = get_weights(n["model_weights"], at / "model_weights");
   if (n["users"]) g.users = get_count(n["users"], at / "users");
+  if (n["cpu_job_share"]) g.cpu_job_share = get_real_in(n["cpu_job_share"], at / "cpu_job_share", 0, 1);
+  if (n["cpu_sizes"]) {
+    g.cpu_sizes.clear();
+    const std::string field = (at / "cpu_sizes").path;
+    const FieldContext where{at.file, line_of(n["cpu_sizes"]), field};
+    for (double d : get_double_list(n["cpu_sizes"], at / "cpu_sizes"))
+      g.cpu_sizes.push_back(checked_int<std::uint32_t>(d, where, 1, static_cast<std::uint32_t>(cluster::kMaxCpus)));
+  }
+  if (n["cpu_size_weights"]) g.cpu_size_weights = get_weights(n["cpu_size_weights"], at / "cpu_size_weights");
+  if (n["mem_gb_per_cpu"])
+    g.mem_gb_per_cpu = get_real_in(n["mem_gb_per_cpu"], at / "mem_gb_per_cpu", 0, cluster::kMaxMemGb);
   // Arrivals are a Poisson process with mean gap θ: twice the mean span plus 50 gaps stays within
   // the 100 years a time may span with a probability that misses by less than e^-50, where a
   // single job's gap alone would otherwise pass it often.
