@@ -34,7 +34,7 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   Summary s;
   s.skipped_rows = skipped_rows;
   s.total_gpus = c.topology().total_gpus();
-  std::vector<double> jct, wait, rho, gpu_wait;
+  std::vector<double> jct, wait, rho;
   std::map<workload::Label, double> user_gpu_us;  // ordered: the same sums in the same order every run
   double lost_gpu_us = 0;
   for (const auto& r : c.jobs()) {
@@ -53,18 +53,26 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     ++s.finished;
     jct.push_back(engine::to_seconds(r.end - r.submit));
     wait.push_back(engine::to_seconds(r.start - r.submit));
-    if (r.gpus_per_task > 0)
-      gpu_wait.push_back(wait.back());
-    else
-      ++s.finished_without_gpu;
+    if (r.gpus_per_task == 0) ++s.finished_without_gpu;
     if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
   std::sort(jct.begin(), jct.end());
   std::sort(wait.begin(), wait.end());
   std::sort(rho.begin(), rho.end());
-  std::sort(gpu_wait.begin(), gpu_wait.end());
-  s.gpu_job_wait_mean_s = mean(gpu_wait);
-  s.gpu_job_wait_p95_s = percentile(gpu_wait, 95);
+  // The waits of jobs that need GPUs: all of them, unless some finished jobs need none (a
+  // second pass then, so that a GPU-only run sorts no more than before).
+  if (s.finished_without_gpu == 0) {
+    s.gpu_job_wait_mean_s = mean(wait);
+    s.gpu_job_wait_p95_s = percentile(wait, 95);
+  } else {
+    std::vector<double> gpu_wait;
+    for (const auto& r : c.jobs())
+      if (!r.dropped && r.state == sched::JobState::finished && r.gpus_per_task > 0)
+        gpu_wait.push_back(engine::to_seconds(r.start - r.submit));
+    std::sort(gpu_wait.begin(), gpu_wait.end());
+    s.gpu_job_wait_mean_s = mean(gpu_wait);
+    s.gpu_job_wait_p95_s = percentile(gpu_wait, 95);
+  }
   s.ftf_rho_max = rho.empty() ? 0 : rho.back();
   s.ftf_rho_p95 = percentile(rho, 95);
   std::vector<double> per_user;

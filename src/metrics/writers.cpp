@@ -108,10 +108,18 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     buf += ',';
     gpu_seconds(r.lost_gpu_us);
     buf += ',';
-    buf += cluster::cpu_text(r.cpu_milli);
-    buf += ',';
-    buf += cluster::mem_gb_text(r.mem_mib);
-    buf += '\n';
+    // Whole CPUs and whole GB (the usual case) as plain integers, without formatting.
+    if (r.cpu_milli % cluster::kMilliPerCpu == 0)
+      num(r.cpu_milli / cluster::kMilliPerCpu);
+    else
+      buf += cluster::cpu_text(r.cpu_milli) + ',';
+    if (r.mem_mib % cluster::kMibPerGb == 0) {
+      num(r.mem_mib / cluster::kMibPerGb);
+      buf.back() = '\n';
+    } else {
+      buf += cluster::mem_gb_text(r.mem_mib);
+      buf += '\n';
+    }
     if (buf.size() >= (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
