@@ -253,17 +253,21 @@ void AllocationState::release_whole(HostId h, std::uint16_t n) {
 void AllocationState::take_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
   if (cpu_milli == 0 && mem_mib == 0) return;
   assert(cpu_milli <= free_cpu_[h] && mem_mib <= free_mem_[h]);
-  const std::size_t from = cpu_bucket_of(free_cpu_[h]);
+  const std::uint32_t from = free_cpu_[h];
   free_cpu_[h] -= cpu_milli;
   free_mem_[h] -= mem_mib;
   used_cpu_ += cpu_milli;
   used_mem_ += mem_mib;
-  if (const std::size_t to = cpu_bucket_of(free_cpu_[h]); to != from) {
-    auto& b = cpu_buckets_[topo_->class_of(h)];
-    b[from].erase(h);
-    b[to].insert(h);
-  }
+  move_cpu_bucket(h, from);
   update_short(h);
+}
+
+void AllocationState::move_cpu_bucket(HostId h, std::uint32_t from) {
+  const std::size_t b_from = cpu_bucket_of(from), b_to = cpu_bucket_of(free_cpu_[h]);
+  if (b_from == b_to || host_down(h)) return;
+  auto& b = cpu_buckets_[topo_->class_of(h)];
+  b[b_from].erase(h);
+  b[b_to].insert(h);
 }
 
 void AllocationState::release_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
@@ -272,16 +276,12 @@ void AllocationState::release_resources(HostId h, std::uint32_t cpu_milli, std::
   assert(free_cpu_[h] + std::uint64_t{cpu_milli} <= info.cpu_milli);
   assert(free_mem_[h] + std::uint64_t{mem_mib} <= info.mem_mib);
   (void)info;
-  const std::size_t from = cpu_bucket_of(free_cpu_[h]);
+  const std::uint32_t from = free_cpu_[h];
   free_cpu_[h] += cpu_milli;
   free_mem_[h] += mem_mib;
   used_cpu_ -= cpu_milli;
   used_mem_ -= mem_mib;
-  if (const std::size_t to = cpu_bucket_of(free_cpu_[h]); to != from) {
-    auto& b = cpu_buckets_[topo_->class_of(h)];
-    b[from].erase(h);
-    b[to].insert(h);
-  }
+  move_cpu_bucket(h, from);
   update_short(h);
 }
 
@@ -354,16 +354,21 @@ void AllocationState::release(const TaskSlot& t) {
 
 void AllocationState::set_down(HostId h, std::uint16_t n) {
   if (down_.empty()) down_.assign(topo_->hosts().size(), 0);
+  const bool was_down = host_down(h);
   take_whole(h, n);
   down_[h] = static_cast<std::uint16_t>(down_[h] + n);
   down_total_ += n;
+  // The whole host is down: its CPUs are no one's until it is repaired.
+  if (!was_down && host_down(h)) cpu_buckets_[topo_->class_of(h)][cpu_bucket_of(free_cpu_[h])].erase(h);
 }
 
 void AllocationState::set_up(HostId h, std::uint16_t n) {
   assert(!down_.empty() && down_[h] >= n);
+  const bool was_down = host_down(h);
   down_[h] = static_cast<std::uint16_t>(down_[h] - n);
   down_total_ -= n;
   release_whole(h, n);
+  if (was_down && !host_down(h)) cpu_buckets_[topo_->class_of(h)][cpu_bucket_of(free_cpu_[h])].insert(h);
   ++release_epoch_;  // repaired GPUs are freed capacity: blocked jobs may fit now
 }
 

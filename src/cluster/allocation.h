@@ -103,10 +103,12 @@ class AllocationState {
   void release(const TaskSlot& t);
   // Ends a run: frees its tasks and advances the release epoch.
   void release(const Placement& p);
-  // Failed GPUs leave the free indexes until repaired; only wholly free GPUs go down.
+  // Failed GPUs leave the free indexes until repaired; only wholly free GPUs go down. A host
+  // whose GPUs are all down is down: its CPUs leave the index of tasks without GPUs too.
   void set_down(HostId h, std::uint16_t n);
   void set_up(HostId h, std::uint16_t n);
   std::uint16_t down(HostId h) const { return down_.empty() ? 0 : down_[h]; }
+  bool host_down(HostId h) const { return !down_.empty() && down_[h] > 0 && down_[h] == topo_->host(h).gpus; }
   std::uint64_t down_gpus() const { return down_total_; }
   // Counts completed runs' releases (not transaction rollbacks): if it has not moved, no
   // GPU was freed, and a placement that failed before fails again.
@@ -118,6 +120,8 @@ class AllocationState {
   std::size_t cpu_bucket_of(std::uint32_t milli) const { return milli / cpu_unit_; }
   // Re-files host h in the short-host index after its free GPUs, CPUs or memory changed.
   void update_short(HostId h);
+  // Moves host h between free-CPU buckets after its free CPUs went from `from` (not while down).
+  void move_cpu_bucket(HostId h, std::uint32_t from);
   // The lowest-id host of `set` below `below` that fits `need`.
   std::optional<HostId> first_fitting(const HostSet& set, const TaskNeed& need,
                                       HostId below = ~HostId{0}) const;

@@ -442,6 +442,24 @@ TEST_CASE("Cluster.Allocation.hosts_for_tasks_without_gpus_by_free_cpus") {
   CHECK(a.cpu_host(cpu_only, {4000, 0}, HostPick::roomiest, &avoid) == HostId{3});
 }
 
+TEST_CASE("Cluster.Allocation.a_host_wholly_down_lends_no_cpus") {
+  auto catalog = small_catalog();
+  Topology t(cpu_cluster(), catalog);
+  AllocationState a(t);
+  const ModelMask v100 = ModelMask{1} << kV100;
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  a.set_down(0, 1);  // one GPU down: the host still works
+  CHECK_FALSE(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  a.set_down(0, 3);  // all four: the host is down, its CPUs too
+  CHECK(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{1});
+  a.set_up(0, 4);
+  CHECK_FALSE(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  check_consistent(a);
+}
+
 TEST_CASE("Cluster.Allocation.random_walk_with_cpus_agrees_with_searches_without_indexes") {
   // Random tasks with and without GPUs on hosts of 1,000-CPU-wide buckets and on huge hosts
   // (several CPUs per bucket); after every step the indexed searches agree with a scan.

@@ -12,7 +12,7 @@
 //   - under same-generation, a multi-GPU job never mixes generations; under gpu-model,
 //     a job only runs on the models it requested;
 // and, with checkpoints, graceful preemption and injected host and GPU failures on:
-//   - no GPU is held on a host while it is down, and every GPU is held, free or down;
+//   - no GPU and no CPU is held on a host while it is down, and every GPU is held, free or down;
 //   - a gang's tasks start, stop and end together (one run per attempt);
 //   - work done never exceeds the job's work and goes back only by the work a stop lost;
 //   - attained GPU-seconds equal the integral of the job's allocation;

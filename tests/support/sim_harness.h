@@ -296,12 +296,13 @@ class RecordingObserver final : public metrics::RunObserver {
       for (auto u : shares_[h]) shared += u > 0;
     }
     if (whole + shared + s.free_gpus + s.down_gpus != topo_->total_gpus()) ++violations_;
-    // Nothing runs on a host while it is down.
+    // Nothing runs on a host while it is down: no GPU, no CPU (hosts without GPUs never fail).
     for (const auto& f : down_) {
-      if (s.now < f.at || s.now >= f.at + f.down_for) continue;
+      if (s.now < f.at || s.now >= f.at + f.down_for || topo_->host(f.host).gpus == 0) continue;
       std::uint32_t held = whole_[f.host];
       for (auto u : shares_[f.host]) held += u > 0;
       if (held) lifecycle_error(0, fmt::format("GPUs held on host {} while it was down", f.host));
+      if (cpu_[f.host]) lifecycle_error(0, fmt::format("CPUs held on host {} while it was down", f.host));
     }
     // The whole cluster, as the simulation reports it and as the placements add up.
     if (s.used_milli > topo_->total_gpus() * 1000) ++violations_;
