@@ -2,7 +2,7 @@
 """Plot schedlab results with matplotlib (Debian's python3-matplotlib).
 
   scripts/plot-results.py results/quickstart [-o quickstart.png]
-      timeline.csv: GPU utilization, running and pending jobs, fragmented GPUs over time.
+      timeline.csv: GPU and CPU utilization, running and pending jobs, fragmented GPUs over time.
   scripts/plot-results.py results/hetero-compare-compare [-o compare.png]
       a compare folder: JCT percentiles and waits per variant (from each variant's jobs.csv).
 """
@@ -30,6 +30,9 @@ def plot_timeline(folder, ax_util, ax_jobs, label=None):
         total = float(rows[0]["used_gpus"]) + float(rows[0]["free_gpus"]) if rows else 1
         ax_util.step(hours, [100 * float(r["fragmented_gpus"]) / total for r in rows], where="post",
                      label="fragmented (free, unusable by head job)")
+        if rows and "cpu_utilization" in rows[0]:  # results written before CPUs were counted lack it
+            ax_util.step(hours, [100 * float(r["cpu_utilization"]) for r in rows], where="post",
+                         label="CPU utilization")
         ax_jobs.step(hours, [float(r["running_jobs"]) for r in rows], where="post", label="running jobs")
         ax_jobs.step(hours, [float(r["pending_jobs"]) for r in rows], where="post", label="pending jobs")
 

@@ -57,6 +57,11 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   gen->add_option("--gpus-per-host", go->g.gpus_per_host, "Task size of multi-host jobs")->capture_default_str();
   gen->add_option("--models", go->g.models, "Requested GPU models (\"any\" for no request)");
   gen->add_option("--model-weights", go->g.model_weights, "Weight of each requested model");
+  gen->add_option("--cpu-jobs", go->g.cpu_job_share, "Share of jobs that need no GPU (CPU jobs), 0 to 1")
+      ->capture_default_str();
+  gen->add_option("--cpu-sizes", go->g.cpu_sizes, "CPUs of a CPU job, to draw from")->capture_default_str();
+  gen->add_option("--cpu-weights", go->g.cpu_size_weights, "Weight of each CPU count")->capture_default_str();
+  gen->add_option("--mem-per-cpu", go->g.mem_gb_per_cpu, "GB of memory per CPU of a CPU job")->capture_default_str();
   gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
   gen->add_option("--like", go->like, "Fit arrivals, durations, shapes and model requests to this trace");
   gen->add_option("--like-format", go->like_format, "Format of the --like trace")->capture_default_str();

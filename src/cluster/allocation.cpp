@@ -1,9 +1,17 @@
 // Allocation state updates keep every index consistent; queries read the buckets.
 #include "cluster/allocation.h"
 
+#include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace schedlab::cluster {
+
+namespace {
+// At most this many free-CPU buckets per host class: one per CPU up to 127-CPU hosts, wider
+// ones (several CPUs each) beyond, so that the index stays small on hosts of thousands of CPUs.
+constexpr std::uint32_t kCpuBuckets = 128;
+}  // namespace
 
 AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(topo.racks().size()) {
   const std::size_t models = topo.catalog().size();
@@ -13,9 +21,17 @@ AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(to
   rack_free_.assign(models * racks_, 0);
   free_by_model_.assign(models, 0);
   shared_hosts_.assign(models, HostSet(hosts));
-  whole_free_.resize(topo.hosts().size());
-  share_used_.resize(topo.hosts().size());
-  for (HostId h = 0; h < topo.hosts().size(); ++h) {
+  short_.assign(models, HostSet(hosts));
+  whole_free_.resize(hosts);
+  share_used_.resize(hosts);
+  free_cpu_.resize(hosts);
+  free_mem_.resize(hosts);
+  const std::uint64_t span = std::uint64_t{topo.max_host_cpu_milli()} + 1;
+  cpu_unit_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1000, (span + kCpuBuckets - 1) / kCpuBuckets));
+  cpu_buckets_.resize(topo.classes());
+  for (std::size_t c = 0; c < topo.classes(); ++c)
+    cpu_buckets_[c].assign(cpu_bucket_of(topo.max_host_cpu_milli(c)) + 1, HostSet(hosts));
+  for (HostId h = 0; h < hosts; ++h) {
     const auto& info = topo.host(h);
     whole_free_[h] = info.gpus;
     buckets_[info.model][info.gpus].insert(h);
@@ -23,6 +39,9 @@ AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(to
     free_by_model_[info.model] += info.gpus;
     free_total_ += info.gpus;
     share_used_[h].assign(info.gpus, 0);
+    free_cpu_[h] = info.cpu_milli;
+    free_mem_[h] = info.mem_mib;
+    cpu_buckets_[topo.class_of(h)][cpu_bucket_of(info.cpu_milli)].insert(h);
   }
 }
 
@@ -33,33 +52,149 @@ std::uint64_t AllocationState::free_gpus(ModelMask mask) const {
   return n;
 }
 
-std::optional<HostId> AllocationState::first_host_with(ModelId m, std::uint16_t k) const {
+std::uint32_t AllocationState::task_room(HostId h, std::uint16_t g, const TaskNeed& need) const {
+  std::uint32_t n = g ? whole_free_[h] / g : std::numeric_limits<std::uint32_t>::max();
+  if (need.cpu_milli) n = std::min(n, free_cpu_[h] / need.cpu_milli);
+  if (need.mem_mib) n = std::min(n, free_mem_[h] / need.mem_mib);
+  return g == 0 && need.none() ? 0 : n;
+}
+
+std::optional<HostId> AllocationState::first_fitting(const HostSet& set, const TaskNeed& need, HostId below) const {
+  for (HostId h : set) {
+    if (h >= below) break;
+    if (fits(h, need)) return h;
+  }
+  return std::nullopt;
+}
+
+std::optional<HostId> AllocationState::first_host_with(ModelId m, std::uint16_t k, const TaskNeed& need) const {
   std::optional<HostId> best;
   const auto& b = buckets_[m];
-  for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f)
-    if (!b[f].empty() && (!best || *b[f].first() < *best)) best = *b[f].first();
+  for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f) {
+    if (b[f].empty()) continue;
+    if (need.none()) {
+      if (!best || *b[f].first() < *best) best = *b[f].first();
+    } else if (auto h = first_fitting(b[f], need, best ? *best : ~HostId{0})) {
+      best = h;
+    }
+  }
   return best;
 }
 
-std::optional<HostId> AllocationState::tightest_host_with(ModelId m, std::uint16_t k) const {
+std::optional<HostId> AllocationState::tightest_host_with(ModelId m, std::uint16_t k, const TaskNeed& need) const {
   const auto& b = buckets_[m];
-  for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f)
-    if (!b[f].empty()) return *b[f].first();
+  for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f) {
+    if (b[f].empty()) continue;
+    if (need.none()) return *b[f].first();
+    if (auto h = first_fitting(b[f], need)) return h;
+  }
   return std::nullopt;
 }
 
-std::optional<HostId> AllocationState::roomiest_host_with(ModelId m, std::uint16_t k) const {
+std::optional<HostId> AllocationState::roomiest_host_with(ModelId m, std::uint16_t k, const TaskNeed& need) const {
   const auto& b = buckets_[m];
-  for (std::size_t f = b.size(); f-- > std::max<std::size_t>(k, 1);)
-    if (!b[f].empty()) return *b[f].first();
+  for (std::size_t f = b.size(); f-- > std::max<std::size_t>(k, 1);) {
+    if (b[f].empty()) continue;
+    if (need.none()) return *b[f].first();
+    if (auto h = first_fitting(b[f], need)) return h;
+  }
   return std::nullopt;
 }
 
-std::uint64_t AllocationState::usable_gpus(ModelId m, std::uint16_t k) const {
+std::uint64_t AllocationState::usable_gpus(ModelId m, std::uint16_t k, const TaskNeed& need) const {
   std::uint64_t n = 0;
   const auto& b = buckets_[m];
-  for (std::size_t f = std::max<std::size_t>(k, 1); f < b.size(); ++f) n += f * b[f].size();
+  const std::size_t from = std::max<std::size_t>(k, 1);
+  for (std::size_t f = from; f < b.size(); ++f) n += f * b[f].size();
+  if (need.none()) return n;
+  // A host counts the GPUs of the tasks its CPUs and memory allow, at most its free GPUs.
+  auto correct = [&](HostId h) {
+    const std::uint64_t free = whole_free_[h];
+    if (free < from) return;
+    const std::uint64_t usable = std::min<std::uint64_t>(free, std::uint64_t{task_room(h, static_cast<std::uint16_t>(from), need)} * from);
+    n -= free - usable;
+  };
+  // Asking no more per GPU than every host of m has, a task fits any host that is not short;
+  // otherwise every host with room for one task is looked at.
+  const bool within_share = need.cpu_milli <= std::uint64_t{from} * topo_->min_cpu_milli_per_gpu(m) &&
+                            need.mem_mib <= std::uint64_t{from} * topo_->min_mem_mib_per_gpu(m);
+  if (within_share) {
+    for (HostId h : short_[m]) correct(h);
+  } else {
+    for (std::size_t f = from; f < b.size(); ++f)
+      for (HostId h : b[f]) correct(h);
+  }
   return n;
+}
+
+std::optional<HostId> AllocationState::cpu_host(ModelMask mask, const TaskNeed& need, HostPick pick,
+                                                const std::vector<HostId>* avoid) const {
+  std::optional<HostId> best;
+  std::uint32_t best_free = 0;
+  auto ok = [&](HostId h) {
+    return fits(h, need) && (!avoid || std::find(avoid->begin(), avoid->end(), h) == avoid->end());
+  };
+  // True when host h (that fits) ranks before the best so far.
+  auto better = [&](HostId h) {
+    if (!best) return true;
+    const std::uint32_t f = free_cpu_[h];
+    switch (pick) {
+      case HostPick::lowest: return h < *best;
+      case HostPick::tightest: return f != best_free ? f < best_free : h < *best;
+      case HostPick::roomiest: return f != best_free ? f > best_free : h < *best;
+    }
+    return false;
+  };
+  auto offer = [&](HostId h) {
+    if (better(h)) {
+      best = h;
+      best_free = free_cpu_[h];
+    }
+  };
+  const std::size_t b0 = cpu_bucket_of(need.cpu_milli);
+  topo_->for_each_class(mask, [&](std::size_t cls) {
+    const auto& buckets = cpu_buckets_[cls];
+    if (b0 >= buckets.size()) return;
+    switch (pick) {
+      case HostPick::lowest:
+        // The lowest fitting host of each bucket; the lowest of those.
+        for (std::size_t b = b0; b < buckets.size(); ++b)
+          for (HostId h : buckets[b]) {
+            if (best && h >= *best) break;
+            if (ok(h)) {
+              offer(h);
+              break;
+            }
+          }
+        return;
+      case HostPick::tightest:
+        // Buckets hold ranges of free CPUs, ascending: the first bucket with a fitting host
+        // holds this class's tightest.
+        for (std::size_t b = b0; b < buckets.size(); ++b) {
+          bool found = false;
+          for (HostId h : buckets[b])
+            if (ok(h)) {
+              offer(h);
+              found = true;
+              if (free_cpu_[h] == b * cpu_unit_) break;  // none in this bucket is tighter
+            }
+          if (found) return;
+        }
+        return;
+      case HostPick::roomiest:
+        for (std::size_t b = buckets.size(); b-- > b0;) {
+          bool found = false;
+          for (HostId h : buckets[b])
+            if (ok(h)) {
+              offer(h);
+              found = true;
+            }
+          if (found) return;
+        }
+        return;
+    }
+  });
+  return best;
 }
 
 int AllocationState::share_slot_with_room(HostId h, std::uint16_t milli, bool tightest) const {
@@ -79,24 +214,75 @@ void AllocationState::move_bucket(HostId h, std::uint16_t from, std::uint16_t to
   b[to].insert(h);
 }
 
+void AllocationState::update_short(HostId h) {
+  const auto& info = topo_->host(h);
+  if (info.gpus == 0) return;
+  const std::uint64_t free = whole_free_[h];
+  const bool is_short = std::uint64_t{free_cpu_[h]} * info.gpus < free * info.cpu_milli ||
+                        std::uint64_t{free_mem_[h]} * info.gpus < free * info.mem_mib;
+  if (is_short)
+    short_[info.model].insert(h);
+  else
+    short_[info.model].erase(h);
+}
+
 void AllocationState::take_whole(HostId h, std::uint16_t n) {
   assert(n <= whole_free_[h]);
+  if (n == 0) return;
   const auto& info = topo_->host(h);
   move_bucket(h, whole_free_[h], whole_free_[h] - n);
   whole_free_[h] -= n;
   rack_free_[info.model * racks_ + info.rack] -= n;
   free_by_model_[info.model] -= n;
   free_total_ -= n;
+  update_short(h);
 }
 
 void AllocationState::release_whole(HostId h, std::uint16_t n) {
   const auto& info = topo_->host(h);
   assert(whole_free_[h] + n <= info.gpus);
+  if (n == 0) return;
   move_bucket(h, whole_free_[h], whole_free_[h] + n);
   whole_free_[h] += n;
   rack_free_[info.model * racks_ + info.rack] += n;
   free_by_model_[info.model] += n;
   free_total_ += n;
+  update_short(h);
+}
+
+void AllocationState::take_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  if (cpu_milli == 0 && mem_mib == 0) return;
+  assert(cpu_milli <= free_cpu_[h] && mem_mib <= free_mem_[h]);
+  const std::uint32_t from = free_cpu_[h];
+  free_cpu_[h] -= cpu_milli;
+  free_mem_[h] -= mem_mib;
+  used_cpu_ += cpu_milli;
+  used_mem_ += mem_mib;
+  move_cpu_bucket(h, from);
+  update_short(h);
+}
+
+void AllocationState::move_cpu_bucket(HostId h, std::uint32_t from) {
+  const std::size_t b_from = cpu_bucket_of(from), b_to = cpu_bucket_of(free_cpu_[h]);
+  if (b_from == b_to || host_down(h)) return;
+  auto& b = cpu_buckets_[topo_->class_of(h)];
+  b[b_from].erase(h);
+  b[b_to].insert(h);
+}
+
+void AllocationState::release_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  if (cpu_milli == 0 && mem_mib == 0) return;
+  const auto& info = topo_->host(h);
+  assert(free_cpu_[h] + std::uint64_t{cpu_milli} <= info.cpu_milli);
+  assert(free_mem_[h] + std::uint64_t{mem_mib} <= info.mem_mib);
+  (void)info;
+  const std::uint32_t from = free_cpu_[h];
+  free_cpu_[h] += cpu_milli;
+  free_mem_[h] += mem_mib;
+  used_cpu_ -= cpu_milli;
+  used_mem_ -= mem_mib;
+  move_cpu_bucket(h, from);
+  update_short(h);
 }
 
 std::uint16_t AllocationState::take_share(HostId h, std::uint16_t milli, int slot) {
@@ -153,6 +339,7 @@ void AllocationState::take(const TaskSlot& t) {
     take_whole(t.host, t.gpus);
     used_milli_ += std::uint64_t{t.gpus} * 1000;
   }
+  take_resources(t.host, t.cpu_milli, t.mem_mib);
 }
 
 void AllocationState::release(const TaskSlot& t) {
@@ -162,20 +349,26 @@ void AllocationState::release(const TaskSlot& t) {
     release_whole(t.host, t.gpus);
     used_milli_ -= std::uint64_t{t.gpus} * 1000;
   }
+  release_resources(t.host, t.cpu_milli, t.mem_mib);
 }
 
 void AllocationState::set_down(HostId h, std::uint16_t n) {
   if (down_.empty()) down_.assign(topo_->hosts().size(), 0);
+  const bool was_down = host_down(h);
   take_whole(h, n);
   down_[h] = static_cast<std::uint16_t>(down_[h] + n);
   down_total_ += n;
+  // The whole host is down: its CPUs are no one's until it is repaired.
+  if (!was_down && host_down(h)) cpu_buckets_[topo_->class_of(h)][cpu_bucket_of(free_cpu_[h])].erase(h);
 }
 
 void AllocationState::set_up(HostId h, std::uint16_t n) {
   assert(!down_.empty() && down_[h] >= n);
+  const bool was_down = host_down(h);
   down_[h] = static_cast<std::uint16_t>(down_[h] - n);
   down_total_ -= n;
   release_whole(h, n);
+  if (was_down && !host_down(h)) cpu_buckets_[topo_->class_of(h)][cpu_bucket_of(free_cpu_[h])].insert(h);
   ++release_epoch_;  // repaired GPUs are freed capacity: blocked jobs may fit now
 }
 
@@ -188,6 +381,7 @@ TaskSlot AllocationTransaction::take(TaskSlot slot) {
   if (slot.milli) {
     int s = state_->share_slot_with_room(slot.host, slot.milli, true);
     slot.share_slot = state_->take_share(slot.host, slot.milli, s);
+    state_->take_resources(slot.host, slot.cpu_milli, slot.mem_mib);
   } else {
     state_->take(slot);
   }

@@ -6,7 +6,7 @@
 namespace schedlab::cluster {
 
 GpuCatalog::GpuCatalog(std::vector<GpuModel> models) : models_(std::move(models)) {
-  if (models_.size() > kMaxModels) throw std::length_error("a GPU catalog holds at most 64 models");
+  if (models_.size() > kMaxModels) throw std::length_error("a GPU catalog holds at most 63 models");
 }
 
 std::optional<ModelId> GpuCatalog::find(std::string_view name) const {

@@ -11,9 +11,12 @@
 namespace schedlab::cluster {
 
 using ModelId = std::uint16_t;
-// A set of models (bit i = ModelId i); a catalog holds at most 64 models.
+// A set of models (bit i = ModelId i); a catalog holds at most 63 models. The top bit stands
+// for the hosts without GPUs (CPU-only hosts): a mask says which hosts may take a job's tasks,
+// and a job that needs no GPU may run on those too.
 using ModelMask = std::uint64_t;
-inline constexpr std::size_t kMaxModels = 64;
+inline constexpr std::size_t kMaxModels = 63;
+inline constexpr ModelMask kHostsWithoutGpus = ModelMask{1} << 63;
 
 struct GpuModel {
   std::string name;
@@ -35,7 +38,8 @@ class GpuCatalog {
   std::size_t size() const { return models_.size(); }
   std::optional<ModelId> find(std::string_view name) const;
   std::vector<std::string> names() const;
-  ModelMask all() const { return models_.size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << models_.size()) - 1; }
+  // Every GPU model (not kHostsWithoutGpus).
+  ModelMask all() const { return (ModelMask{1} << models_.size()) - 1; }
   // The file the catalog was read from ("" when built in code); files that belong with it
   // (configs/models.yaml) are found beside it.
   const std::string& source_file() const { return source_file_; }

@@ -21,6 +21,12 @@ std::uint64_t Placement::used_milli() const {
   return n;
 }
 
+std::uint64_t Placement::cpu_milli() const {
+  std::uint64_t n = 0;
+  for (const auto& t : tasks) n += t.cpu_milli;
+  return n;
+}
+
 std::uint32_t Placement::distinct_hosts() const {
   std::vector<HostId> hs;
   for (const auto& t : tasks) hs.push_back(t.host);
@@ -37,7 +43,8 @@ std::uint32_t Placement::distinct_racks(const Topology& topo) const {
 
 ModelMask Placement::models(const Topology& topo) const {
   ModelMask m = 0;
-  for (const auto& t : tasks) m |= ModelMask{1} << topo.host(t.host).model;
+  for (const auto& t : tasks)
+    if (t.gpus || t.milli) m |= ModelMask{1} << topo.host(t.host).model;  // tasks without GPUs name no model
   return m;
 }
 
@@ -58,9 +65,15 @@ std::string Placement::describe() const {
       ++i;
       continue;
     }
+    if (t.gpus == 0) {
+      // A task without GPUs: one entry per task (there is no GPU count to merge).
+      out += fmt::format("h{}:0", t.host);
+      ++i;
+      continue;
+    }
     std::uint64_t g = 0;
     std::size_t j = i;
-    while (j < tasks.size() && tasks[j].host == t.host && tasks[j].milli == 0) g += tasks[j++].gpus;
+    while (j < tasks.size() && tasks[j].host == t.host && tasks[j].milli == 0 && tasks[j].gpus > 0) g += tasks[j++].gpus;
     out += fmt::format("h{}:{}", t.host, g);
     i = j;
   }

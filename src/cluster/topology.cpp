@@ -21,6 +21,10 @@ Topology::Topology(const ClusterSpec& spec, const GpuCatalog& catalog)
     : name_(spec.name), catalog_(&catalog), spine_gbps_(spec.spine_gbps) {
   gpus_by_model_.assign(catalog.size(), 0);
   max_host_gpus_.assign(catalog.size(), 0);
+  max_cpu_.assign(catalog.size() + 1, 0);
+  max_mem_.assign(catalog.size() + 1, 0);
+  min_cpu_per_gpu_.assign(catalog.size(), ~std::uint32_t{0});
+  min_mem_per_gpu_.assign(catalog.size(), ~std::uint32_t{0});
   VertexId spine = boost::add_vertex(Vertex{Vertex::spine, 0}, graph_);
   for (const auto& rs : spec.racks) {
     for (std::uint32_t copy = 0; copy < rs.count; ++copy) {
@@ -34,7 +38,8 @@ Topology::Topology(const ClusterSpec& spec, const GpuCatalog& catalog)
       for (const auto& g : rs.hosts) {
         for (std::uint32_t i = 0; i < g.count; ++i) {
           HostId h = static_cast<HostId>(hosts_.size());
-          hosts_.push_back(HostInfo{r, g.model, g.gpus, static_cast<GpuIndex>(total_gpus_), g.nic_gbps});
+          hosts_.push_back(
+              HostInfo{r, g.model, g.gpus, static_cast<GpuIndex>(total_gpus_), g.nic_gbps, g.cpu_milli, g.mem_mib});
           VertexId hv = boost::add_vertex(Vertex{Vertex::host, h}, graph_);
           boost::add_edge(rv, hv, graph_);
           for (std::uint16_t k = 0; k < g.gpus; ++k) {
@@ -46,7 +51,19 @@ Topology::Topology(const ClusterSpec& spec, const GpuCatalog& catalog)
           gpus_by_model_[g.model] += g.gpus;
           max_host_gpus_[g.model] = std::max(max_host_gpus_[g.model], g.gpus);
           max_host_gpus_all_ = std::max(max_host_gpus_all_, g.gpus);
-          if (g.gpus > 0) models_present_ |= ModelMask{1} << g.model;
+          if (g.gpus > 0) {
+            models_present_ |= ModelMask{1} << g.model;
+            min_cpu_per_gpu_[g.model] = std::min<std::uint32_t>(min_cpu_per_gpu_[g.model], g.cpu_milli / g.gpus);
+            min_mem_per_gpu_[g.model] = std::min<std::uint32_t>(min_mem_per_gpu_[g.model], g.mem_mib / g.gpus);
+          } else {
+            models_present_ |= kHostsWithoutGpus;
+          }
+          const std::size_t cls = g.gpus ? std::size_t{g.model} : catalog.size();
+          max_cpu_[cls] = std::max(max_cpu_[cls], g.cpu_milli);
+          max_mem_[cls] = std::max(max_mem_[cls], g.mem_mib);
+          max_cpu_all_ = std::max(max_cpu_all_, g.cpu_milli);
+          total_cpu_milli_ += g.cpu_milli;
+          total_mem_mib_ += g.mem_mib;
           nic_sum += g.nic_gbps;
         }
       }

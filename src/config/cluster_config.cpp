@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/resources.h"
 #include "config/yaml_util.h"
 #include "util/suggest.h"
 
@@ -39,7 +40,7 @@ cluster::GpuCatalog load_catalog(const std::string& path) {
       g.pcie_gbps = m["pcie_gbps"] ? get_gbps(m["pcie_gbps"], mat / "pcie_gbps") : g.intra_gbps;
       out.push_back(std::move(g));
       // Checked as the list grows: the catalog itself refuses more, and says so less helpfully.
-      if (out.size() > cluster::kMaxModels) fail(m, mat, "a GPU catalog holds at most 64 models");
+      if (out.size() > cluster::kMaxModels) fail(m, mat, "a GPU catalog holds at most 63 models");
     }
     cluster::GpuCatalog catalog(std::move(out));
     catalog.set_source_file(path);
@@ -74,12 +75,18 @@ ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& cat
     if (!racks.IsSequence() || racks.size() == 0) fail(racks, at / "racks", "expected a non-empty list of racks");
     // Counted as the file is read, so that the message points at the count that crossed the limit.
     // Each factor is at most 2^32 and each partial sum at most the limit: no product overflows.
-    std::uint64_t gpus = 0;
+    std::uint64_t gpus = 0, hosts_total = 0;
     auto too_big = [&](const YAML::Node& n, const At& where, std::uint64_t at_least) {
       fail(n, where,
            fmt::format("the cluster would have at least {} GPUs, more than the limit of {} (see README.md, "
                        "\"Cluster files\")",
                        at_least, kMaxClusterGpus));
+    };
+    auto too_many_hosts = [&](const YAML::Node& n, const At& where, std::uint64_t at_least) {
+      fail(n, where,
+           fmt::format("the cluster would have at least {} hosts, more than the limit of {} (see README.md, "
+                       "\"Cluster files\")",
+                       at_least, kMaxClusterHosts));
     };
     for (std::size_t i = 0; i < racks.size(); ++i) {
       const auto& r = racks[i];
@@ -98,27 +105,47 @@ ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& cat
       const auto& hosts = r["hosts"];
       if (!hosts.IsSequence() || hosts.size() == 0)
         fail(hosts, rat / "hosts", "expected a non-empty list of host groups");
-      std::uint64_t rack_gpus = 0;
+      std::uint64_t rack_gpus = 0, rack_hosts = 0;
       for (std::size_t j = 0; j < hosts.size(); ++j) {
         const auto& h = hosts[j];
         At hat = rat / ("hosts[" + std::to_string(j) + "]");
-        check_keys(h, {"count", "gpus", "model", "nic_gbps"}, hat);
-        for (const char* req : {"count", "gpus", "model", "nic_gbps"})
+        check_keys(h, {"count", "gpus", "model", "nic_gbps", "cpus", "mem_gb"}, hat);
+        for (const char* req : {"count", "gpus", "nic_gbps"})
           if (!h[req]) fail(h, hat / req, "required key is missing");
         cluster::HostGroupSpec g;
         g.count = get_count(h["count"], hat / "count");
-        g.gpus = get_int_in<std::uint16_t>(h["gpus"], hat / "gpus", 1, kMaxGpusPerHost);
-        std::string model = get_string(h["model"], hat / "model");
-        auto id = catalog.find(model);
-        if (!id) fail(h["model"], hat / "model", unknown_name_message("GPU model", model, catalog.names()));
-        g.model = *id;
+        g.gpus = get_int_in<std::uint16_t>(h["gpus"], hat / "gpus", 0, kMaxGpusPerHost);
+        if (g.gpus > 0) {
+          if (!h["model"]) fail(h, hat / "model", "required key is missing (the hosts' GPU model)");
+          std::string model = get_string(h["model"], hat / "model");
+          auto id = catalog.find(model);
+          if (!id) fail(h["model"], hat / "model", unknown_name_message("GPU model", model, catalog.names()));
+          g.model = *id;
+        } else {
+          if (h["model"]) fail(h["model"], hat / "model", "hosts without GPUs (gpus: 0) have no GPU model");
+          for (const char* req : {"cpus", "mem_gb"})
+            if (!h[req]) fail(h, hat / req, "required key is missing (hosts without GPUs have no default)");
+        }
         g.nic_gbps = get_gbps(h["nic_gbps"], hat / "nic_gbps");
+        // CPUs and memory per host: given, else the per-GPU defaults (kDefaultHostCpusPerGpu).
+        const std::string cpus_field = (hat / "cpus").path, mem_field = (hat / "mem_gb").path;
+        g.cpu_milli = h["cpus"] ? cluster::checked_cpu_milli(get_double(h["cpus"], hat / "cpus"),
+                                                             FieldContext{path, line_of(h["cpus"]), cpus_field}, true)
+                                : static_cast<std::uint32_t>(g.gpus * kDefaultHostCpusPerGpu * cluster::kMilliPerCpu);
+        g.mem_mib = h["mem_gb"] ? cluster::checked_mem_mib(get_double(h["mem_gb"], hat / "mem_gb"),
+                                                           FieldContext{path, line_of(h["mem_gb"]), mem_field}, true)
+                                : static_cast<std::uint32_t>(g.gpus * kDefaultHostMemGbPerGpu * cluster::kMibPerGb);
         rack_gpus += std::uint64_t{g.count} * g.gpus;
         if (rack_gpus > kMaxClusterGpus) too_big(h["count"], hat / "count", rack_gpus);
+        rack_hosts += g.count;
+        if (rack_hosts > kMaxClusterHosts) too_many_hosts(h["count"], hat / "count", rack_hosts);
         rs.hosts.push_back(g);
       }
       gpus += rack_gpus * rs.count;
       if (gpus > kMaxClusterGpus) too_big(r["count"] ? r["count"] : r, r["count"] ? rat / "count" : rat, gpus);
+      hosts_total += rack_hosts * rs.count;
+      if (hosts_total > kMaxClusterHosts)
+        too_many_hosts(r["count"] ? r["count"] : r, r["count"] ? rat / "count" : rat, hosts_total);
       f.spec.racks.push_back(std::move(rs));
     }
     return f;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "cluster/resources.h"
 #include "config/cluster_config.h"
 #include "config/yaml_util.h"
 #include "sched/registry.h"
@@ -175,7 +176,8 @@ std::vector<double> get_weights(const YAML::Node& n, const At& at) {
 workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, const cluster::GpuCatalog& catalog) {
   workload::GeneratorConfig g;
   check_keys(n, {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
-                 "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users"},
+                 "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users",
+                 "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu"},
              at);
   // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
   auto seconds = [&](const char* key, double& out) {
@@ -216,6 +218,17 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   }
   if (n["model_weights"]) g.model_weights = get_weights(n["model_weights"], at / "model_weights");
   if (n["users"]) g.users = get_count(n["users"], at / "users");
+  if (n["cpu_job_share"]) g.cpu_job_share = get_real_in(n["cpu_job_share"], at / "cpu_job_share", 0, 1);
+  if (n["cpu_sizes"]) {
+    g.cpu_sizes.clear();
+    const std::string field = (at / "cpu_sizes").path;
+    const FieldContext where{at.file, line_of(n["cpu_sizes"]), field};
+    for (double d : get_double_list(n["cpu_sizes"], at / "cpu_sizes"))
+      g.cpu_sizes.push_back(checked_int<std::uint32_t>(d, where, 1, static_cast<std::uint32_t>(cluster::kMaxCpus)));
+  }
+  if (n["cpu_size_weights"]) g.cpu_size_weights = get_weights(n["cpu_size_weights"], at / "cpu_size_weights");
+  if (n["mem_gb_per_cpu"])
+    g.mem_gb_per_cpu = get_real_in(n["mem_gb_per_cpu"], at / "mem_gb_per_cpu", 0, cluster::kMaxMemGb);
   // Arrivals are a Poisson process with mean gap θ: twice the mean span plus 50 gaps stays within
   // the 100 years a time may span with a probability that misses by less than e^-50, where a
   // single job's gap alone would otherwise pass it often.
@@ -253,8 +266,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   require_map(root, at);
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
-  check_keys(root, {"name", "description", "seed", "cluster", "workload", "scheduler", "perf", "metrics", "variants",
-                    "checkpoint", "preemption", "failures", "emulation"}, at);
+  check_keys(root, {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
+                    "variants", "checkpoint", "preemption", "failures", "emulation"}, at);
 
   Scenario sc;
   sc.file = path;
@@ -303,6 +316,21 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
+
+  if (const auto& r = root["resources"]) {
+    // Per GPU, for jobs whose trace gives no CPUs or memory (workload/resource_defaults.h).
+    At rat = at / "resources";
+    require_map(r, rat);
+    check_keys(r, {"cpus_per_gpu", "mem_gb_per_gpu"}, rat);
+    if (r["cpus_per_gpu"])
+      sc.workload.resources.cpu_milli_per_gpu = cluster::checked_cpu_milli(
+          get_double(r["cpus_per_gpu"], rat / "cpus_per_gpu"),
+          FieldContext{path, line_of(r["cpus_per_gpu"]), (rat / "cpus_per_gpu").path});
+    if (r["mem_gb_per_gpu"])
+      sc.workload.resources.mem_mib_per_gpu = cluster::checked_mem_mib(
+          get_double(r["mem_gb_per_gpu"], rat / "mem_gb_per_gpu"),
+          FieldContext{path, line_of(r["mem_gb_per_gpu"]), (rat / "mem_gb_per_gpu").path});
+  }
 
   sc.scheduler = read_scheduler(root["scheduler"], at / "scheduler");
 

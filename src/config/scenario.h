@@ -17,6 +17,7 @@
 #include "config/lifecycle_config.h"
 #include "sched/scheduler.h"
 #include "workload/generator.h"
+#include "workload/resource_defaults.h"
 #include "workload/trace_format.h"
 
 namespace schedlab::config {
@@ -26,6 +27,8 @@ struct WorkloadConfig {
   workload::TraceOptions options;
   std::optional<workload::GeneratorConfig> generate;
   std::uint64_t max_jobs = 0;  // 0 = all
+  // `resources:` CPUs and memory per GPU for jobs whose trace has no such columns.
+  workload::ResourceDefaults resources;
 };
 
 struct PerfConfig {

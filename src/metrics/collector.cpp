@@ -34,6 +34,8 @@ JobRecord& Collector::new_record(const workload::JobSpec& job) {
   r.tasks = job.tasks;
   r.gpus_per_task = job.gpus_per_task;
   r.gpu_milli = job.gpu_milli;
+  r.cpu_milli = job.cpu_milli;
+  r.mem_mib = job.mem_mib;
   return r;
 }
 
@@ -157,6 +159,7 @@ void Collector::coarsen() {
     r.free_gpus = (r.free_gpus + (b ? b->free_gpus : 0)) / 2;
     r.fragmented_gpus = (r.fragmented_gpus + (b ? b->fragmented_gpus : 0)) / 2;
     r.down_gpus = (r.down_gpus + (b ? b->down_gpus : 0)) / 2;
+    r.used_cpus = (r.used_cpus + (b ? b->used_cpus : 0)) / 2;
     r.end = add_time(r.start, mul_time(interval_, 2));
     merged.push_back(r);
   }
@@ -206,7 +209,9 @@ void Collector::accumulate(engine::Time until) {
     row.free_gpus += w * static_cast<double>(last_.free_gpus);
     row.fragmented_gpus += w * static_cast<double>(last_.fragmented_gpus);
     row.down_gpus += w * static_cast<double>(last_.down_gpus);
+    row.used_cpus += w * static_cast<double>(last_.used_cpu_milli) / 1000.0;
     integral_milli_us_ += static_cast<double>(last_.used_milli) * dt;
+    cpu_milli_us_ += static_cast<double>(last_.used_cpu_milli) * dt;
     frag_us_ += static_cast<double>(last_.fragmented_gpus) * dt;
     t = seg_end;
   }
@@ -236,6 +241,7 @@ void Collector::on_finish(engine::Time now) {
     row.free_gpus *= scale;
     row.fragmented_gpus *= scale;
     row.down_gpus *= scale;
+    row.used_cpus *= scale;
     row.end = now;
   }
   if (announce_ && interval_ != requested_interval_)

@@ -36,6 +36,8 @@ struct JobRecord {
   std::uint32_t preemptions = 0;
   std::uint32_t failures = 0;
   std::uint32_t restarts = 0;
+  std::uint32_t cpu_milli = 0;  // per task
+  std::uint32_t mem_mib = 0;    // per task
   std::uint16_t gpu_milli = 1000;
   sched::JobState state = sched::JobState::pending;
   bool dropped = false;
@@ -51,6 +53,7 @@ struct TimelineRow {
   double free_gpus = 0;
   double fragmented_gpus = 0;
   double down_gpus = 0;
+  double used_cpus = 0;       // time-averaged CPUs held
 };
 
 // The timeline never holds more rows than this (README.md, "Results"): a run whose span needs
@@ -86,6 +89,8 @@ class Collector final : public RunObserver {
   double integral_gpu_seconds() const { return integral_milli_us_ / 1e9; }
   // Time-integral of fragmented GPUs while a job was pending, in GPU-seconds.
   double fragmented_gpu_seconds() const { return frag_us_ / 1e6; }
+  // Time-integral of CPUs held, in CPU-seconds.
+  double cpu_seconds() const { return cpu_milli_us_ / 1e9; }
   engine::Time first_submit() const { return first_submit_; }
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
@@ -126,6 +131,7 @@ class Collector final : public RunObserver {
   double run_milli_us_ = 0;
   double integral_milli_us_ = 0;
   double frag_us_ = 0;
+  double cpu_milli_us_ = 0;
   engine::Time first_submit_ = -1;
   engine::Time last_end_ = 0;
 };

@@ -22,6 +22,7 @@ struct InstantState {
   std::uint64_t pending_jobs = 0;
   std::uint64_t fragmented_gpus = 0;  // free GPUs the first pending job cannot use
   std::uint64_t down_gpus = 0;        // GPUs out of service (failed, not yet repaired)
+  std::uint64_t used_cpu_milli = 0;   // CPU-thousandths held by running tasks
 };
 
 // A step of a job's life, for event logs and per-job figures.

@@ -53,11 +53,26 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     ++s.finished;
     jct.push_back(engine::to_seconds(r.end - r.submit));
     wait.push_back(engine::to_seconds(r.start - r.submit));
+    if (r.gpus_per_task == 0) ++s.finished_without_gpu;
     if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
   std::sort(jct.begin(), jct.end());
   std::sort(wait.begin(), wait.end());
   std::sort(rho.begin(), rho.end());
+  // The waits of jobs that need GPUs: all of them, unless some finished jobs need none (a
+  // second pass then, so that a GPU-only run sorts no more than before).
+  if (s.finished_without_gpu == 0) {
+    s.gpu_job_wait_mean_s = mean(wait);
+    s.gpu_job_wait_p95_s = percentile(wait, 95);
+  } else {
+    std::vector<double> gpu_wait;
+    for (const auto& r : c.jobs())
+      if (!r.dropped && r.state == sched::JobState::finished && r.gpus_per_task > 0)
+        gpu_wait.push_back(engine::to_seconds(r.start - r.submit));
+    std::sort(gpu_wait.begin(), gpu_wait.end());
+    s.gpu_job_wait_mean_s = mean(gpu_wait);
+    s.gpu_job_wait_p95_s = percentile(gpu_wait, 95);
+  }
   s.ftf_rho_max = rho.empty() ? 0 : rho.back();
   s.ftf_rho_p95 = percentile(rho, 95);
   std::vector<double> per_user;
@@ -80,6 +95,8 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     s.gpu_utilization = c.integral_gpu_seconds() / capacity;
     s.fragmentation = c.fragmented_gpu_seconds() / capacity;
   }
+  const double cpu_capacity = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0 * s.makespan_s;
+  if (cpu_capacity > 0) s.cpu_utilization = c.cpu_seconds() / cpu_capacity;
   // Allocated GPU time is what runs held (the timeline's integral); lost time is part of it.
   const double allocated_us = c.integral_gpu_seconds() * 1e6;
   if (allocated_us > 0) s.goodput = std::max(0.0, allocated_us - lost_gpu_us) / allocated_us;
@@ -107,7 +124,11 @@ std::vector<std::pair<std::string, double>> Summary::figures() const {
           {"goodput", goodput},
           {"jain_fairness", jain_fairness},
           {"ftf_rho_max", ftf_rho_max},
-          {"ftf_rho_p95", ftf_rho_p95}};
+          {"ftf_rho_p95", ftf_rho_p95},
+          {"finished_without_gpu", static_cast<double>(finished_without_gpu)},
+          {"gpu_job_wait_mean_s", gpu_job_wait_mean_s},
+          {"gpu_job_wait_p95_s", gpu_job_wait_p95_s},
+          {"cpu_utilization", cpu_utilization}};
 }
 
 }  // namespace schedlab::metrics

@@ -1,6 +1,7 @@
 // The headline figures of a run: jobs, completion and waiting times, makespan, GPU
 // utilization and fragmentation, and what stops cost (preemptions, failures, lost GPU time,
-// goodput) and who got the GPUs (fairness). Computed from a Collector; printed and written
+// goodput) and who got the GPUs (fairness); then jobs without GPUs, GPU jobs' waits and CPU
+// utilization. Computed from a Collector; printed and written
 // as JSON.
 #pragma once
 
@@ -33,6 +34,11 @@ struct Summary {
   // Finish-time fairness (Themis' rho): JCT / run time alone, per finished job, with the
   // traced duration as "alone".
   double ftf_rho_max = 0, ftf_rho_p95 = 0;
+  // Jobs that need no GPU (CPU-only) that finished; waits of the jobs that need GPUs alone
+  // (what keeping GPU hosts for GPU jobs changes); CPU-time held / (CPUs x makespan).
+  std::uint64_t finished_without_gpu = 0;
+  double gpu_job_wait_mean_s = 0, gpu_job_wait_p95_s = 0;
+  double cpu_utilization = 0;
 
   // Name/value pairs in the order tables print them.
   std::vector<std::pair<std::string, double>> figures() const;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "cluster/resources.h"
 #include "util/checked.h"
 #include "util/csv.h"
 
@@ -24,7 +25,7 @@ std::string gpu_milli_text(std::uint64_t milli) {
 
 bool is_count_figure(const std::string& name) {
   return name == "jobs" || name == "finished" || name == "dropped" || name == "failed" || name == "preemptions" ||
-         name == "failures";
+         name == "failures" || name == "finished_without_gpu";
 }
 
 std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings) {
@@ -45,7 +46,7 @@ std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& cata
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
   out << "id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,"
-         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s\n";
+         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb\n";
   const auto& catalog = c.topology().catalog();
   // Rows are built in one buffer, written a megabyte at a time: a million rows of temporary
   // strings and formatted writes were a fifth of a replay's time.
@@ -106,7 +107,19 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     gpu_seconds(r.attained_gpu_us);
     buf += ',';
     gpu_seconds(r.lost_gpu_us);
-    buf += '\n';
+    buf += ',';
+    // Whole CPUs and whole GB (the usual case) as plain integers, without formatting.
+    if (r.cpu_milli % cluster::kMilliPerCpu == 0)
+      num(r.cpu_milli / cluster::kMilliPerCpu);
+    else
+      buf += cluster::cpu_text(r.cpu_milli) + ',';
+    if (r.mem_mib % cluster::kMibPerGb == 0) {
+      num(r.mem_mib / cluster::kMibPerGb);
+      buf.back() = '\n';
+    } else {
+      buf += cluster::mem_gb_text(r.mem_mib);
+      buf += '\n';
+    }
     if (buf.size() >= (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -116,12 +129,15 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
 }
 
 void write_timeline_csv(std::ostream& out, const Collector& c) {
-  out << "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus\n";
+  out << "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus,"
+         "cpu_utilization,used_cpus\n";
   const double total = static_cast<double>(c.topology().total_gpus());
+  const double cpus = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0;
   for (const auto& r : c.timeline())
-    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", engine::to_seconds(r.start),
-                       engine::to_seconds(r.end), total > 0 ? r.used_gpus / total : 0.0, r.used_gpus, r.running_jobs,
-                       r.pending_jobs, r.free_gpus, r.fragmented_gpus, r.down_gpus);
+    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f},{:.3f}\n",
+                       engine::to_seconds(r.start), engine::to_seconds(r.end), total > 0 ? r.used_gpus / total : 0.0,
+                       r.used_gpus, r.running_jobs, r.pending_jobs, r.free_gpus, r.fragmented_gpus, r.down_gpus,
+                       cpus > 0 ? r.used_cpus / cpus : 0.0, r.used_cpus);
 }
 
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {
@@ -163,6 +179,10 @@ std::string format_summary_table(const Summary& s) {
   row("Jain fairness (users)", fmt::format("{:.3f}", s.jain_fairness));
   row("FTF rho max", fmt::format("{:.2f}", s.ftf_rho_max));
   row("FTF rho p95", fmt::format("{:.2f}", s.ftf_rho_p95));
+  row("finished without GPU", fmt::format("{}", s.finished_without_gpu));
+  row("GPU-job wait mean (s)", fmt::format("{:.1f}", s.gpu_job_wait_mean_s));
+  row("GPU-job wait p95 (s)", fmt::format("{:.1f}", s.gpu_job_wait_p95_s));
+  row("CPU utilization", fmt::format("{:.1f}%", 100 * s.cpu_utilization));
   return out;
 }
 

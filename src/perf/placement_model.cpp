@@ -161,6 +161,7 @@ class PlacementModel final : public PerfModel {
 
   double speed(const workload::JobSpec& job, const cluster::Placement& placement,
                const cluster::Topology& topo) const override {
+    if (!job.needs_gpu()) return 1.0;  // no GPU, no allreduce: a CPU job runs as traced
     const TrainingModel& model = model_of(job);
     auto hosts = actual_hosts(job, placement, topo);
     auto racks = placement_racks(placement, topo);
@@ -181,6 +182,13 @@ class PlacementModel final : public PerfModel {
                    const cluster::Topology& topo) override {
     topo_ = &topo;
     Run r;
+    if (!job.needs_gpu()) {
+      // A CPU job runs as traced and shares no link.
+      r.cpu_only = true;
+      runs_[run] = std::move(r);
+      fresh_.push_back(run);
+      return;
+    }
     r.job_line = job.line;
     r.job_gpus = job.total_gpus();
     r.model = &model_of(job);
@@ -219,6 +227,11 @@ class PlacementModel final : public PerfModel {
       auto it = runs_.find(id);
       if (it == runs_.end()) continue;
       auto& r = it->second;
+      if (r.cpu_only) {
+        r.speed = 1.0;
+        out.emplace_back(id, r.speed);
+        continue;
+      }
       r.speed = checked_speed(r.reference_us / iteration_us(*r.model, r.hosts, CrossRackRate{}, *topo_), *r.model,
                               r.job_line, r.job_gpus);
       out.emplace_back(id, r.speed);
@@ -278,6 +291,7 @@ class PlacementModel final : public PerfModel {
     std::vector<cluster::RackId> racks;
     double speed = 0;  // last reported; 0 = never
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
+    bool cpu_only = false;  // a job without GPUs: speed 1
   };
 
   // Each figure passed its own sense range, but together they may still give a speed of 0, inf or

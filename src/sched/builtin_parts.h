@@ -19,6 +19,7 @@ std::unique_ptr<Admission> make_gang_admission(const PartArgs& args);
 std::unique_ptr<Admission> make_incremental_admission(const PartArgs& args);
 std::unique_ptr<Filter> make_gpu_model_filter(const PartArgs& args);
 std::unique_ptr<Filter> make_same_generation_filter(const PartArgs& args);
+std::unique_ptr<Filter> make_gpu_hosts_for_gpu_jobs_filter(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_first_fit_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_best_fit_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_rack_pack_placement(const PartArgs& args);

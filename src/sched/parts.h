@@ -72,18 +72,38 @@ class Admission {
 };
 
 // Which GPU models may take this job's tasks (hosts are homogeneous per model, so a model
-// set answers "may this host take the job"). Filters are combined by intersection.
+// set answers "may this host take the job"; the bit cluster::kHostsWithoutGpus stands for the
+// CPU-only hosts, which only jobs that need no GPU can use). Filters are combined by
+// intersection.
 class Filter {
  public:
   virtual ~Filter() = default;
+  // The hosts that may ever take the job: asked when it is queued (a job no host may ever
+  // take is dropped).
   virtual cluster::ModelMask allowed(const PendingJob& job, cluster::ModelMask candidates,
                                      const cluster::Topology& topo) const = 0;
+  // Of those, the hosts that may take it now, for a filter whose answer changes with the
+  // queue or the clock: asked before every placement attempt. Default: all of them.
+  virtual cluster::ModelMask allowed_now(const PendingJob& /*job*/, cluster::ModelMask candidates,
+                                         const SchedContext& /*ctx*/) const {
+    return candidates;
+  }
   // True when all the job's GPUs must be of one generation.
   virtual bool one_generation(const PendingJob& /*job*/) const { return false; }
+  // A filter that reads the queue returns true, and is then told of every job that starts
+  // waiting (submitted or requeued) and every job that stops waiting (started whole, stopped
+  // or gone), with the same `since`, so that it keeps what it needs as it changes instead of
+  // scanning the queue.
+  virtual bool watches_queue() const { return false; }
+  virtual void job_waiting(const PendingJob& /*job*/) {}
+  virtual void job_not_waiting(const PendingJob& /*job*/) {}
 };
 
 // Where the tasks go. Contract: assign at most `want` tasks of `job` on hosts of models in
 // `allowed`, through `tx`, appending their slots to `out`; stop early when no more fit.
+// Every slot holds the job's CPUs and memory per task (PendingJob::need()) on a host that has
+// them; a job that needs no GPU goes on hosts of any class in `allowed` (its GPU models' hosts
+// and, with kHostsWithoutGpus, the CPU-only hosts) by their free CPUs.
 // The caller discards the transaction when fewer than it needs were placed.
 class PlacementPolicy {
  public:

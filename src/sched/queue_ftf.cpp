@@ -21,8 +21,11 @@ class FtfQueue final : public QueueOrder {
   // divides every job's rho alike and is left out: the key is rho per cluster GPU.
   OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now) const override {
     const JobLife& life = ledger.life(job.id);
-    const double asked = requested_gpus(job);
-    const double held = running && life.held_milli > 0 ? static_cast<double>(life.held_milli) / 1000.0 : asked;
+    // A job without GPUs counts as asking for, and holding, one: its rho is then its
+    // slowdown in time alone (Themis divides GPU shares; such a job has none to divide).
+    const double asked = job.needs_gpu() ? requested_gpus(job) : 1.0;
+    const double held =
+        running && life.held_milli > 0 && job.needs_gpu() ? static_cast<double>(life.held_milli) / 1000.0 : asked;
     const double total = life.work_total > 0 ? life.work_total : static_cast<double>(job.duration);
     const double left = std::max(total - ledger.work_done(job.id, now), 0.0);
     const double shared = static_cast<double>(std::max<engine::Time>(now - job.submit, 0)) + left * asked / held;

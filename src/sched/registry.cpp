@@ -57,6 +57,10 @@ void register_builtin_parts(PartRegistry& r) {
   r.filters.add("gpu-model", "only GPUs of the job's requested model(s) and minimum generation", make_gpu_model_filter);
   r.filters.add("same-generation", "all of a job's GPUs of one generation (Peloton constraint placement)",
                 make_same_generation_filter);
+  r.filters.add("gpu-hosts-for-gpu-jobs",
+                "jobs that need no GPU stay off hosts with GPUs (Mesos GPU isolation); unless_idle_s lends their spare "
+                "CPUs while no GPU job has waited longer",
+                make_gpu_hosts_for_gpu_jobs_filter);
 
   r.placements.add("first-fit", "lowest-numbered hosts with room, in order", make_first_fit_placement);
   r.placements.add("best-fit", "each task on the host left with the fewest idle GPUs (packs tightly)",

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <tuple>
 
+#include "cluster/resources.h"
 #include "util/suggest.h"
 
 namespace schedlab::sched {
@@ -34,13 +37,21 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
       backfill_(r.backfills.make(c.backfill, args_for(c, c.backfill))) {
   for (const auto& a : c.admission) admissions_.push_back(r.admissions.make(a, args_for(c, a)));
   for (const auto& f : c.filters) filters_.push_back(r.filters.make(f, args_for(c, f)));
-  host_size_counts_.resize(topo.catalog().size());
-  for (cluster::ModelId m = 0; m < topo.catalog().size(); ++m) host_size_counts_[m].assign(topo.max_host_gpus(m) + 1u, 0);
-  for (const auto& h : topo.hosts()) ++host_size_counts_[h.model][h.gpus];
+  for (const auto& f : filters_)
+    if (f->watches_queue()) queue_watchers_.push_back(f.get());
+  std::map<std::tuple<std::size_t, std::uint16_t, std::uint32_t, std::uint32_t>, std::uint64_t> shapes;
+  for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) {
+    const auto& info = topo.host(h);
+    ++shapes[{topo.class_of(h), info.gpus, info.cpu_milli, info.mem_mib}];
+  }
+  for (const auto& [k, n] : shapes)
+    shapes_.push_back(HostShape{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), n});
 }
 
 cluster::ModelMask Scheduler::allowed_models(const PendingJob& job) const {
   cluster::ModelMask mask = topo_->models_present();
+  // Hosts without GPUs are for jobs that need none.
+  if (job.spec->needs_gpu()) mask &= ~cluster::kHostsWithoutGpus;
   for (const auto& f : filters_) mask = f->allowed(job, mask, *topo_);
   return mask;
 }
@@ -49,8 +60,10 @@ bool Scheduler::one_generation(const PendingJob& job) const {
   return std::any_of(filters_.begin(), filters_.end(), [&](const auto& f) { return f->one_generation(job); });
 }
 
-std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& job) const {
+std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& job, const SchedContext* ctx) const {
   cluster::ModelMask allowed = allowed_models(job);
+  if (ctx)
+    for (const auto& f : filters_) allowed = f->allowed_now(job, allowed, *ctx);
   if (!one_generation(job)) return {allowed};
   // One group per generation, newest first.
   const auto& catalog = topo_->catalog();
@@ -73,34 +86,71 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
 std::optional<std::string> Scheduler::never_fits(const PendingJob& job) const {
   const auto& s = *job.spec;
   const auto& catalog = topo_->catalog();
+  const cluster::TaskNeed need = job.need();
+  if (!s.needs_gpu() && need.cpu_milli == 0) return std::string("unresolvable: needs no GPU and no CPU");
   auto groups = placement_groups(job);
-  if (groups.size() == 1 && groups[0] == 0)
+  if (groups.size() == 1 && groups[0] == 0) {
+    if (!s.needs_gpu())
+      return std::string(
+          "unresolvable: needs no GPU, and no host may take it (no CPU-only host, and the filters keep it off hosts "
+          "with GPUs)");
     return fmt::format("unresolvable: no GPU of the allowed model(s) in the cluster (requested {})",
                        model_list(job.requested, catalog));
-  if (s.fractional()) return std::nullopt;
+  }
+  const std::uint32_t g = s.fractional() ? 1 : s.gpus_per_task;  // GPUs a task needs on its host
+  auto in_mask = [&](std::size_t cls, cluster::ModelMask mask) {
+    return cls == topo_->no_gpu_class() ? (mask & cluster::kHostsWithoutGpus) != 0 : (mask >> cls & 1) != 0;
+  };
+  // Tasks one host of a shape could hold, alone.
+  auto room = [&](const HostShape& h) {
+    std::uint64_t n = g ? h.gpus / g : std::numeric_limits<std::uint64_t>::max();
+    if (need.cpu_milli) n = std::min<std::uint64_t>(n, h.cpu_milli / need.cpu_milli);
+    if (need.mem_mib) n = std::min<std::uint64_t>(n, h.mem_mib / need.mem_mib);
+    return n;
+  };
   std::uint64_t best_tasks = 0;
-  std::uint16_t largest_host = 0;
+  std::uint16_t largest_host = 0;              // most GPUs on one allowed host
+  std::uint32_t most_cpu = 0, most_mem = 0;    // most CPUs, memory on one allowed host with a task's GPUs
+  bool one_fits = false;                       // some allowed host could hold one task
   for (auto mask : groups) {
     std::uint64_t tasks = 0;
-    for (cluster::ModelId m = 0; m < catalog.size(); ++m) {
-      if (!(mask >> m & 1)) continue;
-      const auto& counts = host_size_counts_[m];
-      for (std::size_t k = 1; k < counts.size(); ++k) tasks += counts[k] * (k / s.gpus_per_task);
-      largest_host = std::max(largest_host, topo_->max_host_gpus(m));
+    for (const auto& h : shapes_) {
+      if (!in_mask(h.cls, mask) || (g > 0 && h.gpus == 0)) continue;
+      largest_host = std::max(largest_host, h.gpus);
+      if (h.gpus < g) continue;
+      most_cpu = std::max(most_cpu, h.cpu_milli);
+      most_mem = std::max(most_mem, h.mem_mib);
+      const std::uint64_t r = room(h);
+      one_fits = one_fits || r > 0;
+      tasks += h.count * std::min<std::uint64_t>(r, std::numeric_limits<std::uint32_t>::max());
     }
-    if (tasks >= s.tasks) return std::nullopt;
+    // A share is one task: any host with room for it will do.
+    if (tasks >= s.tasks || (s.fractional() && tasks > 0)) return std::nullopt;
     best_tasks = std::max(best_tasks, tasks);
   }
-  if (largest_host < s.gpus_per_task)
+  if (largest_host < g)
     return fmt::format("unresolvable: a task needs {} GPUs on one host; the largest allowed host has {}",
                        s.gpus_per_task, largest_host);
+  const char* with_gpus = g ? " with the GPUs" : "";
+  if (!one_fits && most_cpu < need.cpu_milli)
+    return fmt::format("unresolvable: a task needs {} CPUs on one host; the largest allowed host{} has {}",
+                       cluster::cpu_text(need.cpu_milli), with_gpus, cluster::cpu_text(most_cpu));
+  if (!one_fits)
+    return fmt::format("unresolvable: a task needs {} GB of memory on one host; the largest allowed host{} has {} GB",
+                       cluster::mem_gb_text(need.mem_mib), with_gpus, cluster::mem_gb_text(most_mem));
+  if (g == 0)
+    return fmt::format("unresolvable: needs {} tasks x {} CPUs; the cluster fits at most {}", s.tasks,
+                       cluster::cpu_text(need.cpu_milli), best_tasks);
   return fmt::format("unresolvable: needs {} tasks x {} GPUs{}; the cluster fits at most {}", s.tasks,
                      s.gpus_per_task, groups.size() > 1 ? " of one generation" : "", best_tasks);
 }
 
 std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, cluster::ModelMask requested,
                                             engine::Time now) {
+  // A GPU request names GPU models; it says nothing against hosts without GPUs.
+  requested |= cluster::kHostsWithoutGpus;
   PendingJob job{&spec, requested, spec.tasks};
+  job.waiting_since = now;
   job.allowed = allowed_models(job);
   if (auto why = never_fits(job)) return why;
   queue_order_->job_submitted(spec);
@@ -109,7 +159,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   ks.requested = requested;
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ks.queued = true;
-  queue_.emplace(QueueKey{ks.key, spec.id}, job);
+  enqueue(QueueKey{ks.key, spec.id}, job);
   if (queue_order_->keyed_by_user()) user_jobs_[spec.user].push_back(spec.id);
   if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
     timers_.push_back({t, spec.id, ks.version});
@@ -118,6 +168,18 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
     timers_.push_back({next_rekey_, kNoJob, 0});
   }
   return std::nullopt;
+}
+
+void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
+  auto it = queue_.emplace(key, job).first;
+  if (!job.spec->needs_gpu()) ++queued_without_gpu_;
+  for (auto* f : queue_watchers_) f->job_waiting(it->second);
+}
+
+void Scheduler::dequeue(std::map<QueueKey, PendingJob>::iterator it) {
+  if (!it->second.spec->needs_gpu()) --queued_without_gpu_;
+  for (auto* f : queue_watchers_) f->job_not_waiting(it->second);
+  queue_.erase(it);
 }
 
 Scheduler::KeyState& Scheduler::new_key_state(workload::JobId id) {
@@ -216,7 +278,7 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
   // Behind a blocked job, ask the backfill part first (with the fewest GPUs the job could
   // start on): most candidates are refused without a placement attempt.
   if (after_block && !backfill_->may_start(job, need * per_task, ctx)) return false;
-  for (auto mask : placement_groups(job)) {
+  for (auto mask : placement_groups(job, &ctx)) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
     placement_->place(job, job.tasks_left, mask, tx, slots);
@@ -289,7 +351,8 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
   };
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (blocked && scanned_after_block++ >= backfill_->max_scan()) break;
-    if (alloc.free_gpus() == 0 && alloc.shared_gpus() == 0) break;
+    // Nothing can start when no GPU is free and every waiting job needs one.
+    if (alloc.free_gpus() == 0 && alloc.shared_gpus() == 0 && queued_without_gpu_ == 0) break;
     PendingJob& job = it->second;
     if (!try_start(job, blocked, ctx, alloc, slots)) {
       if (!blocked) {
@@ -302,7 +365,7 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
     record_start(job, slots, now, starts);
     if (job.tasks_left == 0) {
       key_state(job.id()).queued = false;
-      it = queue_.erase(it);
+      dequeue(it++);
       continue;
     }
     // Partly started: the rest of the job waits, and blocks what follows.
@@ -366,7 +429,7 @@ void Scheduler::job_stopped(workload::JobId id) {
   drop_running(id);
   auto& ks = key_state(id);
   if (ks.queued) {
-    queue_.erase(QueueKey{ks.key, id});
+    dequeue(queue_.find(QueueKey{ks.key, id}));
     ks.queued = false;
   }
   ++ks.version;
@@ -374,16 +437,17 @@ void Scheduler::job_stopped(workload::JobId id) {
 
 void Scheduler::requeue(workload::JobId id, engine::Time now) {
   auto& ks = key_state(id);
-  if (ks.queued) queue_.erase(QueueKey{ks.key, id});
+  if (ks.queued) dequeue(queue_.find(QueueKey{ks.key, id}));
   const auto& spec = *ks.spec;
   PendingJob job{&spec, 0, spec.tasks};
   // The request and filters are those it was submitted with.
   job.requested = ks.requested;
+  job.waiting_since = now;
   job.allowed = allowed_models(job);
   ks.queued = true;
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ++ks.version;
-  queue_.emplace(QueueKey{ks.key, id}, job);
+  enqueue(QueueKey{ks.key, id}, job);
   last_block_.valid = false;
   ++changes_;
   if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)

@@ -92,7 +92,7 @@ class Scheduler {
   std::size_t pending() const { return queue_.size(); }
   // The first job in queue order, if any.
   const PendingJob* head() const { return queue_.empty() ? nullptr : &queue_.begin()->second; }
-  // Models the job may use after all filters.
+  // Models the job may use after all filters (what it may ever use; see Filter::allowed_now).
   cluster::ModelMask allowed_models(const PendingJob& job) const;
   // Waiting jobs in queue order, at most `limit` (the emulator's API).
   void queue_order(std::vector<const PendingJob*>& out, std::size_t limit) const {
@@ -150,8 +150,12 @@ class Scheduler {
   void rekey_user(workload::Label user, engine::Time now);
   // True when a filter wants all of the job's GPUs of one generation.
   bool one_generation(const PendingJob& job) const;
-  std::vector<cluster::ModelMask> placement_groups(const PendingJob& job) const;
+  // The model sets to try, in order; with a context, narrowed to what the filters allow now.
+  std::vector<cluster::ModelMask> placement_groups(const PendingJob& job, const SchedContext* ctx = nullptr) const;
   std::optional<std::string> never_fits(const PendingJob& job) const;
+  // Puts a job into the queue, or takes it out, telling the filters that watch the queue.
+  void enqueue(QueueKey key, const PendingJob& job);
+  void dequeue(std::map<QueueKey, PendingJob>::iterator it);
 
   const cluster::Topology* topo_;
   const JobLedger* ledger_;
@@ -183,7 +187,17 @@ class Scheduler {
   std::vector<workload::JobId> started_;  // by the last pass, to rekey once applied
   engine::Time next_rekey_ = engine::kTimeMax;
   std::uint64_t preemptions_ = 0;
-  std::vector<std::vector<std::uint32_t>> host_size_counts_;  // [model][gpus] -> hosts
+  // The cluster's distinct host shapes with their counts (a few per cluster file), for
+  // never_fits: how many tasks of a job the whole cluster could hold.
+  struct HostShape {
+    std::size_t cls = 0;  // Topology::class_of
+    std::uint16_t gpus = 0;
+    std::uint32_t cpu_milli = 0, mem_mib = 0;
+    std::uint64_t count = 0;
+  };
+  std::vector<HostShape> shapes_;
+  std::vector<Filter*> queue_watchers_;  // filters that watch the queue
+  std::uint64_t queued_without_gpu_ = 0;  // queued jobs that need no GPU
   // In strict order, the job that blocked the last pass and the release epoch it saw: if
   // both are unchanged the pass would fail the same way, and is skipped.
   struct Blocked {

@@ -36,7 +36,7 @@ bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, engine::Ti
   for (const auto& a : admissions_)
     if (!a->admit(job, ctx).is_ok()) return false;
   std::vector<cluster::TaskSlot> slots;
-  for (auto mask : placement_groups(job)) {
+  for (auto mask : placement_groups(job, &ctx)) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);  // always rolled back: a question only
     placement_->place(job, job.tasks_left, mask, tx, slots);
@@ -213,7 +213,7 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
     started_now_.insert(std::upper_bound(started_now_.begin(), started_now_.end(), id), id);
     if (job.tasks_left == 0) {
       key_state(id).queued = false;
-      it = queue_.erase(it);
+      dequeue(it++);
       continue;
     }
     ++it;  // partly started: the rest of its tasks wait

@@ -68,7 +68,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
       sc.workload.generate ? workload::make_generator(*sc.workload.generate, sc.seed)
                            : workload::open_trace(sc.workload.trace, sc.workload.options);
   if (sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
-  return src;
+  return workload::with_resource_defaults(std::move(src), sc.workload.resources);
 }
 
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,

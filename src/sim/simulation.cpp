@@ -648,14 +648,15 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
   s.down_gpus = alloc_.down_gpus();
   s.running_jobs = running_jobs_;
   s.pending_jobs = scheduler_.pending();
-  if (const auto* head = scheduler_.head()) {
-    // Free GPUs the first pending job cannot use: on hosts too full for one of its tasks,
-    // or of models it may not use.
+  s.used_cpu_milli = alloc_.used_cpu_milli();
+  if (const auto* head = scheduler_.head(); head && head->spec->needs_gpu()) {
+    // Free GPUs the first pending job cannot use: on hosts too full for one of its tasks
+    // (GPUs, CPUs or memory), or of models it may not use.
     std::uint64_t usable = 0;
     cluster::ModelMask allowed = scheduler_.allowed_models(*head);
     auto g = static_cast<std::uint16_t>(head->spec->fractional() ? 1 : head->spec->gpus_per_task);
     for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
-      if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g);
+      if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g, head->need());
     s.fragmented_gpus = s.free_gpus - std::min(usable, s.free_gpus);
   }
   return s;

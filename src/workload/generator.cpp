@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "cluster/resources.h"
 #include "engine/rng.h"
 #include "util/checked.h"
 #include "util/error.h"
@@ -59,6 +61,22 @@ void validate(const GeneratorConfig& c) {
   if (c.models.size() != c.model_weights.size())
     throw InputError("", 0, "generate.model_weights", "need one weight per entry of models");
   if (c.users == 0) throw InputError("", 0, "generate.users", "must be at least 1");
+  check_finite(c.cpu_job_share, "generate.cpu_job_share");
+  if (c.cpu_job_share < 0 || c.cpu_job_share > 1)
+    throw InputError("", 0, "generate.cpu_job_share", fmt::format("{} is out of range [0, 1]", c.cpu_job_share));
+  if (c.cpu_sizes.empty() || c.cpu_sizes.size() != c.cpu_size_weights.size())
+    throw InputError("", 0, "generate.cpu_size_weights", "need one weight per entry of cpu_sizes");
+  for (auto s : c.cpu_sizes)
+    if (s == 0 || s > cluster::kMaxCpus)
+      throw InputError("", 0, "generate.cpu_sizes", fmt::format("{} is out of range [1, {}]", s, cluster::kMaxCpus));
+  check_finite(c.mem_gb_per_cpu, "generate.mem_gb_per_cpu");
+  // Every drawn job's memory must stay within a task's limit.
+  std::uint32_t largest = 0;
+  for (auto s : c.cpu_sizes) largest = std::max(largest, s);
+  if (c.mem_gb_per_cpu < 0 || c.mem_gb_per_cpu * largest > cluster::kMaxMemGb)
+    throw InputError("", 0, "generate.mem_gb_per_cpu",
+                     fmt::format("{} is out of range [0, {}] (for tasks of up to {} CPUs)", c.mem_gb_per_cpu,
+                                 cluster::kMaxMemGb / largest, largest));
 }
 
 namespace {
@@ -71,7 +89,8 @@ class Generator final : public JobSource {
         arrivals_(engine::Rng(seed).stream("arrivals")),
         durations_(engine::Rng(seed).stream("durations")),
         shapes_(engine::Rng(seed).stream("shapes")),
-        labels_(engine::Rng(seed).stream("labels")) {
+        labels_(engine::Rng(seed).stream("labels")),
+        cpu_jobs_(engine::Rng(seed).stream("cpu_jobs")) {
     for (std::uint32_t u = 0; u < c_.users; ++u) users_.push_back(strings_.intern("user" + std::to_string(u)));
     for (const auto& m : c_.models) models_.push_back(strings_.intern(m == "any" ? "" : m));
   }
@@ -109,13 +128,25 @@ class Generator final : public JobSource {
     }
     out.user = users_[labels_.uniform_int(0, static_cast<std::int64_t>(users_.size()) - 1)];
     if (!models_.empty()) out.gpu_request = models_[labels_.weighted_index(c_.model_weights.data(), models_.size())];
+    if (c_.cpu_job_share > 0 && cpu_jobs_.uniform() < c_.cpu_job_share) {
+      // A CPU job: one task, no GPU, no GPU model.
+      const std::uint32_t cpus = c_.cpu_sizes[cpu_jobs_.weighted_index(c_.cpu_size_weights.data(), c_.cpu_sizes.size())];
+      out.tasks = 1;
+      out.gpus_per_task = 0;
+      out.gpu_milli = 1000;
+      out.gpu_request = kNoLabel;
+      out.cpu_milli = cpus * cluster::kMilliPerCpu;
+      out.mem_mib = cluster::checked_mem_mib(cpus * c_.mem_gb_per_cpu,
+                                             FieldContext{kNoFile, 0, "generate.mem_gb_per_cpu"});
+      out.cpu_given = out.mem_given = true;
+    }
     return true;
   }
   StringPool& strings() override { return strings_; }
 
  private:
   GeneratorConfig c_;
-  engine::Rng arrivals_, durations_, shapes_, labels_;
+  engine::Rng arrivals_, durations_, shapes_, labels_, cpu_jobs_;
   StringPool strings_;
   std::vector<Label> users_, models_;
   std::uint64_t produced_ = 0;

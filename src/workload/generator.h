@@ -1,7 +1,8 @@
 // Synthetic traces from documented distributions, seeded. Arrivals are a Poisson process;
 // durations are log-normal (heavy right tail, as fitted to Philly by Jeon et al. 2019),
 // clipped to [min, max]; GPU counts are drawn from a weighted list of sizes (powers of two
-// by default); a job larger than one host becomes tasks of `gpus_per_host` GPUs each.
+// by default); a job larger than one host becomes tasks of `gpus_per_host` GPUs each. A share
+// of the jobs may need no GPU (CPU jobs of weighted CPU counts).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,15 @@ struct GeneratorConfig {
   std::vector<std::string> models;  // requested models; empty = no request
   std::vector<double> model_weights;
   std::uint32_t users = 32;
+  // Jobs that need no GPU (CPU work beside the GPU jobs): this share of all jobs, each one
+  // task of a CPU count drawn from cpu_sizes (weighted), with mem_gb_per_cpu GB per CPU. The
+  // share is drawn from a stream of its own and the job's GPU shape is drawn either way, so
+  // a share of 0 gives the trace as before. GPU jobs get no CPU figures (the scenario's
+  // per-GPU defaults apply).
+  double cpu_job_share = 0;
+  std::vector<std::uint32_t> cpu_sizes = {1, 2, 4, 8, 16, 32};
+  std::vector<double> cpu_size_weights = {0.25, 0.2, 0.2, 0.15, 0.1, 0.1};
+  double mem_gb_per_cpu = 4;
 };
 
 // Checks the config; throws InputError naming the field.

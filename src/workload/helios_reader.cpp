@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
+#include "cluster/resources.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -15,16 +17,18 @@
 namespace schedlab::workload {
 namespace {
 
-enum Col { kJobId, kGpuNum, kSubmit, kStart, kEnd, kUser, kVc, kNodeNum, kState, kColCount };
-const std::array<const char*, kColCount> kColNames = {"job_id",   "gpu_num", "submit_time", "start_time", "end_time",
-                                                      "user",     "vc",      "node_num",    "state"};
+enum Col { kJobId, kGpuNum, kSubmit, kStart, kEnd, kUser, kVc, kNodeNum, kState, kCpuNum, kColCount };
+const std::array<const char*, kColCount> kColNames = {"job_id", "gpu_num", "submit_time", "start_time",
+                                                      "end_time", "user", "vc", "node_num",
+                                                      "state", "cpu_num"};
 constexpr int kRequired = 5;  // the first five
 
 class HeliosSource final : public TraceReaderSource {
  public:
   HeliosSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "helios", {"gpus_per_host"});
+    check_args(options, "helios", {"gpus_per_host", "cpu_jobs"});
+    cpu_jobs_ = choice_arg(options, "helios", "cpu_jobs", {"run", "drop"}) == "run";
     host_limit_ = count_arg(options, "helios", "gpus_per_host", 8, 0);
     reshaped_ = fmt::format(
         "jobs shaped from gpu_num alone for {}-GPU hosts (node_num missing, 0, uneven or too large per node)",
@@ -56,8 +60,15 @@ class HeliosSource final : public TraceReaderSource {
     const std::uint32_t nodes =
         field(kNodeNum).empty() ? 0 : parse_int_field<std::uint32_t>(field(kNodeNum), at(kNodeNum), 0);
     double submit = parse_time(field(kSubmit), at(kSubmit));
-    if (gpus == 0) {
-      drops_mut().add("CPU-only jobs (gpu_num 0)");
+    // cpu_num: the job's CPUs in all (split evenly over its tasks); empty or absent = not given.
+    const bool cpu_given = !field(kCpuNum).empty();
+    const double cpus = cpu_given ? parse_double_at_least(field(kCpuNum), 0, at(kCpuNum)) : 0;
+    if (gpus == 0 && !cpu_jobs_) {
+      drops_mut().add("CPU-only jobs (gpu_num 0; cpu_jobs: drop)");
+      return false;
+    }
+    if (gpus == 0 && !(cpus > 0)) {
+      drops_mut().add("jobs that request neither GPUs nor CPUs");
       return false;
     }
     if (field(kStart).empty()) {
@@ -87,7 +98,11 @@ class HeliosSource final : public TraceReaderSource {
     job.submit = submit_us;
     job.duration = duration;
     const bool per_node_fits = nodes > 0 && gpus % nodes == 0 && (host_limit_ == 0 || gpus / nodes <= host_limit_);
-    if (per_node_fits) {
+    if (gpus == 0) {
+      // A CPU job: one task per node (one when node_num is missing or 0).
+      job.tasks = std::max<std::uint32_t>(nodes, 1);
+      job.gpus_per_task = 0;
+    } else if (per_node_fits) {
       job.tasks = nodes;
       job.gpus_per_task = gpus / nodes;
     } else {
@@ -95,6 +110,12 @@ class HeliosSource final : public TraceReaderSource {
       job.tasks = s.tasks;
       job.gpus_per_task = s.gpus_per_task;
       notices_mut().add(reshaped_);
+    }
+    if (cpu_given) {
+      // Per task, rounded up to a thousandth of a CPU; the job's figure is checked first.
+      cluster::checked_cpu_milli(std::ceil(cpus * 1000) / 1000, at(kCpuNum));
+      job.cpu_milli = cluster::checked_cpu_milli(std::ceil(cpus * 1000 / job.tasks) / 1000, at(kCpuNum));
+      job.cpu_given = true;
     }
     job.gang = true;
     job.user = strings().intern(field(kUser));
@@ -109,6 +130,7 @@ class HeliosSource final : public TraceReaderSource {
 
   LineReader reader_;
   std::uint64_t host_limit_ = 8;
+  bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the jobs without GPUs
   std::string reshaped_;  // the notice for a job shaped from gpu_num alone
   std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};

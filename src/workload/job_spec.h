@@ -28,7 +28,7 @@ struct JobSpec {
   engine::Time duration = 0;  // run time on the traced placement, at the traced speed
   engine::Time estimate = 0;  // the user's requested run time; 0 = unknown
   std::uint32_t tasks = 1;
-  std::uint32_t gpus_per_task = 1;
+  std::uint32_t gpus_per_task = 1;  // 0 for a job that needs no GPU (it needs CPUs)
   // Share of one GPU per task in thousandths, for fractional (GPU-sharing) tasks; 1000 for
   // whole-GPU tasks. Only meaningful with gpus_per_task == 1.
   std::uint16_t gpu_milli = 1000;
@@ -40,13 +40,21 @@ struct JobSpec {
   std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
   std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
   std::int32_t priority = 0;
+  // CPUs (thousandths) and memory (MiB) per task. Where the trace gives them, *_given is set;
+  // the rest come from the scenario's per-GPU defaults (workload/resource_defaults.h) before
+  // the job is scheduled. 0 = the task asks for none.
+  std::uint32_t cpu_milli = 0;
+  std::uint32_t mem_mib = 0;
   // Checkpoint costs from the trace, in seconds; negative = not given (scenario or model decide).
   float ckpt_interval_s = -1, ckpt_save_s = -1, ckpt_restore_s = -1;
   bool gang = true;
+  bool cpu_given = false;
+  bool mem_given = false;
   JobKind kind = JobKind::batch;
   TraceStatus status = TraceStatus::unknown;
 
   std::uint64_t total_gpus() const { return std::uint64_t{tasks} * gpus_per_task; }
+  bool needs_gpu() const { return gpus_per_task > 0; }
   bool fractional() const { return gpu_milli < 1000; }
 };
 

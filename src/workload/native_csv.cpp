@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "cluster/resources.h"
 #include "util/checked.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -20,11 +21,12 @@ namespace schedlab::workload {
 namespace {
 
 enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
-           kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kColCount };
+           kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kCpus,
+           kMemGb, kColCount };
 const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
     "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status",
-    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s"};
+    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb"};
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
@@ -111,9 +113,18 @@ class NativeCsvSource final : public JobSource {
     job.duration = parse_seconds_field(field(kDuration), 0, at(kDuration));
     job.tasks = parse_int_field<std::uint32_t>(field(kTasks), at(kTasks), 1);
     job.gpus_per_task = parse_int_field<std::uint32_t>(field(kGpusPerTask), at(kGpusPerTask), 0);
-    if (job.gpus_per_task == 0)
+    // CPUs and memory per task; empty or absent = the scenario's per-GPU default.
+    if (pos_[kCpus] >= 0 && !trim(field(kCpus)).empty()) {
+      job.cpu_milli = cluster::checked_cpu_milli(parse_double(trim(field(kCpus)), at(kCpus)), at(kCpus));
+      job.cpu_given = true;
+    }
+    if (pos_[kMemGb] >= 0 && !trim(field(kMemGb)).empty()) {
+      job.mem_mib = cluster::checked_mem_mib(parse_double(trim(field(kMemGb)), at(kMemGb)), at(kMemGb));
+      job.mem_given = true;
+    }
+    if (job.gpus_per_task == 0 && job.cpu_milli == 0)
       throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
-                       "0 GPUs: schedlab schedules GPU jobs only");
+                       "0 GPUs and no CPUs: a job needs GPUs, or CPUs (column cpus)");
     if (job.total_gpus() > kMaxJobGpus)
       throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
                        fmt::format("{} tasks x {} GPUs = {} GPUs in one job is out of range [1, {}]", job.tasks,
@@ -211,19 +222,22 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 
 void write_native_header(std::ostream& out) {
   out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
-         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s\n";
+         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb\n";
 }
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
   std::uint64_t id = j.trace_id != kNoLabel ? j.id : j.trace_number;
   // Checkpoint columns stay empty when the job has none (negative = not in the trace).
   auto ckpt = [](float s) { return s < 0 ? std::string() : fmt::format("{}", s); };
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
+  // CPUs and memory stay empty when the trace did not give them (the scenario's defaults apply).
+  const std::string cpus = j.cpu_given ? cluster::cpu_text(j.cpu_milli) : std::string();
+  const std::string mem = j.mem_given ? cluster::mem_gb_text(j.mem_mib) : std::string();
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
                      engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
                      j.gpus_per_task, j.gpu_milli, csv_field(s.str(j.gpu_request)), j.min_generation,
                      csv_field(s.str(j.user)), csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
                      engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
-                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s));
+                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem);
 }
 
 }  // namespace schedlab::workload

@@ -1,5 +1,6 @@
 // openb pod-list reader: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
-// creation_time,deletion_time,scheduled_time`, columns found by name.
+// creation_time,deletion_time,scheduled_time`, columns found by name. Pods without GPUs run as
+// CPU jobs (arg cpu_jobs: drop leaves them out, as schedlab did before it counted CPUs).
 #include "workload/openb_reader.h"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <array>
 
+#include "cluster/resources.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -15,10 +17,12 @@
 namespace schedlab::workload {
 namespace {
 
-enum Col { kName, kNumGpu, kGpuMilli, kCreation, kDeletion, kScheduled, kGpuSpec, kQos, kPhase, kColCount };
-const std::array<const char*, kColCount> kColNames = {"name",          "num_gpu",        "gpu_milli",
-                                                      "creation_time", "deletion_time",  "scheduled_time",
-                                                      "gpu_spec",      "qos",            "pod_phase"};
+enum Col { kName, kNumGpu, kGpuMilli, kCreation, kDeletion, kScheduled, kGpuSpec, kQos, kPhase, kCpuMilli,
+           kMemoryMib, kColCount };
+const std::array<const char*, kColCount> kColNames = {"name",          "num_gpu",       "gpu_milli",
+                                                      "creation_time", "deletion_time", "scheduled_time",
+                                                      "gpu_spec",      "qos",           "pod_phase",
+                                                      "cpu_milli",     "memory_mib"};
 constexpr int kRequired = 6;  // the first six
 constexpr std::string_view kPodPrefix = "openb-pod-";
 
@@ -26,7 +30,8 @@ class OpenbSource final : public TraceReaderSource {
  public:
   OpenbSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "openb", {});
+    check_args(options, "openb", {"cpu_jobs"});
+    cpu_jobs_ = choice_arg(options, "openb", "cpu_jobs", {"run", "drop"}) == "run";
     read_header();
   }
 
@@ -60,9 +65,24 @@ class OpenbSource final : public TraceReaderSource {
     double deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
     double start = creation;
     if (!field(kScheduled).empty()) start = parse_double_at_least(field(kScheduled), 0, at(kScheduled));
+    // CPUs and memory per pod, when the list has them (empty = not given).
+    const bool cpu_given = !field(kCpuMilli).empty(), mem_given = !field(kMemoryMib).empty();
+    const std::uint32_t cpu_milli =
+        cpu_given ? cluster::checked_cpu_milli_int(parse_int_at_least(field(kCpuMilli), 0, at(kCpuMilli)), at(kCpuMilli))
+                  : 0;
+    const std::uint32_t mem_mib =
+        mem_given ? cluster::checked_mem_mib_int(parse_int_at_least(field(kMemoryMib), 0, at(kMemoryMib)), at(kMemoryMib))
+                  : 0;
     if (num_gpu == 0) {
-      drops_mut().add("CPU-only pods (num_gpu 0)");
-      return false;
+      if (!cpu_jobs_) {
+        drops_mut().add("CPU-only pods (num_gpu 0; cpu_jobs: drop)");
+        return false;
+      }
+      if (cpu_milli == 0) {
+        drops_mut().add("pods that request neither GPUs nor CPUs");
+        return false;
+      }
+      milli = 1000;  // the GPU share of a pod without GPUs is meaningless (published as 0)
     }
     if (milli == 0 || milli > 1000) fail(kGpuMilli, fmt::format("{} is not a share of one GPU (1..1000)", milli));
     if (milli < 1000 && num_gpu != 1)
@@ -90,6 +110,10 @@ class OpenbSource final : public TraceReaderSource {
     job.tasks = 1;
     job.gpus_per_task = num_gpu;
     job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
+    job.cpu_milli = cpu_milli;
+    job.mem_mib = mem_mib;
+    job.cpu_given = cpu_given;
+    job.mem_given = mem_given;
     job.gang = true;
     std::string_view spec = field(kGpuSpec);
     if (!spec.empty() && spec != "nan") job.gpu_request = strings().intern(spec);
@@ -106,6 +130,7 @@ class OpenbSource final : public TraceReaderSource {
   }
 
   LineReader reader_;
+  bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the pods without GPUs
   std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "cluster/resources.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -44,7 +45,8 @@ class Pai2020Source final : public TraceReaderSource {
  public:
   Pai2020Source(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names"});
+    check_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
+    cpu_jobs_ = choice_arg(options, "pai2020", "cpu_jobs", {"run", "drop"}) == "run";
     keep_names_ = bool_arg(options, "pai2020", "keep_names", false);
     round_up_ = choice_arg(options, "pai2020", "fractional_gpu", {"ceil", "error"}) == "ceil";
     auto it = options.args.find("job_table");
@@ -92,8 +94,18 @@ class Pai2020Source final : public TraceReaderSource {
       fail(kPlanGpu, fmt::format("{} is out of range [0, {}] (percent of one GPU: at most {} GPUs)", plan_gpu,
                                  kMaxPlanGpu, std::numeric_limits<std::uint32_t>::max()));
     const std::uint32_t inst = parse_whole_count(fields_[kInstNum], 1, at(kInstNum));
-    if (plan_gpu == 0) {
-      drops_mut().add("CPU-only tasks (plan_gpu empty or 0)");
+    // plan_cpu is a percentage of one CPU (600 = 6 CPUs), plan_mem GB; either may be missing.
+    std::string_view plan_cpu = trim(fields_[kPlanCpu]), plan_mem = trim(fields_[kPlanMem]);
+    const bool cpu_given = !is_missing(plan_cpu), mem_given = !is_missing(plan_mem);
+    const std::uint32_t cpu_milli =
+        cpu_given ? cluster::checked_cpu_milli(parse_double_at_least(plan_cpu, 0, at(kPlanCpu)) / 100, at(kPlanCpu)) : 0;
+    const std::uint32_t mem_mib = mem_given ? cluster::checked_mem_mib(parse_double_at_least(plan_mem, 0, at(kPlanMem)), at(kPlanMem)) : 0;
+    if (plan_gpu == 0 && !cpu_jobs_) {
+      drops_mut().add("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)");
+      return false;
+    }
+    if (plan_gpu == 0 && cpu_milli == 0) {
+      drops_mut().add("tasks that plan neither GPUs nor CPUs");
       return false;
     }
     if (is_missing(trim(fields_[kStart]))) {
@@ -117,7 +129,9 @@ class Pai2020Source final : public TraceReaderSource {
       fail(kPlanGpu, fmt::format("{} is finer than a thousandth of a GPU", plan_gpu));
     // plan_gpu is within (0, kMaxPlanGpu], so m is within (0, 2^32 * 1000) and whole.
     const auto m = checked_int<std::int64_t>(std::round(milli), at(kPlanGpu));
-    if (m < 1000) {
+    if (m == 0) {
+      job.gpus_per_task = 0;  // a CPU task
+    } else if (m < 1000) {
       job.gpus_per_task = 1;
       job.gpu_milli = checked_share_milli(m, at(kPlanGpu));
     } else if (m % 1000 == 0) {
@@ -130,6 +144,10 @@ class Pai2020Source final : public TraceReaderSource {
                                  "fractional_gpu=ceil to round up)", plan_gpu));
     }
     job.tasks = inst;
+    job.cpu_milli = cpu_milli;
+    job.mem_mib = mem_mib;
+    job.cpu_given = cpu_given;
+    job.mem_given = mem_given;
     job.gang = true;
     job.submit = submit;
     job.duration = duration;
@@ -159,6 +177,7 @@ class Pai2020Source final : public TraceReaderSource {
 
   LineReader reader_;
   bool round_up_ = true;
+  bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the tasks without GPUs
   bool keep_names_ = false;
   bool saw_line_ = false;
   std::unordered_map<std::string, Label> users_;

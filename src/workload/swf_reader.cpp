@@ -1,10 +1,12 @@
 // SWF reader: `;` header comments, then 18 whitespace-separated fields per job, -1 = unknown.
+// Processors become GPUs; the requested memory per processor becomes each task's memory.
 #include "workload/swf_reader.h"
 
 #include <fmt/format.h>
 
 #include <limits>
 
+#include "cluster/resources.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -68,8 +70,10 @@ class SwfSource final : public TraceReaderSource {
     std::int64_t status = parse_int_at_least(fields_[kStatus], -1, at(kStatus));
     std::int64_t user = parse_int_at_least(fields_[kUser], -1, at(kUser));
     std::int64_t queue = parse_int_at_least(fields_[kQueue], -1, at(kQueue));
+    // KB per processor; -1 (or 0) = not given.
+    double req_mem_kb = parse_double_at_least(fields_[kReqMem], -1, at(kReqMem));
     // The remaining fields are not used, but must be numbers for the row to be SWF.
-    for (int f : {kWait, kAvgCpu, kUsedMem, kReqMem, kGroup, kExe, kPartition, kPrecJob, kThink})
+    for (int f : {kWait, kAvgCpu, kUsedMem, kGroup, kExe, kPartition, kPrecJob, kThink})
       parse_double(fields_[f], at(static_cast<Field>(f)));
 
     const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
@@ -105,6 +109,12 @@ class SwfSource final : public TraceReaderSource {
       Shape s = shape_from_hosts({gpus}, host_limit_, at(procs_field));
       job.tasks = s.tasks;
       job.gpus_per_task = s.gpus_per_task;
+    }
+    if (req_mem_kb > 0) {
+      // A task holds the memory of the processors it stands for, rounded up to a MiB.
+      const double task_kb = req_mem_kb * static_cast<double>(tasks) / job.tasks;
+      job.mem_mib = cluster::checked_mem_mib(task_kb / (1024.0 * 1024.0), at(kReqMem));
+      job.mem_given = true;
     }
     job.gang = true;
     switch (status) {

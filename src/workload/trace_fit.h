@@ -1,7 +1,9 @@
 // Fits the synthetic generator to a real trace (`schedlab trace generate --like FILE`):
 // Poisson arrivals at the trace's mean rate (times `load`), log-normal durations with the
 // trace's mean and standard deviation of ln(duration) and its min/max, and the trace's own
-// job shapes and GPU-model requests with their empirical frequencies.
+// job shapes and GPU-model requests with their empirical frequencies; jobs without GPUs as
+// the generator's CPU-job share, with their CPU counts (rounded up to whole CPUs) and their
+// mean memory per CPU.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@ namespace schedlab::workload {
 
 namespace {
 std::string size_class(double gpus) {
+  if (gpus == 0) return "no GPU";  // a CPU job: no GPU-hours
   if (gpus < 1) return "<1 GPU";
   if (gpus <= 1) return "1 GPU";
   if (gpus <= 8) return "2-8 GPUs";

@@ -289,3 +289,221 @@ TEST_CASE("Cluster.Allocation.random_takes_and_releases_keep_indexes_consistent"
   CHECK(a.used_milli() == 0);
   CHECK(a.shared_gpus() == 0);
 }
+
+// --- CPUs and memory ---------------------------------------------------------------------
+
+namespace {
+// Rack g: hosts 0-1, 4 x V100, 16 CPUs, 64 GB; host 2, 8 x A100, 48 CPUs, 256 GB.
+// Rack c: hosts 3-4 without GPUs, 32 CPUs, 128 GB.
+ClusterSpec cpu_cluster() {
+  ClusterSpec spec;
+  spec.name = "cpus";
+  spec.racks.push_back(RackSpec{"g", 1, {{2, 4, kV100, 12.5, 16000, 64 * 1024}, {1, 8, kA100, 25, 48000, 256 * 1024}}, 0, 1});
+  spec.racks.push_back(RackSpec{"c", 1, {{2, 0, 0, 12.5, 32000, 128 * 1024}}, 0, 1});
+  return spec;
+}
+
+TaskSlot task(HostId h, std::uint16_t gpus, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  return TaskSlot{h, gpus, 0, 0, cpu_milli, mem_mib};
+}
+
+// The host a search without indexes finds: every host of the mask's classes that fits,
+// ranked as `pick` says.
+std::optional<HostId> brute_cpu_host(const AllocationState& a, ModelMask mask, const TaskNeed& need, HostPick pick) {
+  const auto& t = a.topology();
+  std::optional<HostId> best;
+  for (HostId h = 0; h < t.hosts().size(); ++h) {
+    const bool in = t.host(h).gpus ? (mask >> t.host(h).model & 1) : (mask & kHostsWithoutGpus) != 0;
+    if (!in || !a.fits(h, need)) continue;
+    if (!best) {
+      best = h;
+      continue;
+    }
+    const auto f = a.free_cpu_milli(h), b = a.free_cpu_milli(*best);
+    if ((pick == HostPick::tightest && f < b) || (pick == HostPick::roomiest && f > b)) best = h;
+  }
+  return best;
+}
+
+std::optional<HostId> brute_tightest(const AllocationState& a, ModelId m, std::uint16_t k, const TaskNeed& need) {
+  std::optional<HostId> best;
+  for (HostId h = 0; h < a.topology().hosts().size(); ++h) {
+    const auto& info = a.topology().host(h);
+    if (info.gpus == 0 || info.model != m || a.whole_free(h) < std::max<std::uint16_t>(k, 1) || !a.fits(h, need)) continue;
+    if (!best || a.whole_free(h) < a.whole_free(*best)) best = h;
+  }
+  return best;
+}
+}  // namespace
+
+TEST_CASE("Cluster.Allocation.cpus_and_memory_are_taken_and_released_with_the_task") {
+  auto catalog = small_catalog();
+  Topology t(cpu_cluster(), catalog);
+  AllocationState a(t);
+  CHECK(t.total_cpu_milli() == 2 * 16000 + 48000 + 2 * 32000);
+  CHECK(t.models_present() == ((ModelMask{1} << kV100) | (ModelMask{1} << kA100) | kHostsWithoutGpus));
+  CHECK(t.min_cpu_milli_per_gpu(kV100) == 4000);
+  a.take(task(0, 2, 12000, 8 * 1024));
+  CHECK(a.free_cpu_milli(0) == 4000);
+  CHECK(a.free_mem_mib(0) == 56 * 1024);
+  CHECK(a.used_cpu_milli() == 12000);
+  CHECK(a.fits(0, {4000, 56 * 1024}));
+  CHECK_FALSE(a.fits(0, {4001, 0}));
+  // 2 GPUs are free but only 4 CPUs: host 0 is short for its free GPUs.
+  CHECK(ids(a.short_hosts(kV100)) == std::set<HostId>{0});
+  CHECK(a.task_room(0, 1, {3000, 1024}) == 1);
+  CHECK(a.task_room(0, 1, {}) == 2);
+  {
+    AllocationTransaction tx(a);
+    tx.take(task(3, 0, 32000, 1024));  // all of a CPU-only host's CPUs
+    tx.take(TaskSlot{2, 0, 250, 0, 2000, 2048});  // a share with CPUs
+    CHECK(a.free_cpu_milli(3) == 0);
+    CHECK(a.free_cpu_milli(2) == 46000);
+    CHECK(a.used_cpu_milli() == 12000 + 32000 + 2000);
+  }  // rolled back
+  CHECK(a.free_cpu_milli(3) == 32000);
+  CHECK(a.free_cpu_milli(2) == 48000);
+  CHECK(a.used_cpu_milli() == 12000);
+  a.release(task(0, 2, 12000, 8 * 1024));
+  CHECK(a.free_cpu_milli(0) == 16000);
+  CHECK(a.used_cpu_milli() == 0);
+  CHECK(a.short_hosts(kV100).empty());
+  check_consistent(a);
+}
+
+TEST_CASE("Cluster.Allocation.gpu_searches_pass_over_hosts_without_the_cpus_or_memory") {
+  auto catalog = small_catalog();
+  Topology t(cpu_cluster(), catalog);
+  AllocationState a(t);
+  // Host 0 keeps 3 GPUs but 2 CPUs; host 1 is untouched; host 2 (A100) has its GPUs.
+  a.take(task(0, 1, 14000, 1024));
+  struct Case {
+    std::uint16_t k;
+    TaskNeed need;
+    std::optional<HostId> first, tightest, roomiest;
+  };
+  const Case cases[] = {
+      {1, {}, 0, 0, 1},                       // GPUs alone: host 0 is the tightest
+      {1, {2000, 1024}, 0, 0, 1},             // host 0 still has 2 CPUs
+      {1, {3000, 1024}, 1, 1, 1},             // it has not 3: the next host in the same order
+      {1, {4000, 60 * 1024}, 1, 1, 1},        // memory: host 1 has 64 GB
+      {1, {4000, 65 * 1024}, std::nullopt, std::nullopt, std::nullopt},
+      {4, {16000, 0}, 1, 1, 1},
+      {4, {16001, 0}, std::nullopt, std::nullopt, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.k);
+    CAPTURE(c.need.cpu_milli);
+    CAPTURE(c.need.mem_mib);
+    CHECK(a.first_host_with(kV100, c.k, c.need) == c.first);
+    CHECK(a.tightest_host_with(kV100, c.k, c.need) == c.tightest);
+    CHECK(a.roomiest_host_with(kV100, c.k, c.need) == c.roomiest);
+  }
+  // GPUs a task of one GPU and 3 CPUs can use: host 0's 3 free GPUs are stranded (2 CPUs left).
+  CHECK(a.usable_gpus(kV100, 1) == 7);
+  CHECK(a.usable_gpus(kV100, 1, {3000, 0}) == 4);
+  CHECK(a.usable_gpus(kV100, 1, {2000, 0}) == 5);   // one task fits host 0: one of its GPUs
+  CHECK(a.usable_gpus(kV100, 1, {8000, 0}) == 2);   // asks more per GPU than hosts have: every host checked
+  CHECK(a.usable_gpus(kV100, 2, {8000, 0}) == 4);
+}
+
+TEST_CASE("Cluster.Allocation.hosts_for_tasks_without_gpus_by_free_cpus") {
+  auto catalog = small_catalog();
+  Topology t(cpu_cluster(), catalog);
+  AllocationState a(t);
+  a.take(task(3, 0, 20000, 1024));  // CPU-only host 3: 12 CPUs left, host 4: 32
+  a.take(task(1, 4, 10000, 1024));  // V100 host 1: 6 CPUs left, host 0: 16
+  const ModelMask cpu_only = kHostsWithoutGpus;
+  const ModelMask all = t.models_present();
+  struct Case {
+    ModelMask mask;
+    TaskNeed need;
+    HostPick pick;
+    std::optional<HostId> host;
+  };
+  const Case cases[] = {
+      {cpu_only, {4000, 1024}, HostPick::lowest, 3},
+      {cpu_only, {4000, 1024}, HostPick::tightest, 3},
+      {cpu_only, {4000, 1024}, HostPick::roomiest, 4},
+      {cpu_only, {13000, 1024}, HostPick::tightest, 4},
+      {cpu_only, {33000, 0}, HostPick::lowest, std::nullopt},
+      {all, {4000, 1024}, HostPick::lowest, 0},
+      {all, {4000, 1024}, HostPick::tightest, 1},  // 6 CPUs left on the V100 host 1
+      {all, {4000, 1024}, HostPick::roomiest, 2},  // the A100 host's 48
+      {all, {4000, 200 * 1024}, HostPick::tightest, 2},  // only the A100 host has 200 GB
+      {ModelMask{1} << kV100, {17000, 0}, HostPick::lowest, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.need.cpu_milli);
+    CAPTURE(static_cast<int>(c.pick));
+    CHECK(a.cpu_host(c.mask, c.need, c.pick) == c.host);
+  }
+  const std::vector<HostId> avoid{4};
+  CHECK(a.cpu_host(cpu_only, {4000, 0}, HostPick::roomiest, &avoid) == HostId{3});
+}
+
+TEST_CASE("Cluster.Allocation.a_host_wholly_down_lends_no_cpus") {
+  auto catalog = small_catalog();
+  Topology t(cpu_cluster(), catalog);
+  AllocationState a(t);
+  const ModelMask v100 = ModelMask{1} << kV100;
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  a.set_down(0, 1);  // one GPU down: the host still works
+  CHECK_FALSE(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  a.set_down(0, 3);  // all four: the host is down, its CPUs too
+  CHECK(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{1});
+  a.set_up(0, 4);
+  CHECK_FALSE(a.host_down(0));
+  CHECK(a.cpu_host(v100, {1000, 0}, HostPick::lowest) == HostId{0});
+  check_consistent(a);
+}
+
+TEST_CASE("Cluster.Allocation.random_walk_with_cpus_agrees_with_searches_without_indexes") {
+  // Random tasks with and without GPUs on hosts of 1,000-CPU-wide buckets and on huge hosts
+  // (several CPUs per bucket); after every step the indexed searches agree with a scan.
+  auto catalog = small_catalog();
+  ClusterSpec spec = cpu_cluster();
+  spec.racks.push_back(RackSpec{"huge", 1, {{2, 0, 0, 12.5, 500'000, 4096 * 1024}, {1, 2, kA100, 25, 300'500, 1024}}, 0, 1});
+  Topology t(spec, catalog);
+  AllocationState a(t);
+  engine::Rng rng(23);
+  std::vector<TaskSlot> held;
+  for (int step = 0; step < 600; ++step) {
+    if (!held.empty() && rng.uniform() < 0.45) {
+      auto i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(held.size()) - 1));
+      a.release(held[i]);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      auto h = static_cast<HostId>(rng.uniform_int(0, static_cast<std::int64_t>(t.hosts().size()) - 1));
+      const std::uint16_t g = t.host(h).gpus && a.whole_free(h) ? static_cast<std::uint16_t>(rng.uniform_int(0, a.whole_free(h))) : 0;
+      const TaskNeed need{static_cast<std::uint32_t>(rng.uniform_int(1, 20'000)),
+                          static_cast<std::uint32_t>(rng.uniform_int(0, 40 * 1024))};
+      if (!a.fits(h, need)) continue;
+      held.push_back(task(h, g, need.cpu_milli, need.mem_mib));
+      a.take(held.back());
+    }
+    check_consistent(a);
+    const TaskNeed probe{static_cast<std::uint32_t>(rng.uniform_int(1, 40'000)),
+                         static_cast<std::uint32_t>(rng.uniform_int(0, 64 * 1024))};
+    for (ModelMask mask : {kHostsWithoutGpus, t.models_present(), ModelMask{1} << kA100})
+      for (HostPick pick : {HostPick::lowest, HostPick::tightest, HostPick::roomiest}) {
+        CAPTURE(step);
+        CHECK(a.cpu_host(mask, probe, pick) == brute_cpu_host(a, mask, probe, pick));
+      }
+    for (std::uint16_t k : {1, 2, 4})
+      for (ModelId m : {kV100, kA100}) CHECK(a.tightest_host_with(m, k, probe) == brute_tightest(a, m, k, probe));
+    // The short-host index is exactly the hosts below their free GPUs' share of CPUs or memory.
+    for (HostId h = 0; h < t.hosts().size(); ++h) {
+      const auto& info = t.host(h);
+      if (!info.gpus) continue;
+      const bool is_short = std::uint64_t{a.free_cpu_milli(h)} * info.gpus < std::uint64_t{a.whole_free(h)} * info.cpu_milli ||
+                            std::uint64_t{a.free_mem_mib(h)} * info.gpus < std::uint64_t{a.whole_free(h)} * info.mem_mib;
+      CHECK(a.short_hosts(info.model).contains(h) == is_short);
+    }
+  }
+  for (const auto& s : held) a.release(s);
+  CHECK(a.used_cpu_milli() == 0);
+  CHECK(a.used_mem_mib() == 0);
+}

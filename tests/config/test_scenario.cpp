@@ -161,6 +161,59 @@ TEST_CASE("Config.Cluster.catalog_and_cluster_files") {
   CHECK(topo.rack(1).oversubscription == doctest::Approx(1.0));
 }
 
+TEST_CASE("Config.Cluster.cpus_and_memory_per_host_group_and_hosts_without_gpus") {
+  auto catalog = load_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/gpus.yaml");
+  auto f = load_cluster(fixture("clusters/cpus.yaml"), catalog);
+  const auto& g = f.spec.racks[0].hosts;
+  // Not given: the defaults per GPU (12 CPUs, 128 GB); given: as written.
+  CHECK(g[0].cpu_milli == 4 * kDefaultHostCpusPerGpu * 1000);
+  CHECK(g[0].mem_mib == 4 * kDefaultHostMemGbPerGpu * 1024);
+  CHECK((g[1].cpu_milli == 64000 && g[1].mem_mib == 512 * 1024));
+  const auto& c = f.spec.racks[1].hosts[0];
+  CHECK((c.gpus == 0 && c.cpu_milli == 95500 && c.mem_mib == 384 * 1024));
+  cluster::Topology topo(f.spec, catalog);
+  CHECK(topo.total_gpus() == 16);
+  CHECK(topo.hosts().size() == 6);
+  CHECK(topo.total_cpu_milli() == 2 * 48000 + 64000 + 3 * 95500);
+  CHECK((topo.models_present() & cluster::kHostsWithoutGpus) != 0);
+  CHECK(topo.max_host_cpu_milli(topo.no_gpu_class()) == 95500);
+}
+
+TEST_CASE("Config.Cluster.bad_cpus_and_memory_are_located") {
+  auto catalog = load_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/gpus.yaml");
+  struct Case {
+    const char* file;
+    long line;
+    const char* field;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"clusters/cpu_host_with_model.yaml", 7, "racks[0].hosts[0].model", "hosts without GPUs (gpus: 0) have no GPU model"},
+      {"clusters/cpus_not_number.yaml", 7, "racks[0].hosts[0].cpus", "expected a number, got 'many'"},
+      {"clusters/cpus_too_fine.yaml", 7, "racks[0].hosts[0].cpus", "1.0005 is finer than a thousandth of a CPU"},
+      {"clusters/too_many_hosts.yaml", 6, "racks[0].count", "at least 20000000 hosts, more than the limit of 10000000"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(std::string(c.file));
+    auto e = input_error_of([&] { load_cluster(fixture(c.file), catalog); });
+    CHECK(e.line() == c.line);
+    CHECK(e.field() == c.field);
+    CHECK_MESSAGE(says(e, c.says), std::string(e.what()));
+  }
+}
+
+TEST_CASE("Config.Scenario.resources_give_the_per_gpu_defaults") {
+  Scenario sc = load_scenario(fixture("scenarios/minimal.yaml"));
+  const workload::ResourceDefaults defaults;
+  CHECK(sc.workload.resources.cpu_milli_per_gpu == defaults.cpu_milli_per_gpu);
+  CHECK(sc.workload.resources.mem_mib_per_gpu == defaults.mem_mib_per_gpu);
+  sc = load_scenario(fixture("scenarios/minimal.yaml"), {"resources={cpus_per_gpu: 8, mem_gb_per_gpu: 64}"});
+  CHECK(sc.workload.resources.cpu_milli_per_gpu == 8000);
+  CHECK(sc.workload.resources.mem_mib_per_gpu == 64 * 1024);
+  auto e = input_error_of([] { load_scenario(fixture("scenarios/minimal.yaml"), {"resources.cpu_per_gpu=2"}); });
+  CHECK(says(e, "did you mean 'cpus_per_gpu'?"));
+}
+
 TEST_CASE("Config.Override.apply_override_edits_the_tree") {
   YAML::Node root = YAML::Load("a: {b: 1}\nc: x\n");
   apply_override(root, "a.b=2");

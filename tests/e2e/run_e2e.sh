@@ -96,6 +96,33 @@ bad_input cluster_unknown_model "$FIX/unknown_model_cluster.yaml:8: racks[0].hos
   run "$FIX/cluster_bad_model.yaml"
 stderr_has cluster_unknown_model_suggests "unknown GPU model 'H10O'; did you mean 'H100'?"
 
+# CPUs and memory: trace columns, cluster host groups, scenario defaults.
+bad_input trace_cpus_negative "$FIX/cpus_negative.csv:3: cpus: " run "$FIX/base.yaml" --set workload.trace=cpus_negative.csv
+stderr_has trace_cpus_negative_says "-2 is out of range [0, 100000]"
+bad_input trace_mem_not_number "$FIX/mem_not_number.csv:3: mem_gb: " run "$FIX/base.yaml" --set workload.trace=mem_not_number.csv
+stderr_has trace_mem_not_number_says "'lots' is not a number"
+bad_input trace_no_gpus_no_cpus "$FIX/no_gpus_no_cpus.csv:3: gpus_per_task: " \
+  run "$FIX/base.yaml" --set workload.trace=no_gpus_no_cpus.csv
+bad_input cluster_zero_cpus "$FIX/zero_cpus_cluster.yaml:8: racks[0].hosts[1].cpus: " \
+  run "$FIX/base.yaml" --set cluster=zero_cpus_cluster.yaml
+stderr_has cluster_zero_cpus_says "0 is out of range (0, 100000]"
+bad_input cluster_cpu_host_without_memory "$FIX/cpu_host_no_mem_cluster.yaml:8: racks[0].hosts[1].mem_gb: " \
+  run "$FIX/base.yaml" --set cluster=cpu_host_no_mem_cluster.yaml
+bad_input resources_negative_cpus "$FIX/base.yaml: resources.cpus_per_gpu: " run "$FIX/base.yaml" --set resources.cpus_per_gpu=-1
+bad_input resources_mem_not_number "$FIX/base.yaml: resources.mem_gb_per_gpu: " \
+  run "$FIX/base.yaml" --set resources.mem_gb_per_gpu=abc
+# A job without GPUs runs on a host's CPUs; one needing more CPUs per task than any host has
+# is dropped with its reason, like one needing too many GPUs.
+run run "$FIX/base.yaml" --set workload.trace=cpu_jobs.csv --out "$TMP/cpu"
+if [ "$rc" -eq 0 ] && grep -q '^1,1,5.000000,5.000000,65.000000,0.000000,60.000000,2,0,1000,0,1,1,,h0:0+h0:0,finished,,0,0,0,0.000000,0.000000,8,32.5$' "$TMP/cpu/jobs.csv" &&
+  grep -q '^2,2,.*,dropped,unresolvable: a task needs 500 CPUs on one host; the largest allowed host has 96,0,0,0,0.000000,0.000000,500,16$' "$TMP/cpu/jobs.csv" &&
+  grep -q '^3,3,.*,finished,,0,0,0,30.000000,0.000000,4,16$' "$TMP/cpu/jobs.csv" &&
+  grep -q '"finished_without_gpu": 1,' "$TMP/cpu/summary.json"; then
+  pass cpu_jobs_run_and_too_big_dropped
+else
+  fail cpu_jobs_run_and_too_big_dropped "exit code $rc, or jobs.csv / summary.json lack the CPU job rows"
+fi
+
 bad_input empty_trace "$FIX/empty.csv:1: " run "$FIX/base.yaml" --set workload.trace=empty.csv
 stderr_has empty_trace_says "empty trace"
 
@@ -483,8 +510,8 @@ else
 fi
 
 # Results of runs with stops: the new columns and figures, and the --events log.
-if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s$' &&
-  head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus$' &&
+if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb$' &&
+  head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus,cpu_utilization,used_cpus$' &&
   grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
   pass results_life_columns_and_figures
 else

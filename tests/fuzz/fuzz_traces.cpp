@@ -24,16 +24,17 @@ namespace schedlab::fuzz {
 namespace {
 
 // Stops a source after `limit` jobs, and checks each job against what every reader promises:
-// jobs in submit order, at least one task of at least one GPU (or a share of one), no
-// negative times.
+// jobs in submit order, at least one task of at least one GPU (or a share of one) or of some
+// CPUs, no negative times.
 class FirstJobs final : public workload::JobSource {
  public:
   FirstJobs(workload::JobSource& inner, std::uint64_t limit) : inner_(inner), limit_(limit) {}
   bool next(workload::JobSpec& out) override {
     if (produced_ >= limit_ || !inner_.next(out)) return false;
     std::string job = "job " + std::to_string(out.id) + " (line " + std::to_string(out.line) + ")";
-    expect(out.tasks >= 1 && out.gpus_per_task >= 1, job + " asks for " + std::to_string(out.tasks) + " tasks of " +
-                                                         std::to_string(out.gpus_per_task) + " GPUs");
+    expect(out.tasks >= 1 && (out.gpus_per_task >= 1 || out.cpu_milli > 0),
+           job + " asks for " + std::to_string(out.tasks) + " tasks of " + std::to_string(out.gpus_per_task) +
+               " GPUs and " + std::to_string(out.cpu_milli) + " milli-CPUs");
     expect(out.gpu_milli >= 1 && out.gpu_milli <= 1000, job + " gpu_milli " + std::to_string(out.gpu_milli));
     expect(out.duration >= 0 && out.estimate >= 0, job + " has a negative duration or estimate");
     expect(out.submit >= last_submit_, job + " is submitted before the job before it");
@@ -86,6 +87,8 @@ void simulate(workload::JobSource& source) {
   for (const auto& [name, value] : s.figures()) {
     expect(std::isfinite(value) && value >= 0, "summary " + name + " = " + std::to_string(value));
   }
+  // CPUs are never held beyond the cluster's.
+  expect(s.cpu_utilization <= 1 + 1e-9, "CPU utilization " + std::to_string(s.cpu_utilization));
 }
 
 // Reads the input as `format` (strictly, then skipping bad rows when the strict read fails)

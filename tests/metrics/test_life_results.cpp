@@ -136,12 +136,12 @@ TEST_CASE("Metrics.Collector.a_stopped_and_restarted_job_keeps_its_life_and_fina
   std::ostringstream csv;
   workload::StringPool strings;
   write_jobs_csv(csv, c, strings);
-  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s\n") !=
+  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb\n") !=
         std::string::npos);
   CHECK(line_of(csv.str(), "0,100,") ==
         "0,100,0.000000,0.000000,135.000000,0.000000,135.000000,1,2,1000,2,1,1,V100,h1:2,finished,,1,0,1,"
-        "230.000000,30.000000");
-  CHECK(line_of(csv.str(), "1,101,").ends_with(",h0:4,finished,,0,0,0,160.000000,0.000000"));
+        "230.000000,30.000000,0,0");
+  CHECK(line_of(csv.str(), "1,101,").ends_with(",h0:4,finished,,0,0,0,160.000000,0.000000,0,0"));
 }
 
 TEST_CASE("Metrics.Summary.lost_time_goodput_and_fairness_of_a_scripted_run") {
@@ -163,10 +163,13 @@ TEST_CASE("Metrics.Summary.lost_time_goodput_and_fairness_of_a_scripted_run") {
   CHECK(s.ftf_rho_p95 == doctest::Approx(1.35));
   // New figures come after the old ones, in a fixed order; counts print as integers.
   auto figures = s.figures();
-  REQUIRE(figures.size() == 21);
+  REQUIRE(figures.size() == 25);
   CHECK(figures[12].first == "fragmentation");
   CHECK(figures[13].first == "failed");
   CHECK(figures[20].first == "ftf_rho_p95");
+  CHECK(figures[21].first == "finished_without_gpu");
+  CHECK(figures[24].first == "cpu_utilization");
+  CHECK(is_count_figure("finished_without_gpu"));
   CHECK(is_count_figure("preemptions"));
   CHECK_FALSE(is_count_figure("goodput"));
   std::ostringstream json;
@@ -221,8 +224,9 @@ TEST_CASE("Metrics.Collector.timeline_averages_down_gpus") {
   std::ostringstream csv;
   write_timeline_csv(csv, c);
   CHECK(csv.str().starts_with(
-      "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus\n"));
-  CHECK(csv.str().find("\n0,10,0.000000,0.000,0.000,0.000,0.000,0.000,2.000\n") != std::string::npos);
+      "start_s,end_s,gpu_utilization,used_gpus,running_jobs,pending_jobs,free_gpus,fragmented_gpus,down_gpus,"
+      "cpu_utilization,used_cpus\n"));
+  CHECK(csv.str().find("\n0,10,0.000000,0.000,0.000,0.000,0.000,0.000,2.000,0.000000,0.000\n") != std::string::npos);
 }
 
 TEST_CASE("Metrics.EventLog.rows_of_a_scripted_run") {

@@ -160,3 +160,23 @@ TEST_CASE("Perf.PlacementModel.MaxMinSharingOfUplinks") {
   // ... to the speed of the same job inside one rack (the NIC is the limit either way).
   CHECK(changes[0].second == doctest::Approx(fixed->speed(j1, on({{0, 8}, {1, 8}}), topo)));
 }
+
+TEST_CASE("Perf.PlacementModel.a_job_without_gpus_runs_as_traced") {
+  auto topo = two_racks();
+  auto shared = model(topo, {{"model_mix", "{vgg16: 1}"}});
+  auto cpu_job = job(7, 3, 0);  // three tasks, no GPU
+  const auto tasks = on({{0, 0}, {2, 0}, {3, 0}});  // across racks: no allreduce to slow it
+  CHECK(shared->speed(cpu_job, tasks, topo) == 1.0);
+  shared->run_started(21, cpu_job, tasks, topo);
+  std::vector<std::pair<std::uint64_t, double>> changes;
+  shared->take_speed_changes(changes);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0] == std::pair<std::uint64_t, double>{21, 1.0});
+  // It shares no link: a GPU gang starting beside it does not move it.
+  shared->run_started(22, job(8, 2, 8), on({{0, 8}, {2, 8}}), topo);
+  changes.clear();
+  shared->take_speed_changes(changes);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].first == 22);
+  shared->run_ended(21);
+}

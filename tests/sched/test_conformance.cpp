@@ -1,14 +1,18 @@
 // The conformance suite: every registered combination of scheduler parts (queue x admission
 // subsets x filter subsets x placement x preemption x backfill) on random small workloads
-// and small heterogeneous clusters, checked against the invariants every policy must keep:
-//   - never more GPUs held than exist, cluster-wide and per host, at every instant;
+// and small heterogeneous clusters (with CPUs and memory, and CPU-only hosts), checked
+// against the invariants every policy must keep:
+//   - never more GPUs, CPUs or memory held than exist, cluster-wide and per host, at every
+//     instant, and every task holds exactly its job's CPUs and memory;
+//   - under gpu-hosts-for-gpu-jobs (unless_idle_s 0), a job without GPUs never runs on a
+//     host with GPUs; jobs without GPUs run (none is dropped for want of a GPU);
 //   - a gang under gang admission starts in exactly one run (its tasks start and end together);
 //   - every job ends exactly once, or is dropped once with a reason;
 //   - GPU-seconds of the runs equal the integral of the utilization timeline;
 //   - under same-generation, a multi-GPU job never mixes generations; under gpu-model,
 //     a job only runs on the models it requested;
 // and, with checkpoints, graceful preemption and injected host and GPU failures on:
-//   - no GPU is held on a host while it is down, and every GPU is held, free or down;
+//   - no GPU and no CPU is held on a host while it is down, and every GPU is held, free or down;
 //   - a gang's tasks start, stop and end together (one run per attempt);
 //   - work done never exceeds the job's work and goes back only by the work a stop lost;
 //   - attained GPU-seconds equal the integral of the job's allocation;
@@ -81,6 +85,8 @@ std::vector<JobRow> random_jobs(std::uint64_t seed, std::size_t n) {
                           {1, 1, 250, true},  {1, 1, 600, true},  {3, 1, 300, true},   {5, 2, 1000, false},
                           {1, 16, 1000, true}};  // the last one never fits a host of 8
   const double shape_w[] = {8, 4, 4, 3, 3, 3, 3, 2, 4, 3, 2, 2, 0.3};
+  // Jobs without GPUs: tasks of 1-16 CPUs (a 40-CPU task fits only a CPU-only host).
+  const std::uint32_t cpu_job_cpus[] = {1, 2, 4, 16, 40};
   const char* models[] = {"", "A100", "H100|H200", "V100", "A100|H100"};
   const double model_w[] = {6, 2, 1, 1, 1};
   std::vector<JobRow> jobs;
@@ -97,6 +103,21 @@ std::vector<JobRow> random_jobs(std::uint64_t seed, std::size_t n) {
     j.gang = s.gang;
     j.model = models[rng.weighted_index(model_w, std::size(model_w))];
     if (rng.uniform() < 0.1) j.min_generation = 80;
+    // CPUs and memory per task: 1-8 CPUs and 2-32 GB per GPU (hosts have 6 and 24), so
+    // some tasks are held back by CPUs or memory rather than GPUs.
+    const double gpus = j.gpu_milli < 1000 ? 1.0 : j.gpus_per_task;
+    j.cpu_milli = static_cast<std::uint32_t>(gpus * 1000 * static_cast<double>(rng.uniform_int(1, 8)));
+    j.mem_mib = static_cast<std::uint32_t>(gpus * 1024 * static_cast<double>(2 << rng.uniform_int(0, 4)));
+    if (rng.uniform() < 0.2) {
+      // A job without GPUs.
+      j.gpus_per_task = 0;
+      j.tasks = std::min(j.tasks, 2u);  // two CPU-only hosts: at most two tasks of 40 CPUs fit
+      j.gpu_milli = 1000;
+      j.model.clear();
+      j.min_generation = 0;
+      j.cpu_milli = 1000 * cpu_job_cpus[rng.uniform_int(0, 4)];
+      j.mem_mib = 1024 * static_cast<std::uint32_t>(rng.uniform_int(1, 64));
+    }
     jobs.push_back(j);
   }
   return jobs;
@@ -109,6 +130,18 @@ ClusterSpec mixed_cluster() {
   spec.name = "mixed";
   spec.racks.push_back(RackSpec{"a", 1, {{2, 4, kV100, 12.5}, {1, 8, kA100, 25}}, 0, 1});
   spec.racks.push_back(RackSpec{"b", 1, {{1, 2, kV100, 12.5}, {1, 8, kA100, 25}, {1, 2, kH200, 50}}, 0, 1});
+  return spec;
+}
+
+// The cluster with CPUs and memory: 6 CPUs and 24 GB per GPU on GPU hosts, and a rack of two
+// CPU-only hosts of 48 CPUs and 192 GB.
+ClusterSpec with_cpus(ClusterSpec spec) {
+  for (auto& r : spec.racks)
+    for (auto& g : r.hosts) {
+      g.cpu_milli = g.gpus * 6000u;
+      g.mem_mib = g.gpus * 24u * 1024;
+    }
+  spec.racks.push_back(RackSpec{"cpu", 1, {{2, 0, 0, 12.5, 48000, 192 * 1024}}, 0, 1});
   return spec;
 }
 
@@ -171,6 +204,7 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
   const bool gang_admission = contains(c.admission, "gang");
   const bool same_gen = contains(c.filters, "same-generation");
   const bool gpu_model = contains(c.filters, "gpu-model");
+  const bool gpu_hosts_kept = contains(c.filters, "gpu-hosts-for-gpu-jobs");
   CHECK(r.observer.violations() == 0);
   CHECK(r.observer.held_at_end() == 0);
   CHECK(r.observer.running_mismatches() == 0);
@@ -187,6 +221,8 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
     if (l.drops) {
       ++dropped;
       CHECK_FALSE(l.drop_reason.empty());
+      // A job without GPUs fits a CPU-only host (48 CPUs, 192 GB) and is never dropped.
+      CHECK(spec.gpus_per_task > 0);
       CHECK(l.starts.empty());
       CHECK(l.done == 0);
       continue;
@@ -223,7 +259,13 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
       std::sort(gens.begin(), gens.end());
       CHECK(std::unique(gens.begin(), gens.end()) - gens.begin() <= 1);
     }
-    if (gpu_model) CHECK((models & ~requested_of(spec, r.catalog)) == 0);
+    if (gpu_model && spec.gpus_per_task > 0) CHECK((models & ~requested_of(spec, r.catalog)) == 0);
+    if (spec.gpus_per_task == 0) {
+      CHECK(models == 0);  // its tasks hold no GPU
+      for (std::size_t i = 0; i < l.placements.size(); ++i)
+        for (const auto& t : l.placements[i].tasks)
+          if (gpu_hosts_kept) CHECK(r.topo.host(t.host).gpus == 0);
+    }
   }
   CHECK(finished + failed + dropped == jobs.size());
 }
@@ -244,8 +286,8 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
   // 8 queues x 3 admission sets x 4 filter sets x 4 placements x 3 preemptions x 3
   // backfills, today; the count grows by itself as parts are registered.
   CHECK(combos.size() >= 96);
-  const std::vector<std::pair<const char*, ClusterSpec>> clusters = {{"hetero", hetero_cluster()},
-                                                                     {"mixed", mixed_cluster()}};
+  const std::vector<std::pair<const char*, ClusterSpec>> clusters = {{"hetero", with_cpus(hetero_cluster())},
+                                                                     {"mixed", with_cpus(mixed_cluster())}};
   std::size_t runs = 0;
   for (std::uint64_t seed : {1, 2}) {
     const auto jobs = random_jobs(seed, 40);
@@ -268,8 +310,8 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
 TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_retries") {
   // Guards the lifecycle half of the suite against becoming vacuous.
   std::size_t stops = 0, fails = 0, restarts = 0;
-  for (std::uint64_t seed : {2, 3})
-    for (const auto& spec : {hetero_cluster(), mixed_cluster()}) {
+  for (std::uint64_t seed : {2, 3, 4, 5})
+    for (const auto& spec : {with_cpus(hetero_cluster()), with_cpus(mixed_cluster())}) {
       const auto jobs = random_jobs(seed, 40);
       SimRun r(spec, scheduler_config("best-fit"), jobs, lifecycle_on(seed, spec, jobs));
       for (const auto& [id, l] : r.observer.jobs()) {
@@ -286,23 +328,36 @@ TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_re
 
 TEST_CASE("Sched.Conformance.workloads_exercise_what_the_invariants_are_about") {
   // Guards the suite against becoming vacuous: the random workloads must contain gangs,
-  // non-gang multi-task jobs, shares, model requests and at least one job dropped.
-  std::size_t gangs = 0, loose = 0, shares = 0, requests = 0;
+  // non-gang multi-task jobs, shares, model requests, jobs without GPUs and at least one job
+  // dropped.
+  std::size_t gangs = 0, loose = 0, shares = 0, requests = 0, cpu_jobs = 0;
   for (std::uint64_t seed : {1, 2, 3})
     for (const auto& j : random_jobs(seed, 40)) {
       gangs += j.gang && j.tasks > 1;
       loose += !j.gang && j.tasks > 1;
       shares += j.gpu_milli < 1000;
       requests += !j.model.empty();
+      cpu_jobs += j.gpus_per_task == 0;
     }
   CHECK(gangs >= 5);
   CHECK(loose >= 5);
   CHECK(shares >= 5);
   CHECK(requests >= 10);
-  SimRun r(hetero_cluster(), scheduler_config("best-fit", {"gang"}, {"gpu-model", "same-generation"}),
-           random_jobs(1, 40));
-  std::size_t waited = 0;
-  for (const auto& [id, l] : r.observer.jobs())
-    if (!l.starts.empty() && l.starts.front() > engine::from_seconds(random_jobs(1, 40)[id].submit_s)) ++waited;
+  CHECK(cpu_jobs >= 10);
+  const auto jobs = random_jobs(1, 40);
+  SimRun r(with_cpus(hetero_cluster()), scheduler_config("best-fit", {"gang"}, {"gpu-model", "same-generation"}), jobs);
+  std::size_t waited = 0, cpu_on_gpu_hosts = 0, cpu_bound = 0;
+  for (const auto& [id, l] : r.observer.jobs()) {
+    const auto& j = jobs[id];
+    if (!l.starts.empty() && l.starts.front() > engine::from_seconds(j.submit_s)) ++waited;
+    if (j.gpus_per_task == 0)
+      for (const auto& p : l.placements)
+        for (const auto& t : p.tasks) cpu_on_gpu_hosts += r.topo.host(t.host).gpus > 0;
+    // Ran, asking more CPUs per GPU than hosts have: a host could not give it all its GPUs.
+    if (j.gpus_per_task > 0 && j.gpu_milli == 1000 && j.cpu_milli > j.gpus_per_task * 6000u && l.finishes) ++cpu_bound;
+  }
   CHECK(waited >= 3);  // the cluster is loaded enough that jobs queue
+  CHECK(cpu_on_gpu_hosts >= 1);  // without the filter, jobs without GPUs use GPU hosts' CPUs
+  CHECK(cpu_bound >= 3);
 }
+

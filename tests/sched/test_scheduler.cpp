@@ -237,7 +237,7 @@ TEST_CASE("Sched.Registry.lists_names_and_unknown_names_list_the_valid_ones") {
   CHECK(r.queues.names() ==
         std::vector<std::string>{"fifo", "priority", "sjf", "srtf", "fair-share", "las", "gittins", "ftf"});
   CHECK(r.admissions.names() == std::vector<std::string>{"gang", "incremental"});
-  CHECK(r.filters.names() == std::vector<std::string>{"gpu-model", "same-generation"});
+  CHECK(r.filters.names() == std::vector<std::string>{"gpu-model", "same-generation", "gpu-hosts-for-gpu-jobs"});
   CHECK(r.placements.names() == std::vector<std::string>{"first-fit", "best-fit", "rack-pack", "spread"});
   CHECK(r.preemptions.names() == std::vector<std::string>{"none", "reorder", "priority"});
   CHECK(r.backfills.names() == std::vector<std::string>{"none", "easy", "greedy"});

@@ -103,9 +103,10 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   std::string jobs = read_file(out / "jobs.csv");
   CHECK(jobs.starts_with("id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,"
                          "racks,gpu_model,placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,"
-                         "lost_gpu_s\n"));
+                         "lost_gpu_s,cpus,mem_gb\n"));
+  // No CPU or memory column in the trace: the defaults, 4 CPUs and 16 GB per GPU of a task.
   CHECK(jobs.find("1,1,0.500000,0.500000,50.750000,0.000000,50.250000,2,4,1000,8,1,1,A100,h2:8,finished,,0,0,0,"
-                  "402.000000,0.000000\n") != std::string::npos);
+                  "402.000000,0.000000,16,64\n") != std::string::npos);
 }
 
 TEST_CASE("Sim.ScenarioRun.a_failed_run_leaves_no_results_folder") {

@@ -81,6 +81,9 @@ struct JobRow {
   std::string model;
   std::int16_t min_generation = 0;
   std::int32_t priority = 0;
+  // CPUs and memory per task, as a trace column gives them (0 = none asked for).
+  std::uint32_t cpu_milli = 0;
+  std::uint32_t mem_mib = 0;
 };
 
 // Jobs from memory: specs built by the test, handed out in the order given (which must be
@@ -110,6 +113,9 @@ class SpecListSource : public workload::JobSource {
     j.gpu_request = strings_.intern(r.model);
     j.min_generation = r.min_generation;
     j.priority = r.priority;
+    j.cpu_milli = r.cpu_milli;
+    j.mem_mib = r.mem_mib;
+    j.cpu_given = j.mem_given = true;
     return j;
   }
 
@@ -157,11 +163,17 @@ class ListFailureSource final : public sim::FailureSource {
   std::size_t next_ = 0;
 };
 
-// Forwards to a Collector and checks capacity at every instant from the placements it saw.
+// Forwards to a Collector and checks capacity at every instant from the placements it saw:
+// GPUs, CPUs and memory, per host and cluster-wide.
 class RecordingObserver final : public metrics::RunObserver {
  public:
   RecordingObserver(const cluster::Topology& topo, metrics::Collector& collector)
-      : topo_(&topo), collector_(&collector), whole_(topo.hosts().size(), 0), shares_(topo.hosts().size()) {
+      : topo_(&topo),
+        collector_(&collector),
+        whole_(topo.hosts().size(), 0),
+        shares_(topo.hosts().size()),
+        cpu_(topo.hosts().size(), 0),
+        mem_(topo.hosts().size(), 0) {
     for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) shares_[h].assign(topo.host(h).gpus, 0);
   }
 
@@ -196,6 +208,12 @@ class RecordingObserver final : public metrics::RunObserver {
         whole_[t.host] += t.gpus;
       }
       used_milli_ += t.milli ? t.milli : std::uint64_t{t.gpus} * 1000;
+      cpu_[t.host] += t.cpu_milli;
+      mem_[t.host] += t.mem_mib;
+      used_cpu_ += t.cpu_milli;
+      // Every task holds what its job asks for.
+      if (t.cpu_milli != job.cpu_milli || t.mem_mib != job.mem_mib)
+        lifecycle_error(job.id, "a task holds other CPUs or memory than its job asks for");
     }
     collector_->on_start(job, tasks, now, first);
   }
@@ -222,6 +240,9 @@ class RecordingObserver final : public metrics::RunObserver {
       else
         whole_[t.host] -= t.gpus;
       used_milli_ -= t.milli ? t.milli : std::uint64_t{t.gpus} * 1000;
+      cpu_[t.host] -= t.cpu_milli;
+      mem_[t.host] -= t.mem_mib;
+      used_cpu_ -= t.cpu_milli;
     }
     collector_->on_run_end(job, tasks, start, now, job_done);
   }
@@ -275,12 +296,13 @@ class RecordingObserver final : public metrics::RunObserver {
       for (auto u : shares_[h]) shared += u > 0;
     }
     if (whole + shared + s.free_gpus + s.down_gpus != topo_->total_gpus()) ++violations_;
-    // Nothing runs on a host while it is down.
+    // Nothing runs on a host while it is down: no GPU, no CPU (hosts without GPUs never fail).
     for (const auto& f : down_) {
-      if (s.now < f.at || s.now >= f.at + f.down_for) continue;
+      if (s.now < f.at || s.now >= f.at + f.down_for || topo_->host(f.host).gpus == 0) continue;
       std::uint32_t held = whole_[f.host];
       for (auto u : shares_[f.host]) held += u > 0;
       if (held) lifecycle_error(0, fmt::format("GPUs held on host {} while it was down", f.host));
+      if (cpu_[f.host]) lifecycle_error(0, fmt::format("CPUs held on host {} while it was down", f.host));
     }
     // The whole cluster, as the simulation reports it and as the placements add up.
     if (s.used_milli > topo_->total_gpus() * 1000) ++violations_;
@@ -297,14 +319,18 @@ class RecordingObserver final : public metrics::RunObserver {
         shared += u > 0;
       }
       if (whole_[h] + shared > topo_->host(h).gpus) ++violations_;
+      // CPUs and memory are never given out beyond a host's.
+      if (cpu_[h] > topo_->host(h).cpu_milli || mem_[h] > topo_->host(h).mem_mib) ++violations_;
     }
+    if (s.used_cpu_milli != used_cpu_) ++violations_;
     collector_->on_instant(s);
   }
   void on_finish(engine::Time now) override { collector_->on_finish(now); }
 
   const std::map<workload::JobId, JobLog>& jobs() const { return jobs_; }
   const JobLog& job(workload::JobId id) const { return jobs_.at(id); }
-  // Instants at which GPUs were over-allocated or the reported use disagreed with the runs.
+  // Instants at which GPUs, CPUs or memory were over-allocated or the reported use disagreed
+  // with the runs.
   std::uint64_t violations() const { return violations_; }
   // Instants at which the reported running-job count disagreed with the runs.
   std::uint64_t running_mismatches() const { return running_mismatches_; }
@@ -337,6 +363,8 @@ class RecordingObserver final : public metrics::RunObserver {
   std::vector<std::uint32_t> whole_;
   std::vector<std::vector<std::uint32_t>> shares_;
   std::uint64_t used_milli_ = 0;
+  std::vector<std::uint64_t> cpu_, mem_;  // [host] held
+  std::uint64_t used_cpu_ = 0;
   std::uint64_t violations_ = 0;
   std::uint64_t running_mismatches_ = 0;
   std::uint64_t bad_first_flags_ = 0;

@@ -8,6 +8,7 @@
 
 #include "util/error.h"
 #include "workload/native_csv.h"
+#include "workload/resource_defaults.h"
 #include "workload/trace_format.h"
 
 using namespace schedlab;
@@ -108,6 +109,79 @@ TEST_CASE("Workload.NativeCsv.bad_rows_say_where_and_what") {
   }
 }
 
+TEST_CASE("Workload.NativeCsv.cpus_and_mem_gb_per_task") {
+  auto src = open_native_csv(fixture("cpus.csv"), {});
+  auto jobs = read_all(*src);
+  REQUIRE(jobs.size() == 4);
+  CHECK((jobs[0].cpu_milli == 8000 && jobs[0].mem_mib == 32 * 1024 && jobs[0].cpu_given && jobs[0].mem_given));
+  // A job of 0 GPUs with CPUs: three tasks of half a CPU and 1.25 GB.
+  CHECK((jobs[1].gpus_per_task == 0 && jobs[1].tasks == 3 && jobs[1].cpu_milli == 500 && jobs[1].mem_mib == 1280));
+  // Empty: not given (the scenario's per-GPU defaults apply).
+  CHECK((!jobs[2].cpu_given && !jobs[2].mem_given));
+  CHECK((jobs[3].cpu_given && jobs[3].cpu_milli == 12000 && !jobs[3].mem_given));
+  // Written back as read: given figures in CPUs and GB, the others empty.
+  std::ostringstream out;
+  for (const auto& j : jobs) write_native_row(out, j, src->strings());
+  const std::string rows = out.str();
+  CHECK(rows.find(",8,32\n") != std::string::npos);
+  CHECK(rows.find(",0.5,1.25\n") != std::string::npos);
+  CHECK(rows.find(",12,\n") != std::string::npos);
+}
+
+TEST_CASE("Workload.NativeCsv.bad_cpus_and_memory") {
+  struct Case {
+    const char* row;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"0,0,10,1,1,-1,4", ":2: cpus: -1 is out of range [0, 100000]"},
+      {"0,0,10,1,1,four,4", ":2: cpus: 'four' is not a number"},
+      {"0,0,10,1,1,0.0001,4", ":2: cpus: 0.0001 is finer than a thousandth of a CPU"},
+      {"0,0,10,1,1,2,-4", ":2: mem_gb: -4 is out of range [0, 4000000]"},
+      {"0,0,10,1,1,2,1e300", ":2: mem_gb: 1e+300 is out of range [0, 4000000]"},
+      {"0,0,10,1,0,,", ":2: gpus_per_task: 0 GPUs and no CPUs: a job needs GPUs, or CPUs (column cpus)"},
+  };
+  const auto path = std::filesystem::temp_directory_path() / "schedlab_bad_cpus.csv";
+  for (const auto& c : cases) {
+    CAPTURE(std::string(c.row));
+    std::ofstream(path) << "id,submit_s,duration_s,tasks,gpus_per_task,cpus,mem_gb\n" << c.row << "\n";
+    std::string msg = "no error";
+    try {
+      auto src = open_native_csv(path.string(), {});
+      read_all(*src);
+    } catch (const InputError& e) {
+      msg = e.what();
+    }
+    CHECK(msg == path.string() + c.message);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Workload.ResourceDefaults.per_gpu_of_a_task_unless_the_trace_gives_them") {
+  ResourceDefaults d;  // 4 CPUs and 16 GB per GPU
+  JobSpec eight;
+  eight.gpus_per_task = 8;
+  apply_resource_defaults(eight, d);
+  CHECK((eight.cpu_milli == 32000 && eight.mem_mib == 128 * 1024));
+  JobSpec share;
+  share.gpu_milli = 250;  // a quarter of a GPU: a quarter of the defaults
+  apply_resource_defaults(share, d);
+  CHECK((share.cpu_milli == 1000 && share.mem_mib == 4096));
+  JobSpec given;
+  given.cpu_milli = 500;
+  given.cpu_given = true;
+  apply_resource_defaults(given, d);
+  CHECK((given.cpu_milli == 500 && given.mem_mib == 16384));  // only the memory was missing
+  JobSpec cpu_job;
+  cpu_job.gpus_per_task = 0;
+  apply_resource_defaults(cpu_job, d);
+  CHECK((cpu_job.cpu_milli == 0 && cpu_job.mem_mib == 0));  // no GPU, no default
+  JobSpec huge;
+  huge.gpus_per_task = 4'000'000'000u;
+  apply_resource_defaults(huge, ResourceDefaults{4'000'000'000u, 1});
+  CHECK(huge.cpu_milli == 4'294'967'295u);  // saturates: such a task fits no host and is dropped
+}
+
 TEST_CASE("Workload.NativeCsv.zero_gpus_is_refused") {
   const auto path = std::filesystem::temp_directory_path() / "schedlab_zero_gpus.csv";
   std::ofstream(path) << "id,submit_s,duration_s,tasks,gpus_per_task\n0,0,10,1,0\n";
@@ -160,6 +234,8 @@ TEST_CASE("Workload.NativeCsv.write_then_read_gives_the_same_jobs") {
     CHECK(again[i].gang == jobs[i].gang);
     CHECK(again[i].kind == jobs[i].kind);
     CHECK(again[i].status == jobs[i].status);
+    CHECK((again[i].cpu_milli == jobs[i].cpu_milli && again[i].cpu_given == jobs[i].cpu_given));
+    CHECK((again[i].mem_mib == jobs[i].mem_mib && again[i].mem_given == jobs[i].mem_given));
     CHECK(again_src->strings().str(again[i].gpu_request) == src->strings().str(jobs[i].gpu_request));
     CHECK(again_src->strings().str(again[i].user) == src->strings().str(jobs[i].user));
     CHECK(again_src->strings().str(again[i].pool) == src->strings().str(jobs[i].pool));

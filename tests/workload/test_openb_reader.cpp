@@ -25,42 +25,72 @@ using Read = testing::ReadTrace;
 
 TEST_CASE("Workload.Openb.MapsColumnsSharesAndModels") {
   auto r = harness.read_all(harness.fixture("good.csv"));
-  REQUIRE(r.jobs.size() == 4);
+  REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
-  // Sorted by creation_time (pod-0002 was created before pod-0001), re-based to the first.
-  // "openb-pod-<n>" keeps n as trace_number; other names are interned as trace_id.
+  // Sorted by creation_time (pod-0003 and pod-0002 were created before pod-0001), re-based to
+  // the first. "openb-pod-<n>" keeps n as trace_number; other names are interned as trace_id.
   CHECK((j[0].trace_number == 0 && j[0].trace_id == kNoLabel));
-  CHECK(j[1].trace_number == 2);
-  CHECK(j[2].trace_number == 1);
-  CHECK(r.str(j[3].trace_id) == "custom-pod");
+  CHECK(j[1].trace_number == 3);
+  CHECK(j[2].trace_number == 2);
+  CHECK(j[3].trace_number == 1);
+  CHECK(r.str(j[4].trace_id) == "custom-pod");
   CHECK(j[0].submit == 0);
-  CHECK(j[1].submit == engine::from_seconds(100));
-  CHECK(j[2].submit == engine::from_seconds(200));
-  CHECK(j[3].submit == engine::from_seconds(300));
+  CHECK(j[1].submit == engine::from_seconds(50));
+  CHECK(j[2].submit == engine::from_seconds(100));
+  CHECK(j[3].submit == engine::from_seconds(200));
+  CHECK(j[4].submit == engine::from_seconds(300));
   for (std::size_t i = 0; i < j.size(); ++i) CHECK(j[i].id == i);
 
   CHECK((j[0].tasks == 1 && j[0].gpus_per_task == 1 && j[0].gpu_milli == 1000));
   CHECK(j[0].duration == engine::from_seconds(1000));  // deletion - scheduled
   CHECK(j[0].priority == 2);                           // LS
   CHECK(j[0].status == TraceStatus::unknown);          // Running
-  CHECK(j[1].gpus_per_task == 8);
-  CHECK(r.str(j[1].gpu_request) == "V100M16|V100M32");
-  CHECK(j[1].duration == engine::from_seconds(650));
-  CHECK(j[1].priority == 1);  // Burstable
-  CHECK(j[1].status == TraceStatus::failed);
-  CHECK((j[2].gpus_per_task == 1 && j[2].gpu_milli == 460 && j[2].fractional()));
-  CHECK(j[2].duration == engine::from_seconds(350));
-  CHECK(j[2].priority == 0);  // BE
-  CHECK(j[2].status == TraceStatus::pass);
-  CHECK(j[2].gpu_request == kNoLabel);
-  CHECK(j[3].gpus_per_task == 2);
-  CHECK(j[3].duration == engine::from_seconds(600));  // never scheduled: deletion - creation
+  // cpu_milli and memory_mib are the task's CPUs (thousandths) and memory (MiB), as given.
+  CHECK((j[0].cpu_milli == 12000 && j[0].mem_mib == 16384 && j[0].cpu_given && j[0].mem_given));
+  // A pod without GPUs is a CPU job: no GPU, 4 CPUs, 8 GB (its published gpu_milli 0 is ignored).
+  CHECK((j[1].gpus_per_task == 0 && !j[1].needs_gpu() && j[1].gpu_milli == 1000));
+  CHECK((j[1].cpu_milli == 4000 && j[1].mem_mib == 8192));
+  CHECK(j[1].duration == engine::from_seconds(750));
+  CHECK(j[2].gpus_per_task == 8);
+  CHECK((j[2].cpu_milli == 88000 && j[2].mem_mib == 327680));
+  CHECK(r.str(j[2].gpu_request) == "V100M16|V100M32");
+  CHECK(j[2].duration == engine::from_seconds(650));
+  CHECK(j[2].priority == 1);  // Burstable
+  CHECK(j[2].status == TraceStatus::failed);
+  CHECK((j[3].gpus_per_task == 1 && j[3].gpu_milli == 460 && j[3].fractional()));
+  CHECK(j[3].duration == engine::from_seconds(350));
+  CHECK(j[3].priority == 0);  // BE
+  CHECK(j[3].status == TraceStatus::pass);
+  CHECK(j[3].gpu_request == kNoLabel);
+  CHECK(j[4].gpus_per_task == 2);
+  CHECK(j[4].duration == engine::from_seconds(600));  // never scheduled: deletion - creation
 
-  CHECK(r.source->skipped_rows() == 1);
-  CHECK(r.reader().drops().count("CPU-only pods (num_gpu 0)") == 1);
+  CHECK(r.source->skipped_rows() == 0);
   CHECK(r.reader().bad_rows() == 0);
-  CHECK(r.reader().out_of_order_rows() == 1);
+  CHECK(r.reader().out_of_order_rows() == 2);
   CHECK(r.reader().notices().total() == 1);
+}
+
+TEST_CASE("Workload.Openb.CpuJobsDropKeepsTheGpuPodsOnly") {
+  // cpu_jobs: drop reads the list as schedlab did before it counted CPUs.
+  auto r = harness.read_all(harness.fixture("good.csv"), false, {{"cpu_jobs", "drop"}});
+  REQUIRE(r.jobs.size() == 4);
+  for (const auto& j : r.jobs) CHECK(j.needs_gpu());
+  CHECK(r.reader().drops().count("CPU-only pods (num_gpu 0; cpu_jobs: drop)") == 1);
+  CHECK(harness.error_of(harness.fixture("good.csv"), {{"cpu_jobs", "keep"}}).find("cpu_jobs") != std::string::npos);
+}
+
+TEST_CASE("Workload.Openb.CpuAndMemoryColumnsAreChecked") {
+  struct Case {
+    const char* file;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"negative_cpu.csv", "3: cpu_milli: -500 is less than 0"},
+      {"memory_not_number.csv", "3: memory_mib: 'lots' is not a number"},
+      {"cpu_out_of_range.csv", "3: cpu_milli: 200000000 is out of range [0, 100000000]"},
+  };
+  for (const auto& c : cases) harness.check_bad_row(c.file, c.error);
 }
 
 TEST_CASE("Workload.Openb.ShareNeedsOneGpu") {
@@ -92,7 +122,7 @@ TEST_CASE("Workload.Openb.EmptyAndHeaderOnly") {
 }
 
 TEST_CASE("Workload.Openb.Detected") {
-  CHECK(harness.read_all(harness.fixture("good.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("good.csv"), false, {}, "auto").jobs.size() == 5);
 }
 
 TEST_CASE("Workload.Openb.PublishedPodLists") {
@@ -102,13 +132,20 @@ TEST_CASE("Workload.Openb.PublishedPodLists") {
     return;
   }
   auto r = harness.read_all(dir + "openb_pod_list_default.csv");
-  // 8,152 pods, of which 1,088 ask for no GPU.
-  CHECK(r.jobs.size() + r.source->skipped_rows() == 8152);
-  CHECK(r.reader().drops().count("CPU-only pods (num_gpu 0)") == 1088);
-  CHECK(r.jobs.size() == 7064);
-  std::size_t shares = 0;
-  for (const auto& j : r.jobs) shares += j.fractional();
+  // 8,152 pods, of which 1,088 ask for no GPU: they are CPU jobs now, none is dropped.
+  CHECK(r.jobs.size() == 8152);
+  CHECK(r.source->skipped_rows() == 0);
+  std::size_t shares = 0, cpu_jobs = 0;
+  for (const auto& j : r.jobs) {
+    shares += j.fractional();
+    cpu_jobs += !j.needs_gpu();
+    CHECK((j.cpu_given && j.mem_given));
+  }
   CHECK(shares == 3078);
+  CHECK(cpu_jobs == 1088);
+  auto gpu_only = harness.read_all(dir + "openb_pod_list_default.csv", false, {{"cpu_jobs", "drop"}});
+  CHECK(gpu_only.reader().drops().count("CPU-only pods (num_gpu 0; cpu_jobs: drop)") == 1088);
+  CHECK(gpu_only.jobs.size() == 7064);
   auto spec = harness.read_all(dir + "openb_pod_list_gpuspec33.csv");
   std::size_t constrained = 0;
   for (const auto& j : spec.jobs) constrained += j.gpu_request != kNoLabel;

@@ -26,9 +26,9 @@ using Read = testing::ReadTrace;
 TEST_CASE("Workload.Pai2020.MapsTaskRows") {
   auto r = harness.read_all(harness.fixture("pai_task_table.csv"), false,
                     {{"job_table", harness.fixture("pai_job_table.csv")}, {"keep_names", "true"}});
-  REQUIRE(r.jobs.size() == 4);
+  REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
-  // Sorted by start_time and re-based: j2 (500), j1 (1000), j5 (1300), j7 (1500).
+  // Sorted by start_time and re-based: j2 (500), j3 (700), j1 (1000), j5 (1300), j7 (1500).
   CHECK(r.str(j[0].trace_id) == "j2/tensorflow");
   CHECK(j[0].submit == 0);
   CHECK((j[0].tasks == 1 && j[0].gpus_per_task == 1 && j[0].gpu_milli == 500));
@@ -36,33 +36,41 @@ TEST_CASE("Workload.Pai2020.MapsTaskRows") {
   CHECK(j[0].gpu_request == kNoLabel);  // MISC: no model constraint
   CHECK(j[0].status == TraceStatus::failed);
   CHECK(r.str(j[0].user) == "userB");
-  CHECK(r.str(j[1].trace_id) == "j1/worker");
-  CHECK(j[1].submit == engine::from_seconds(500));
-  CHECK((j[1].tasks == 2 && j[1].gpus_per_task == 1 && j[1].gpu_milli == 1000));  // inst_num "2.0"
-  CHECK(r.str(j[1].gpu_request) == "V100");
-  CHECK(r.str(j[1].user) == "userA");
-  CHECK(j[1].status == TraceStatus::pass);
-  CHECK(j[2].gpus_per_task == 2);  // plan_gpu 150: rounded up, with a notice
-  CHECK(r.str(j[2].gpu_request) == "P100");
-  CHECK(j[2].user == kNoLabel);
-  CHECK(j[3].gpu_milli == 250);
-  CHECK(j[3].duration == engine::from_seconds(10.5));
-  CHECK(j[3].status == TraceStatus::killed);
+  // plan_cpu is a percentage of a CPU, plan_mem GB (rounded up to a MiB): 600 -> 6 CPUs, 29.3 GB.
+  CHECK((j[0].cpu_milli == 6000 && j[0].mem_mib == 30004 && j[0].cpu_given && j[0].mem_given));
+  // A task without plan_gpu is a CPU task: 4 CPUs, 10 GB.
+  CHECK(r.str(j[1].trace_id) == "j3/ps");
+  CHECK((j[1].gpus_per_task == 0 && j[1].cpu_milli == 4000 && j[1].mem_mib == 10240));
+  CHECK(r.str(j[2].trace_id) == "j1/worker");
+  CHECK(j[2].submit == engine::from_seconds(500));
+  CHECK((j[2].tasks == 2 && j[2].gpus_per_task == 1 && j[2].gpu_milli == 1000));  // inst_num "2.0"
+  CHECK(r.str(j[2].gpu_request) == "V100");
+  CHECK(r.str(j[2].user) == "userA");
+  CHECK(j[2].status == TraceStatus::pass);
+  CHECK(j[3].gpus_per_task == 2);  // plan_gpu 150: rounded up, with a notice
+  CHECK(r.str(j[3].gpu_request) == "P100");
+  CHECK(j[3].user == kNoLabel);
+  CHECK(j[4].gpu_milli == 250);
+  CHECK(j[4].duration == engine::from_seconds(10.5));
+  CHECK(j[4].status == TraceStatus::killed);
   for (std::size_t i = 0; i < j.size(); ++i) CHECK(j[i].id == i);
-  CHECK(r.source->skipped_rows() == 3);
-  CHECK(r.reader().drops().count("CPU-only tasks (plan_gpu empty or 0)") == 1);
+  CHECK(r.source->skipped_rows() == 2);
   CHECK(r.reader().drops().count("tasks with no end_time") == 1);
   CHECK(r.reader().drops().count("tasks that never started (no start_time)") == 1);
   CHECK(r.reader().notices().total() == 1);
   CHECK(r.reader().out_of_order_rows() == 1);
+  // cpu_jobs: drop leaves the CPU task out, as before CPUs were counted.
+  auto gpu_only = harness.read_all(harness.fixture("pai_task_table.csv"), false, {{"cpu_jobs", "drop"}});
+  CHECK(gpu_only.jobs.size() == 4);
+  CHECK(gpu_only.reader().drops().count("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)") == 1);
 }
 
 TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
   auto r = harness.read_all(harness.fixture("pai_task_table.csv"));
-  REQUIRE(r.jobs.size() == 4);
+  REQUIRE(r.jobs.size() == 5);
   CHECK(r.jobs[0].trace_id == kNoLabel);
   CHECK(r.jobs[0].trace_number == 2);  // j2 is on line 2
-  CHECK(r.jobs[1].trace_number == 1);
+  CHECK(r.jobs[2].trace_number == 1);
   CHECK(r.jobs[0].user == kNoLabel);   // no job_table given
 }
 
@@ -85,6 +93,8 @@ TEST_CASE("Workload.Pai2020.BadRows") {
       {"columns.csv", "2: expected 10 fields, found 9"},
       {"not_number.csv", "2: plan_gpu: 'lots' is not a number"},
       {"negative_gpus.csv", "2: plan_gpu: -100 is less than 0"},
+      {"negative_cpu.csv", "2: plan_cpu: -600 is less than 0"},
+      {"mem_not_number.csv", "2: plan_mem: 'much' is not a number"},
   };
   for (const auto& c : cases) {
     harness.check_bad_row(c.file, c.error);
@@ -98,7 +108,7 @@ TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
 }
 
 TEST_CASE("Workload.Pai2020.DetectedByFileName") {
-  CHECK(harness.read_all(harness.fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 4);
+  CHECK(harness.read_all(harness.fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 5);
   CHECK(detect_pai2020_csv("a,b", "/data/pai_task_table.csv"));
   CHECK_FALSE(detect_pai2020_csv("a,b", "/data/pai_job_table.csv"));
 }
