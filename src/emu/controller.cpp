@@ -119,48 +119,53 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
   respond(json_response(200, to_json(out)));
 }
 
+Controller::Agent* Controller::heard_from(const std::string& host, const std::string& agent_id,
+                                          const std::vector<TaskReport>& reports, const Responder& respond) {
+  auto it = host_by_name_.find(host);
+  if (it == host_by_name_.end() || agents_[it->second].agent_id != agent_id || agents_[it->second].lost) {
+    respond(error_response(409, "unknown or stale agent: register again"));
+    return nullptr;
+  }
+  auto& a = agents_[it->second];
+  a.last_seen = std::chrono::steady_clock::now();
+  for (const auto& r : reports)
+    if (r.state != TaskState::running) a.delivered.erase(r.task);
+  return &a;
+}
+
 void Controller::on_poll(const HttpRequest& req, Responder respond) {
   auto parsed = parse_poll_request(req.body);
   if (!parse_or_refuse(parsed, respond)) return;
   auto& m = parsed.value();
-  auto it = host_by_name_.find(m.host);
   std::vector<TaskReport> reports;
+  cluster::HostId host = 0;
   {
     std::lock_guard lock(mu_);
-    if (it == host_by_name_.end() || agents_[it->second].agent_id != m.agent_id || agents_[it->second].lost) {
-      respond(error_response(409, "unknown or stale agent: register again"));
-      return;
-    }
-    auto& a = agents_[it->second];
-    a.last_seen = std::chrono::steady_clock::now();
-    for (const auto& r : m.reports)
-      if (r.state != TaskState::running) a.delivered.erase(r.task);
+    Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
+    if (!found) return;
+    auto& a = *found;
+    host = static_cast<cluster::HostId>(found - agents_.data());
     if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
     a.held = std::move(respond);
     a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
     flush(a);
     reports = std::move(m.reports);
   }
-  if (!reports.empty()) deliver(it->second, std::move(reports));
+  if (!reports.empty()) deliver(host, std::move(reports));
 }
 
 void Controller::on_report(const HttpRequest& req, Responder respond) {
   auto parsed = parse_report_request(req.body);
   if (!parse_or_refuse(parsed, respond)) return;
   auto& m = parsed.value();
-  auto it = host_by_name_.find(m.host);
+  cluster::HostId host = 0;
   {
     std::lock_guard lock(mu_);
-    if (it == host_by_name_.end() || agents_[it->second].agent_id != m.agent_id || agents_[it->second].lost) {
-      respond(error_response(409, "unknown or stale agent: register again"));
-      return;
-    }
-    auto& a = agents_[it->second];
-    a.last_seen = std::chrono::steady_clock::now();
-    for (const auto& r : m.reports)
-      if (r.state != TaskState::running) a.delivered.erase(r.task);
+    Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
+    if (!found) return;
+    host = static_cast<cluster::HostId>(found - agents_.data());
   }
-  deliver(it->second, std::move(m.reports));
+  deliver(host, std::move(m.reports));
   respond(json_response(200, ok_json()));
 }
 

@@ -80,6 +80,10 @@ class Controller final : public AgentLink {
   void on_register(const HttpRequest& req, Responder respond);
   void on_poll(const HttpRequest& req, Responder respond);
   void on_report(const HttpRequest& req, Responder respond);
+  // Under the lock: the agent of `host` if `agent_id` is its current registration (it was
+  // heard from now; exited tasks leave its delivered set), else answers 409 and returns null.
+  Agent* heard_from(const std::string& host, const std::string& agent_id, const std::vector<TaskReport>& reports,
+                    const Responder& respond);
   // Posts the reports to the loop (executor, in the loop's thread).
   void deliver(cluster::HostId host, std::vector<TaskReport> reports);
   // Answers a held poll with the outbox (under the lock).
