@@ -46,6 +46,12 @@ no_leftovers() {
 }
 
 # --- a small emulation against its simulation -------------------------------------------
+# Generous: a loaded 2-core CI machine at speedup 1000 (docs/emulation.md has the figures at
+# 10, 100 and 1000). Sanitized builds (scripts/test.sh's second stage sets ASAN_OPTIONS) start
+# every agent and worker several times slower, which multiplies the fixed costs in trace time:
+# there the bound only catches an emulation that is wildly off.
+bound=0.15
+[ -n "${ASAN_OPTIONS:-}" ] && bound=1.0
 run emulate "$SC" --speedup 1000 --out "$TMP/tiny"
 if [ "$rc" -ne 0 ]; then
   fail emulate_tiny "exit code $rc"
@@ -60,9 +66,8 @@ else
     fail emulate_tiny "missing:$missing"
   elif [ "$finished" != 24 ]; then
     fail emulate_tiny "$finished of 24 jobs finished"
-  elif ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.15 else 1)" "$err"; then
-    # Generous: a loaded 2-core CI machine at speedup 1000; the README's figures are at 100.
-    fail emulate_tiny "mean JCT error $err against the simulation (bound 0.15)"
+  elif ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$err" "$bound"; then
+    fail emulate_tiny "mean JCT error $err against the simulation (bound $bound)"
   else
     pass emulate_tiny
   fi
