@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/scratch_dir.h"
 #include "emu/agent.h"
 #include "emu/router.h"
 
@@ -22,26 +23,12 @@ namespace schedlab::emu::agent_test {
 
 namespace {
 
+using ScratchDir = schedlab::testing::ScratchDir;
+using schedlab::testing::file_text;
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("schedlab-agent-test-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A controller that records what agents send and hands out queued commands. Polls are held
 // (long polling) until a command is queued or their wait runs out, as the real one does.
@@ -264,7 +251,7 @@ LaunchCommand launch_of(const std::string& task, const std::string& script, cons
 // which in a container may take a while).
 bool process_alive(pid_t pid) {
   if (::kill(pid, 0) != 0) return false;
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = file_text("/proc/" + std::to_string(pid) + "/stat");
   const auto paren = stat.rfind(')');
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
 }
@@ -273,7 +260,7 @@ bool process_alive(pid_t pid) {
 pid_t pid_from(const fs::path& file) {
   const auto end = Clock::now() + 3000ms;
   while (Clock::now() < end) {
-    const std::string text = slurp(file);
+    const std::string text = file_text(file);
     if (text.ends_with('\n')) return std::stoi(text);
     std::this_thread::sleep_for(5ms);
   }
@@ -300,7 +287,7 @@ TEST_CASE("Emu.Agent.registers_launches_and_reports_an_exit_with_its_progress") 
   CHECK(done->run == 1);
   REQUIRE(done->progress.has_value());
   CHECK(*done->progress == 5.0);
-  CHECK(slurp(ck / "env") == ck.string() + " 0\n");
+  CHECK(file_text(ck / "env") == ck.string() + " 0\n");
   struct stat st {};
   REQUIRE(::stat(ck.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/scratch_dir.h"
 #include "emu/checkpoint_file.h"
 #include "util/error.h"
 
@@ -18,22 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempFolder {
-  fs::path path;
-  explicit TempFolder(const std::string& name)
-      : path(fs::temp_directory_path() / ("schedlab-ckpt-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempFolder() { fs::remove_all(path); }
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using TempFolder = schedlab::testing::ScratchDir;
+using schedlab::testing::file_text;
 
 void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -52,7 +39,7 @@ TEST_CASE("CheckpointFile.round_trip: the work written is the work read, in a tw
   TempFolder dir("roundtrip");
   CHECK_FALSE(read_checkpoint(dir.path.string()).has_value());
   write_checkpoint(dir.path.string(), 600);
-  CHECK(read_text(dir.path / "checkpoint") == "schedlab checkpoint 1\nwork 600\n");
+  CHECK(file_text(dir.path / "checkpoint") == "schedlab checkpoint 1\nwork 600\n");
   CHECK(read_checkpoint(dir.path.string()) == 600);
   write_checkpoint(dir.path.string(), 1200);
   CHECK(read_checkpoint(dir.path.string()) == 1200);
@@ -102,9 +89,9 @@ TEST_CASE("CheckpointFile.progress: one number and a newline, replaced whole") {
   TempFolder dir("progress");
   const auto p = dir.path / "progress";
   write_progress(p.string(), 0);
-  CHECK(read_text(p) == "0\n");
+  CHECK(file_text(p) == "0\n");
   write_progress(p.string(), 123456789);
-  CHECK(read_text(p) == "123456789\n");
+  CHECK(file_text(p) == "123456789\n");
 }
 
 TEST_CASE("CheckpointFile.atomic: a reader looping beside a writer parses every version it sees") {
@@ -127,7 +114,7 @@ TEST_CASE("CheckpointFile.atomic: a reader looping beside a writer parses every 
         if (*v < last || *v % 1000 != 0) ++regressions;
         last = *v;
       }
-      const std::string p = read_text(dir.path / "progress");
+      const std::string p = file_text(dir.path / "progress");
       if (!p.empty() && (p.back() != '\n' || std::stoll(p) % 1000 != 0)) ++failures;
     } catch (const std::exception&) {
       ++failures;

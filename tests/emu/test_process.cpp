@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/scratch_dir.h"
 #include "emu/process.h"
 #include "util/error.h"
 
@@ -17,33 +18,18 @@ namespace schedlab::emu::process_test {
 
 namespace {
 
+using ScratchDir = schedlab::testing::ScratchDir;
+using schedlab::testing::file_text;
+
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// A fresh folder, removed at the end of the test.
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("schedlab-proc-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() { fs::remove_all(path); }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Running: it exists and is not a zombie (an orphan's zombie waits for init to reap it,
 // which in a container may take a while).
 bool alive(pid_t pid) {
   if (::kill(pid, 0) != 0) return false;
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = file_text("/proc/" + std::to_string(pid) + "/stat");
   const auto paren = stat.rfind(')');
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] != 'Z';
 }
@@ -110,8 +96,8 @@ TEST_CASE("Emu.Process.the_whole_group_is_signalled_and_nothing_is_left_behind")
   const auto pidfile = dir.path / "child.pid";
   // The shell starts a background sleep (same group), records its pid, and waits.
   Process p = Process::spawn({{"sh", "-c", "sleep 30 & echo $! > " + pidfile.string() + "; wait"}, {}, "", ""});
-  REQUIRE(eventually([&] { return !slurp(pidfile).empty(); }));
-  const pid_t child = std::stoi(slurp(pidfile));
+  REQUIRE(eventually([&] { return !file_text(pidfile).empty(); }));
+  const pid_t child = std::stoi(file_text(pidfile));
   CHECK(alive(child));
   p.terminate(2000ms);
   CHECK(eventually([&] { return !alive(child); }));
@@ -119,7 +105,7 @@ TEST_CASE("Emu.Process.the_whole_group_is_signalled_and_nothing_is_left_behind")
   // A task that exits by itself leaves nothing running either.
   Process q = Process::spawn({{"sh", "-c", "sleep 30 & echo $! > " + pidfile.string() + "; exit 0"}, {}, "", ""});
   CHECK(q.wait() == ExitStatus{ExitStatus::Kind::exited, 0});
-  const pid_t orphan = std::stoi(slurp(pidfile));
+  const pid_t orphan = std::stoi(file_text(pidfile));
   CHECK(eventually([&] { return !alive(orphan); }));
 }
 
@@ -137,7 +123,7 @@ TEST_CASE("Emu.Process.environment_working_folder_and_log_are_passed") {
   Process::spawn(spec).wait();
   Process::spawn(spec).wait();  // appended, not replaced
   const std::string line = "from-parent new 3 " + fs::canonical(dir.path).string() + "\noops\n";
-  CHECK(slurp(log) == line + line);
+  CHECK(file_text(log) == line + line);
   ::unsetenv("SCHEDLAB_TEST_INHERITED");
   ::unsetenv("SCHEDLAB_TEST_OVERRIDDEN");
 }
