@@ -145,18 +145,15 @@ void EmuExecutor::on_report(cluster::HostId host, const TaskReport& report, engi
   }
   auto run_it = runs_.find(it->second.run);
   RunState* r = run_it == runs_.end() ? nullptr : &run_it->second;
-  if (report.state == TaskState::running) {
-    if (r && !it->second.seen_running && ++r->running == r->ranks)
-      start_latency_ms_.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r->decided).count());
-    it->second.seen_running = true;
-    return;
-  }
-  const bool ok = report.state == TaskState::exited && report.exit_code == 0;
-  const sim::RunId run = it->second.run;
+  // A task heard of for the first time ran (an exit means it started too): the run's start
+  // latency ends when the last of its tasks is heard of.
   if (r && !it->second.seen_running && ++r->running == r->ranks)
     start_latency_ms_.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r->decided).count());
+  it->second.seen_running = true;
+  if (report.state == TaskState::running) return;
+  const bool ok = report.state == TaskState::exited && report.exit_code == 0;
+  const sim::RunId run = it->second.run;
   drop_task(it);
   if (!r || r->failing || r->ended) return;
   if (ok) {

@@ -58,9 +58,6 @@ class EmuExecutor final : public sim::Executor {
   void on_host_lost(cluster::HostId host);
   // Whether any task is still running or any run still waits for its end.
   bool live() const { return !tasks_.empty() || !runs_.empty(); }
-  // Whether the executor knows this task (a reconnecting agent's report of an unknown one is
-  // stale: it is killed).
-  bool knows(const std::string& task) const { return tasks_.count(task) > 0; }
   // A failure plan's worker kill (SIGKILL, so the gang fails as a crash would): task `rank` of
   // `job`'s live run, or of the live run number `draw` (mod their count) when job is any.
   // Returns what it killed ("" when there was nothing to kill).

@@ -12,43 +12,20 @@
 #include <nlohmann/json.hpp>
 
 #include "emu/api.h"
+#include "emu/endpoint.h"
+#include "metrics/summary.h"
 #include "util/checked.h"
 #include "util/error.h"
 
 namespace schedlab::emu {
 
 namespace {
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
+// p50 or p99 of figures in any order (metrics::percentile wants them sorted).
+double percentile_of(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(std::ceil(p * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
-
-std::string read_token(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "--token-file", "cannot read");
-  std::string token;
-  std::getline(in, token);
-  while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-  if (token.size() < 16) throw InputError(path, 1, "--token-file", "the token must have at least 16 characters");
-  return token;
+  return metrics::percentile(v, p);
 }
 }  // namespace
-
-std::pair<std::string, std::uint16_t> parse_address(const std::string& text, const std::string& what) {
-  auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
-    throw InputError(fmt::format("{}: expected ADDRESS:PORT, got '{}'", what, text));
-  std::string host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  std::uint64_t port = 0;
-  const std::string p = text.substr(colon + 1);
-  if (p.size() > 5 || !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-      (port = std::stoull(p)) > 65535)
-    throw InputError(fmt::format("{}: port must be a number from 0 to 65535, got '{}'", what, p));
-  return {host == "localhost" ? "127.0.0.1" : host, static_cast<std::uint16_t>(port)};
-}
 
 bool is_loopback(const std::string& a) { return a == "::1" || a == "localhost" || a.rfind("127.", 0) == 0; }
 
@@ -62,8 +39,10 @@ std::string self_executable() {
 Emulation::Emulation(EmulationOptions options) : options_(std::move(options)) {
   if (!(options_.speedup > 0 && options_.speedup <= 1e6))
     throw InputError(fmt::format("--speedup: must be in (0, 1e6], got {}", options_.speedup));
-  auto [address, port] = parse_address(options_.listen, "--listen");
-  if (!options_.token_file.empty()) token_ = read_token(options_.token_file);
+  listen_ = parse_endpoint(options_.listen, "--listen", true);
+  if (listen_.host == "localhost") listen_.host = "127.0.0.1";
+  const std::string& address = listen_.host;
+  if (!options_.token_file.empty()) token_ = read_token_file(options_.token_file, "--token-file");
   if (!is_loopback(address) && token_.empty())
     throw InputError(fmt::format(
         "--listen: {} is not a loopback address: give --token-file too (agents and API calls must then carry the "
@@ -117,7 +96,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   std::filesystem::create_directories(work_dir_ + "/checkpoints");
   std::filesystem::permissions(work_dir_ + "/checkpoints", std::filesystem::perms::owner_all,
                                std::filesystem::perm_options::replace);
-  auto [address, port] = parse_address(options_.listen, "--listen");
+  const auto& [address, port] = listen_;
   clock_ = std::make_unique<WallClock>(options_.speedup, [this] {
     return (executor_ && executor_->live()) || (controller_ && controller_->hosts_lost());
   });
@@ -209,10 +188,10 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   controller_->stop();
   std::vector<double> lag_ms;
   for (double us : clock_->lag_us()) lag_ms.push_back(us / 1000.0);
-  stats_.clock_lag_p50_ms = percentile(lag_ms, 0.50);
-  stats_.clock_lag_p99_ms = percentile(lag_ms, 0.99);
-  stats_.start_latency_p50_ms = percentile(executor_->start_latency_ms(), 0.50);
-  stats_.start_latency_p99_ms = percentile(executor_->start_latency_ms(), 0.99);
+  stats_.clock_lag_p50_ms = percentile_of(lag_ms, 50);
+  stats_.clock_lag_p99_ms = percentile_of(lag_ms, 99);
+  stats_.start_latency_p50_ms = percentile_of(executor_->start_latency_ms(), 50);
+  stats_.start_latency_p99_ms = percentile_of(executor_->start_latency_ms(), 99);
   // The same scenario and seed, simulated: what the emulation is measured against. Its
   // failure model stays off, as in the emulation (failures there are real ones).
   config::Scenario simulated = *scenario_;

@@ -17,6 +17,7 @@
 
 #include "emu/controller.h"
 #include "emu/emu_executor.h"
+#include "emu/endpoint.h"
 #include "emu/fidelity.h"
 #include "emu/local_agents.h"
 #include "emu/wall_clock.h"
@@ -62,6 +63,7 @@ class Emulation {
               const metrics::Summary& summary);
 
   EmulationOptions options_;
+  Endpoint listen_;  // --listen, parsed once
   std::string token_;
   std::string work_dir_;
   bool own_work_dir_ = false;
@@ -82,8 +84,6 @@ class Emulation {
   Fidelity fidelity_;
 };
 
-// "ADDR:PORT" (IPv6 as "[::1]:PORT"); InputError naming `what` when malformed.
-std::pair<std::string, std::uint16_t> parse_address(const std::string& text, const std::string& what);
 // Whether `address` is a loopback address (127.0.0.0/8, ::1, localhost).
 bool is_loopback(const std::string& address);
 // The path of the running schedlab binary (agents and workers are this binary).

@@ -11,13 +11,6 @@ namespace schedlab::emu {
 WallClock::WallClock(double speedup, std::function<bool()> may_hear)
     : speedup_(speedup), may_hear_(std::move(may_hear)) {}
 
-void WallClock::start(engine::Time origin) {
-  std::lock_guard lock(mu_);
-  started_ = true;
-  wall0_ = std::chrono::steady_clock::now();
-  origin_ = origin;
-}
-
 void WallClock::post(Arrival arrival) {
   {
     std::lock_guard lock(mu_);
@@ -29,11 +22,6 @@ void WallClock::post(Arrival arrival) {
 engine::Time WallClock::scaled(SteadyTime wall) const {
   const double wall_us = std::chrono::duration<double, std::micro>(wall - wall0_).count();
   return add_time(origin_, time_from_double_clamped(std::floor(wall_us * speedup_)));
-}
-
-engine::Time WallClock::now() const {
-  std::lock_guard lock(mu_);
-  return started_ ? scaled(std::chrono::steady_clock::now()) : origin_;
 }
 
 WallClock::SteadyTime WallClock::wall_of(engine::Time t) const {

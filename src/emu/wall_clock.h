@@ -29,19 +29,15 @@ class WallClock final : public sim::Clock {
   // a loop with nothing left to wait for ends instead of sleeping forever.
   WallClock(double speedup, std::function<bool()> may_hear);
 
-  // Trace time `origin` is now (the first advance() starts it at its `next` otherwise).
-  void start(engine::Time origin);
   // Any thread: runs `arrival` in the loop's thread at the next instant.
   void post(Arrival arrival);
   engine::Time advance(engine::Time next, sim::OutsideEvents& outside) override;
 
-  // Whether the clock runs (start() or the first advance()).
+  // Whether the clock runs (from the first advance()).
   bool started() const {
     std::lock_guard lock(mu_);
     return started_;
   }
-  // The trace time the wall clock shows now (the origin before start()).
-  engine::Time now() const;
   // The wall time at which trace time `t` is due.
   SteadyTime wall_of(engine::Time t) const;
   double speedup() const { return speedup_; }

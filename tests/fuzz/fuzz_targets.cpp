@@ -19,6 +19,7 @@ const std::vector<Target>& targets() {
       {"trace_helios", fuzz_trace_helios},
       {"trace_swf", fuzz_trace_swf},
       {"trace_auto", fuzz_trace_auto},
+      {"protocol", fuzz_protocol},
   };
   return list;
 }
