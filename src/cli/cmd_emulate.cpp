@@ -1,14 +1,58 @@
 // `schedlab emulate`: the scenario's scheduler in scaled wall-clock time, with real processes.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "emu/emulation.h"
+#include "emu/journal.h"
 #include "metrics/writers.h"
 #include "sim/scenario_run.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
+
+namespace {
+std::string absolute(const std::string& path) {
+  return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// The options of the emulation that wrote `journal`, as its header recorded them.
+struct Resumed {
+  ScenarioOptions scenario;
+  emu::EmulationOptions emulation;
+  std::string out;
+  bool force = false;
+  bool temporary_work_dir = false;
+};
+
+Resumed resumed_options(const emu::Journal& journal, const std::string& path) {
+  Resumed r;
+  try {
+    const emu::FieldReader f(journal.options, "emulate");
+    r.scenario.scenario = f.name("scenario");
+    r.scenario.sets = f.strings("sets");
+    if (f.has("seed")) r.scenario.seed = f.uint("seed");
+    r.out = f.name("out");
+    r.force = f.boolean("force");
+    auto& e = r.emulation;
+    e.speedup = f.number("speedup", 1e-9, 1e6);
+    e.listen = f.name("listen");
+    e.token_file = f.string("token_file");
+    e.external_agents = f.boolean("external_agents");
+    e.agents_timeout = std::chrono::milliseconds(f.uint("agents_timeout_ms", 86400000));
+    e.heartbeat_timeout_ms = static_cast<std::uint32_t>(f.uint("heartbeat_timeout_ms", 3600000));
+    e.work_dir = f.name("work_dir");
+    e.keep_work = f.boolean("keep_work");
+    r.temporary_work_dir = f.boolean("temporary_work_dir");
+    e.journal_options = journal.options;
+  } catch (const emu::ProtocolException& ex) {
+    throw InputError(path, 1, "", ex.error.message);
+  }
+  return r;
+}
+}  // namespace
 
 void add_emulate_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -19,7 +63,8 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto agents_timeout_s = std::make_shared<double>(30);
-  add_scenario_options(cmd, *opts);
+  auto resume = std::make_shared<std::string>();
+  add_scenario_options(cmd, *opts, false);
   cmd->add_option("--speedup", eo->speedup, "Trace seconds per wall second")->default_val(100);
   cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-emulated)");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
@@ -38,14 +83,49 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--work-dir", eo->work_dir, "Folder for checkpoints and agents' logs (default: a fresh one under "
                                               "TMPDIR, removed after the run)");
   cmd->add_flag("--keep-work", eo->keep_work, "Keep the default work folder after the run");
-  cmd->callback([opts, eo, out, force, agents_timeout_s, &exit_code] {
+  auto* resume_opt = cmd->add_option(
+      "--resume", *resume,
+      "Continue the emulation whose controller was killed, from WORK_DIR/journal.jsonl (with that emulation's "
+      "options: give nothing else)");
+  for (auto* o : cmd->get_options())
+    if (o != resume_opt && o->get_name() != "--help") resume_opt->excludes(o);
+  cmd->callback([opts, eo, out, force, agents_timeout_s, resume, &exit_code] {
+    std::optional<emu::Journal> journal;
+    bool temporary_work_dir = false;
+    if (!resume->empty()) {
+      const std::string path = (std::filesystem::path(*resume) / "journal.jsonl").string();
+      journal = emu::read_journal(path);
+      auto r = resumed_options(*journal, path);
+      *opts = r.scenario;
+      *eo = r.emulation;
+      *out = r.out;
+      *force = r.force;
+      temporary_work_dir = r.temporary_work_dir;
+    } else if (opts->scenario.empty()) {
+      throw InputError("scenario: a scenario file is required (or --resume WORK_DIR)");
+    }
     auto scenario = load(*opts);
     std::string dir = out->empty() ? "results/" + scenario.name + "-emulated" : *out;
     check_results_target(dir, *force);
-    if (!(*agents_timeout_s > 0 && *agents_timeout_s <= 86400))
-      throw InputError(fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
-    eo->agents_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*agents_timeout_s * 1000));
+    if (!journal) {
+      if (!(*agents_timeout_s > 0 && *agents_timeout_s <= 86400))
+        throw InputError(fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
+      eo->agents_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*agents_timeout_s * 1000));
+      nlohmann::json o = {{"scenario", absolute(opts->scenario)},
+                          {"sets", opts->sets},
+                          {"out", absolute(dir)},
+                          {"force", *force},
+                          {"speedup", eo->speedup},
+                          {"token_file", absolute(eo->token_file)},
+                          {"external_agents", eo->external_agents},
+                          {"agents_timeout_ms", eo->agents_timeout.count()},
+                          {"heartbeat_timeout_ms", eo->heartbeat_timeout_ms},
+                          {"keep_work", eo->keep_work}};
+      if (opts->seed) o["seed"] = *opts->seed;
+      eo->journal_options = std::move(o);
+    }
     emu::Emulation emulation(*eo);
+    if (journal) emulation.resume_from(std::move(*journal), temporary_work_dir);
     auto hooks = emulation.hooks(scenario,
                                  [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); });
     auto outcome = sim::run_scenario(scenario, dir, *force, {}, hooks);

@@ -5,8 +5,8 @@
 
 namespace schedlab::cli {
 
-void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts) {
-  cmd->add_option("scenario", opts.scenario, "Scenario file (scenarios/*.yaml)")->required();
+void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts, bool required) {
+  cmd->add_option("scenario", opts.scenario, "Scenario file (scenarios/*.yaml)")->required(required);
   cmd->add_option("--set", opts.sets, "Override a scenario key, e.g. --set scheduler.placement=rack-pack");
   cmd->add_option("--seed", opts.seed, "Replace the scenario's seed");
 }

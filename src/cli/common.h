@@ -16,7 +16,8 @@ struct ScenarioOptions {
   std::optional<std::uint64_t> seed;
 };
 
-void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts);
+// `required`: false where another option may stand in for the scenario (emulate --resume).
+void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts, bool required = true);
 config::Scenario load(const ScenarioOptions& opts, const std::vector<std::string>& extra_sets = {});
 // "fifo + gang + best-fit" style label of a scheduler.
 std::string policy_label(const sched::SchedulerConfig& c);

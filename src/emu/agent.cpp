@@ -304,8 +304,11 @@ int Agent::run() {
       req.gpus = opt_.gpus;
       req.virtual_gpus = opt_.virtual_gpus;
       {
+        // Exits not yet acknowledged too: a controller that restarted meanwhile must not
+        // count those tasks as dead with an earlier incarnation of this agent.
         std::lock_guard lock(mu_);
         req.tasks = running_reports();
+        for (const auto& f : finished_) req.tasks.push_back(f.report);
       }
       const auto timeout = std::clamp(until(last_contact + opt_.lost_timeout), milliseconds(50), opt_.request_margin);
       res = client.request("POST", "/v1/agents/register", dump_json(to_json(req)), timeout);

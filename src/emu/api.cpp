@@ -51,7 +51,7 @@ bool read_limit(const HttpRequest& req, const Responder& respond, std::size_t& l
 }
 }  // namespace
 
-void add_api_routes(Router& router, WallClock& clock, const cluster::Topology& topo,
+void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluster::Topology& topo,
                     std::function<std::string(cluster::HostId)> agent_state) {
   router.add("GET", "/v1/cluster", [&clock, agent_state](const HttpRequest&, const RouteParams&, Responder respond) {
     clock.post([respond, agent_state](engine::Time now, sim::OutsideEvents& outside) {
@@ -98,7 +98,7 @@ void add_api_routes(Router& router, WallClock& clock, const cluster::Topology& t
   };
   router.add("GET", "/v1/jobs", list(false));
   router.add("GET", "/v1/queue", list(true));
-  router.add("POST", "/v1/jobs", [&clock, &topo](const HttpRequest& req, const RouteParams&, Responder respond) {
+  router.add("POST", "/v1/jobs", [&inbox, &topo](const HttpRequest& req, const RouteParams&, Responder respond) {
     auto parsed = parse_message<sim::SubmittedJob>(req.body, [&](const FieldReader& r) {
       sim::SubmittedJob j;
       j.spec.tasks = r.has("tasks") ? static_cast<std::uint32_t>(r.uint("tasks", 1u << 16)) : 1;
@@ -127,12 +127,11 @@ void add_api_routes(Router& router, WallClock& clock, const cluster::Topology& t
       return j;
     });
     if (!parse_or_refuse(parsed, respond)) return;
-    clock.post([respond, job = parsed.value()](engine::Time now, sim::OutsideEvents& outside) {
-      const auto id = outside.submit(job, now);
-      respond(json_response(201, {{"job", id}, {"submit_s", engine::to_seconds(now)}}));
+    inbox.post(SubmitInput{parsed.value()}, [respond](const InputOutcome& out, engine::Time now) {
+      respond(json_response(201, {{"job", out.job}, {"submit_s", engine::to_seconds(now)}}));
     });
   });
-  router.add("POST", "/v1/jobs/{id}/stop", [&clock](const HttpRequest&, const RouteParams& p, Responder respond) {
+  router.add("POST", "/v1/jobs/{id}/stop", [&inbox](const HttpRequest&, const RouteParams& p, Responder respond) {
     const auto& s = p.at("id");
     std::uint32_t id = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), id);
@@ -140,8 +139,8 @@ void add_api_routes(Router& router, WallClock& clock, const cluster::Topology& t
       respond(error_response(404, fmt::format("no job '{}': job ids are integers", s)));
       return;
     }
-    clock.post([respond, id](engine::Time now, sim::OutsideEvents& outside) {
-      if (outside.kill(id, now))
+    inbox.post(KillInput{id}, [respond, id](const InputOutcome& out, engine::Time now) {
+      if (out.found)
         respond(json_response(200, {{"job", id}, {"stopped_s", engine::to_seconds(now)}}));
       else
         respond(error_response(404, fmt::format("no active job {} (unknown, or ended already)", id)));

@@ -2,18 +2,20 @@
 // (GET /v1/cluster, /v1/jobs, /v1/queue with each waiting job's reason), submit a job while
 // the emulation runs (POST /v1/jobs), stop one for good (POST /v1/jobs/{id}/stop). Every
 // request is answered from the loop's thread at its next instant (through the wall clock's
-// inbox), so the API never reads the scheduler while it decides. Bodies are checked as the
+// inbox; submissions and stops as journaled inputs, emu/outside_input.h), so the API never
+// reads the scheduler while it decides. Bodies are checked as the
 // agents' messages are (emu/protocol.h): a malformed one gets 400 naming the field.
 #pragma once
 
 #include "cluster/topology.h"
+#include "emu/outside_input.h"
 #include "emu/router.h"
 #include "emu/wall_clock.h"
 
 namespace schedlab::emu {
 
 // Adds the API routes to `router`. `agent_state(host)` says "up", "lost" or "absent".
-void add_api_routes(Router& router, WallClock& clock, const cluster::Topology& topo,
+void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluster::Topology& topo,
                     std::function<std::string(cluster::HostId)> agent_state);
 
 }  // namespace schedlab::emu

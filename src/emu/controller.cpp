@@ -21,8 +21,8 @@ std::string ip_of(const std::string& remote) {
 }
 }  // namespace
 
-Controller::Controller(const cluster::Topology& topo, WallClock& clock, ControllerOptions options)
-    : topo_(topo), clock_(clock), options_(std::move(options)), agents_(topo.hosts().size()) {
+Controller::Controller(const cluster::Topology& topo, ControllerOptions options)
+    : topo_(topo), options_(std::move(options)), agents_(topo.hosts().size()) {
   for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) host_by_name_.emplace(host_name(h), h);
   router_.add("POST", "/v1/agents/register",
               [this](const HttpRequest& r, const RouteParams&, Responder resp) { on_register(r, std::move(resp)); });
@@ -83,8 +83,8 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
     std::lock_guard lock(mu_);
     auto& a = agents_[h];
     std::unordered_set<std::string> listed;
-    for (const auto& t : m.tasks)
-      if (t.state == TaskState::running) listed.insert(t.task);
+    // Running, or ended and not yet acknowledged (after the controller itself restarted).
+    for (const auto& t : m.tasks) listed.insert(t.task);
     for (const auto& name : a.delivered)
       if (!listed.count(name)) {
         TaskReport r;
@@ -107,9 +107,8 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
     out.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
   }
   registered_.notify_all();
-  log(fmt::format("agent {} registered from {} ({} tasks running)", m.host, req.remote, m.tasks.size()));
-  if (was_lost)
-    clock_.post([h](engine::Time now, sim::OutsideEvents& outside) { outside.host_back(h, now); });
+  log(fmt::format("agent {} registered from {} ({} task(s) listed)", m.host, req.remote, m.tasks.size()));
+  if (was_lost) inbox_->post(HostBackInput{h});
   if (!gone.empty()) {
     log(fmt::format("agent {} no longer runs {} task(s) it was given: they died with its previous incarnation",
                     m.host, gone.size()));
@@ -131,6 +130,12 @@ Controller::Agent* Controller::heard_from(const std::string& host, const std::st
   for (const auto& r : reports)
     if (r.state != TaskState::running) a.delivered.erase(r.task);
   return &a;
+}
+
+void Controller::expect(cluster::HostId host, std::vector<std::string> tasks) {
+  std::lock_guard lock(mu_);
+  auto& a = agents_.at(host);
+  a.delivered.insert(std::make_move_iterator(tasks.begin()), std::make_move_iterator(tasks.end()));
 }
 
 void Controller::on_poll(const HttpRequest& req, Responder respond) {
@@ -170,9 +175,7 @@ void Controller::on_report(const HttpRequest& req, Responder respond) {
 }
 
 void Controller::deliver(cluster::HostId host, std::vector<TaskReport> reports) {
-  clock_.post([this, host, reports = std::move(reports)](engine::Time now, sim::OutsideEvents& outside) {
-    for (const auto& r : reports) executor_->on_report(host, r, now, outside);
-  });
+  for (auto& r : reports) inbox_->post(ReportInput{host, std::move(r)});
 }
 
 void Controller::flush(Agent& a) {
@@ -223,10 +226,7 @@ void Controller::tick() {
   for (auto h : lost) {
     log(fmt::format("agent {} missed its heartbeat deadline ({} ms): host lost", host_name(h),
                     options_.heartbeat_timeout_ms));
-    clock_.post([this, h](engine::Time at, sim::OutsideEvents& outside) {
-      executor_->on_host_lost(h);
-      outside.host_lost(h, at);
-    });
+    inbox_->post(HostLostInput{h});
   }
 }
 
@@ -259,6 +259,13 @@ std::string Controller::agent_state(cluster::HostId host) const {
   std::lock_guard lock(mu_);
   const auto& a = agents_.at(host);
   return a.agent_id.empty() ? "absent" : a.lost ? "lost" : "up";
+}
+
+std::vector<bool> Controller::hosts_up() const {
+  std::lock_guard lock(mu_);
+  std::vector<bool> up;
+  for (const auto& a : agents_) up.push_back(!a.agent_id.empty() && !a.lost);
+  return up;
 }
 
 bool Controller::hosts_lost() const {

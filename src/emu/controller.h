@@ -23,6 +23,7 @@
 #include "cluster/topology.h"
 #include "emu/emu_executor.h"
 #include "emu/http_server.h"
+#include "emu/outside_input.h"
 #include "emu/router.h"
 #include "emu/wall_clock.h"
 
@@ -39,11 +40,14 @@ struct ControllerOptions {
 
 class Controller final : public AgentLink {
  public:
-  Controller(const cluster::Topology& topo, WallClock& clock, ControllerOptions options);
+  Controller(const cluster::Topology& topo, ControllerOptions options);
   ~Controller() override;
 
-  // The executor that hears the agents' reports (set before start()).
-  void attach(EmuExecutor& executor) { executor_ = &executor; }
+  // Where the agents' reports and lost hosts go, to the loop (set before start()).
+  void attach(Inbox& inbox) { inbox_ = &inbox; }
+  // A resumed controller, before start(): the tasks the loop believes run on `host`. Those
+  // its agent neither lists nor reports when it registers again died meanwhile.
+  void expect(cluster::HostId host, std::vector<std::string> tasks);
   // Extra routes (the API) on the same server, added before start().
   Router& router() { return router_; }
   void start();
@@ -53,6 +57,8 @@ class Controller final : public AgentLink {
   // Waits until every host of the cluster has an agent; false (with the missing hosts named
   // in `missing`) when `timeout` passes first.
   bool wait_for_agents(std::chrono::milliseconds timeout, std::string& missing);
+  // By host: whether an agent has registered (and is not lost).
+  std::vector<bool> hosts_up() const;
   // Tells every agent to kill its tasks and exit.
   void shutdown_agents();
   // "up", "lost" (missed its heartbeat deadline) or "absent" (never registered).
@@ -92,9 +98,8 @@ class Controller final : public AgentLink {
   void log(const std::string& line) const;
 
   const cluster::Topology& topo_;
-  WallClock& clock_;
   ControllerOptions options_;
-  EmuExecutor* executor_ = nullptr;
+  Inbox* inbox_ = nullptr;
   Router router_;
   std::unique_ptr<HttpServer> server_;
   mutable std::mutex mu_;

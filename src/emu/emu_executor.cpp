@@ -92,7 +92,7 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
                {"CUDA_VISIBLE_DEVICES", visible}};
     cmd.checkpoint_dir = fmt::format("{}/job-{}", options_.checkpoint_root, job.id);
     tasks_.emplace(cmd.task, std::move(t));
-    agents_.send(slot.host, std::move(cmd));
+    send(slot.host, std::move(cmd));
   }
   runs_.emplace(run, r);
 }
@@ -100,6 +100,23 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
 bool EmuExecutor::is_current(const engine::Event& e) const {
   auto it = runs_.find(e.subject);
   return it != runs_.end() && it->second.ended && !it->second.stopped;
+}
+
+void EmuExecutor::send(cluster::HostId host, Command command) {
+  if (!replaying_) agents_.send(host, std::move(command));
+}
+
+std::vector<std::string> EmuExecutor::tasks_on(cluster::HostId host) const {
+  std::vector<std::string> out;
+  for (const auto& [name, t] : tasks_)
+    if (t.host == host) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void EmuExecutor::kill_stopped_again() {
+  for (const auto& [name, t] : tasks_)
+    if (t.kill_grace_ms) send(t.host, KillCommand{name, *t.kill_grace_ms});
 }
 
 void EmuExecutor::finished(sim::RunId run, engine::Time) { runs_.erase(run); }
@@ -120,8 +137,11 @@ double EmuExecutor::stop(sim::RunId run, engine::Time now, bool graceful) {
                                        static_cast<double>(options_.lifecycle.grace) / options_.speedup / 1000.0, 0.0,
                                        3.6e6))
                                  : 0u;
-  for (const auto& [name, t] : tasks_)
-    if (t.run == run) agents_.send(t.host, KillCommand{name, grace_ms});
+  for (auto& [name, t] : tasks_)
+    if (t.run == run) {
+      t.kill_grace_ms = grace_ms;
+      send(t.host, KillCommand{name, grace_ms});
+    }
   // Its tasks' exits still arrive (and free their GPU indexes) but no longer count.
   runs_.erase(it);
   return done;
@@ -140,14 +160,14 @@ void EmuExecutor::on_report(cluster::HostId host, const TaskReport& report, engi
   if (it == tasks_.end()) {
     // Not ours (any more): a task of a run that failed with its lost host, say. Still alive:
     // it must not hold GPUs the scheduler gave to others.
-    if (report.state == TaskState::running) agents_.send(host, KillCommand{report.task, 0});
+    if (report.state == TaskState::running) send(host, KillCommand{report.task, 0});
     return;
   }
   auto run_it = runs_.find(it->second.run);
   RunState* r = run_it == runs_.end() ? nullptr : &run_it->second;
   // A task heard of for the first time ran (an exit means it started too): the run's start
   // latency ends when the last of its tasks is heard of.
-  if (r && !it->second.seen_running && ++r->running == r->ranks)
+  if (r && !it->second.seen_running && ++r->running == r->ranks && !replaying_)
     start_latency_ms_.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r->decided).count());
   it->second.seen_running = true;
@@ -178,7 +198,7 @@ std::string EmuExecutor::kill_task(std::uint32_t job, std::uint32_t rank, std::u
   const std::string name = task_name(r.job, run, rank % r.ranks);
   auto it = tasks_.find(name);
   if (it == tasks_.end()) return {};  // that task is done already
-  agents_.send(it->second.host, KillCommand{name, 0});
+  send(it->second.host, KillCommand{name, 0});
   return name;
 }
 

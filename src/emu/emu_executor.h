@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,15 @@ class EmuExecutor final : public sim::Executor {
   // `job`'s live run, or of the live run number `draw` (mod their count) when job is any.
   // Returns what it killed ("" when there was nothing to kill).
   std::string kill_task(std::uint32_t job, std::uint32_t rank, std::uint64_t draw);
+  // While a journal is replayed (emulate --resume): commands are not sent (they were, before
+  // the controller was killed) and no start latency is measured.
+  void set_replaying(bool on) { replaying_ = on; }
+  // The tasks it believes are on `host` (a resumed controller checks them against what the
+  // host's agent lists when it registers again).
+  std::vector<std::string> tasks_on(cluster::HostId host) const;
+  // After a replay: the kill of every task of a stopped run, again (the first one may have
+  // been lost with the controller; an agent ignores the kill of a task it no longer runs).
+  void kill_stopped_again();
   // Wall milliseconds from each run's start decision to all its tasks reported running.
   const std::vector<double>& start_latency_ms() const { return start_latency_ms_; }
 
@@ -84,7 +94,9 @@ class EmuExecutor final : public sim::Executor {
     cluster::HostId host = 0;
     std::vector<std::uint16_t> gpu_indexes;
     bool seen_running = false;
+    std::optional<std::uint32_t> kill_grace_ms;  // its run was stopped: the kill was sent
   };
+  void send(cluster::HostId host, Command command);
   static std::string task_name(workload::JobId job, sim::RunId run, std::uint32_t rank);
   std::vector<std::uint16_t> take_gpus(cluster::HostId host, const cluster::TaskSlot& slot);
   void drop_task(std::unordered_map<std::string, LiveTask>::iterator it);
@@ -97,6 +109,7 @@ class EmuExecutor final : public sim::Executor {
   std::unordered_map<std::string, LiveTask> tasks_;
   std::vector<std::vector<bool>> gpu_used_;  // by host, by GPU index
   std::vector<double> start_latency_ms_;
+  bool replaying_ = false;
 };
 
 }  // namespace schedlab::emu

@@ -77,13 +77,20 @@ sim::RunHooks Emulation::hooks(const config::Scenario& scenario, std::function<v
   return h;
 }
 
+void Emulation::resume_from(Journal journal, bool temporary_work_dir) {
+  resume_ = std::move(journal);
+  own_work_dir_ = temporary_work_dir;
+}
+
 sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& perf,
                              const sim::LifecycleConfig& lifecycle) {
   if (perf.shares_links())
     throw InputError(fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "
                                  "emulated; use a model without link sharing",
                                  perf.name()));
-  if (options_.work_dir.empty()) {
+  if (resume_) {
+    work_dir_ = options_.work_dir;
+  } else if (options_.work_dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = fmt::format("{}/schedlab-emulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(templ.data())) throw EnvironmentError("cannot create a work folder under " + templ);
@@ -108,7 +115,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   // A poll is held at most half the deadline: an agent always polls again well within it.
   co.heartbeat_interval_ms = std::min<std::uint32_t>(1000, options_.heartbeat_timeout_ms / 2);
   co.log = [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); };
-  controller_ = std::make_unique<Controller>(topo, *clock_, co);
+  controller_ = std::make_unique<Controller>(topo, co);
   EmuExecutorOptions eo;
   eo.speedup = options_.speedup;
   eo.self_exe = self_executable();
@@ -116,39 +123,109 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   eo.lifecycle = lifecycle;
   executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
   executor_hosts_ = topo.hosts().size();
-  controller_->attach(*executor_);
-  add_api_routes(controller_->router(), *clock_, topo,
+  inbox_ = std::make_unique<Inbox>(*clock_, *executor_);
+  controller_->attach(*inbox_);
+  add_api_routes(controller_->router(), *clock_, *inbox_, topo,
                  [this](cluster::HostId h) { return controller_->agent_state(h); });
+  const std::string journal_path = work_dir_ + "/journal.jsonl";
+  if (!resume_) {
+    connect(topo, false);
+    auto options = options_.journal_options;
+    options["listen"] = fmt::format("{}:{}", address.find(':') != std::string::npos ? "[" + address + "]" : address,
+                                     controller_->port());
+    options["work_dir"] = std::filesystem::absolute(work_dir_).string();
+    options["temporary_work_dir"] = own_work_dir_;
+    journal_.emplace(JournalWriter::create(journal_path, options));
+    wire_journal(false);
+    if (!scenario_->emulation.kills.empty()) plan_ = std::thread([this] { run_plan(false); });
+    return sim::Driver{clock_.get(), executor_.get()};
+  }
+  // Resumed: replay first (no commands go out), then hand over to the wall clock.
+  journal_.emplace(JournalWriter::append(journal_path));
+  wire_journal(resume_->anchor.has_value());
+  executor_->set_replaying(true);
+  fmt::print(stderr, "schedlab emulate: replaying the journal {} ({} instants with inputs)\n", journal_path,
+             resume_->batches.size());
+  replay_ = std::make_unique<JournalClock>(
+      std::move(resume_->batches),
+      [this](const OutsideInput& in, engine::Time now, sim::OutsideEvents& outside) {
+        apply_input(in, now, *executor_, outside);
+      },
+      [this, &topo](engine::Time last) { handover(topo, last); }, *clock_);
+  return sim::Driver{replay_.get(), executor_.get()};
+}
+
+void Emulation::wire_journal(bool clock_known) {
+  inbox_->journal_to(&*journal_);
+  clock_->on_batch_done([this](engine::Time at) { journal_->end_batch(at); });
+  if (clock_known) return;
+  clock_->on_start([this](engine::Time origin, std::chrono::system_clock::time_point wall) {
+    journal_->clock_started(ClockAnchor{
+        origin, std::chrono::duration_cast<std::chrono::microseconds>(wall.time_since_epoch()).count()});
+  });
+}
+
+void Emulation::connect(const cluster::Topology& topo, bool adopting) {
+  const auto& address = listen_.host;
   controller_->start();
   const std::string where = fmt::format("{}:{}", address.find(':') != std::string::npos ? "[" + address + "]" : address,
                                         controller_->port());
-  if (announce_) announce_(fmt::format("controller listening on {} (work folder {})", where, work_dir_));
+  if (announce_)
+    announce_(fmt::format("controller listening on {} (work folder {}; after a crash: schedlab emulate --resume {})",
+                          where, work_dir_, work_dir_));
   if (!options_.external_agents) {
     LocalAgentsOptions lo;
-    lo.self_exe = eo.self_exe;
+    lo.self_exe = self_executable();
     lo.controller = fmt::format("{}:{}", is_loopback(address) || address == "0.0.0.0" ? "127.0.0.1" : address,
                                 controller_->port());
     lo.token_file = options_.token_file;
     lo.work_dir = work_dir_;
     agents_ = std::make_unique<LocalAgents>(topo, lo);
-    agents_->start();
+    std::vector<bool> adopted;
+    if (adopting) {
+      std::string missing;
+      controller_->wait_for_agents(options_.adopt_wait, missing);
+      adopted = controller_->hosts_up();
+      std::size_t n = 0;
+      for (bool up : adopted) n += up ? 1 : 0;
+      fmt::print(stderr, "schedlab emulate: {} of {} agents came back; starting the others\n", n, adopted.size());
+    }
+    agents_->start(adopted);
   }
   std::string missing;
   if (!controller_->wait_for_agents(options_.agents_timeout, missing))
     throw EnvironmentError(fmt::format("no agent registered within {} s for host(s) {}",
                                        static_cast<double>(options_.agents_timeout.count()) / 1000.0, missing));
   started_ = std::chrono::steady_clock::now();
-  if (!scenario_->emulation.kills.empty()) plan_ = std::thread([this] { run_plan(); });
-  return sim::Driver{clock_.get(), executor_.get()};
 }
 
-void Emulation::run_plan() {
+void Emulation::handover(const cluster::Topology& topo, engine::Time last) {
+  executor_->set_replaying(false);
+  // The agents' answer to what the loop believes runs: listed tasks are adopted, exits they
+  // kept are delivered, and the rest died while no controller listened.
+  for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) controller_->expect(h, executor_->tasks_on(h));
+  if (resume_->anchor) {
+    const auto wall = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::microseconds(resume_->anchor->unix_us)));
+    clock_->resume(resume_->anchor->origin, wall, last);
+  }
+  connect(topo, true);
+  executor_->kill_stopped_again();
+  fmt::print(stderr, "schedlab emulate: journal replayed; running on from trace time {:.3f} s\n",
+             engine::to_seconds(std::max<engine::Time>(last, 0)));
+  if (!scenario_->emulation.kills.empty()) plan_ = std::thread([this] { run_plan(true); });
+}
+
+void Emulation::run_plan(bool skip_past) {
   std::mt19937_64 rng(scenario_->seed ^ 0x6b696c6cULL);  // targets left open: drawn from the seed
   std::unique_lock lock(plan_mu_);
   while (!plan_stop_ && !clock_->started()) plan_wake_.wait_for(lock, std::chrono::milliseconds(5));
+  const auto plan_start = std::chrono::steady_clock::now();
   for (const auto& k : scenario_->emulation.kills) {
+    const std::uint64_t draw = rng();  // drawn for every entry, so a resumed plan draws the same
+    if (skip_past && clock_->wall_of(k.at) < plan_start) continue;
     if (plan_wake_.wait_until(lock, clock_->wall_of(k.at), [this] { return plan_stop_; })) return;
-    const std::uint64_t draw = rng();
     if (k.what == config::PlannedKill::What::agent) {
       const auto host = static_cast<cluster::HostId>(k.host != config::kAnyTarget ? k.host
                                                                                   : draw % executor_hosts_);
@@ -180,6 +257,7 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   plan_wake_.notify_all();
   if (plan_.joinable()) plan_.join();
   stats_.planned_kills = planned_kills_;
+  if (journal_) journal_->sync();
   controller_->shutdown_agents();
   if (agents_) {
     agents_->stop();

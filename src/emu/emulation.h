@@ -1,6 +1,9 @@
 // One emulation of a scenario: the wall clock, the controller, the executor and (unless the
 // agents are external) the local agents, wired into run_scenario's hooks so that the loop,
-// the scheduler, the collector and the results folder are the simulation's own code. After
+// the scheduler, the collector and the results folder are the simulation's own code. What
+// reaches the loop from outside is journaled (WORK_DIR/journal.jsonl); a resumed emulation
+// replays the journal into a fresh loop, then starts the controller on the same address and
+// adopts the agents (and their tasks) that outlived the killed one. After
 // the run it adds emulation.json to the results: the clock lag (how late instants were
 // handled against the scaled wall clock) and the scheduling latency (a start decision to all
 // its tasks running), p50 and p99, in wall milliseconds.
@@ -19,7 +22,10 @@
 #include "emu/emu_executor.h"
 #include "emu/endpoint.h"
 #include "emu/fidelity.h"
+#include "emu/journal.h"
+#include "emu/journal_clock.h"
 #include "emu/local_agents.h"
+#include "emu/outside_input.h"
 #include "emu/wall_clock.h"
 #include "sim/scenario_run.h"
 
@@ -34,6 +40,12 @@ struct EmulationOptions {
   std::string work_dir;  // checkpoints and agents' logs; "" = a fresh folder under TMPDIR, removed after
   bool keep_work = false;
   std::uint32_t heartbeat_timeout_ms = 5000;
+  // The command's own options, for the journal's header (`emulate --resume` runs them again);
+  // the emulation adds "listen" (the port it got) and "work_dir".
+  nlohmann::json journal_options = nlohmann::json::object();
+  // How long a resumed emulation waits for the agents of the killed controller before it
+  // starts new local ones for the hosts still missing.
+  std::chrono::milliseconds adopt_wait{8000};
 };
 
 struct EmulationStats {
@@ -48,6 +60,9 @@ class Emulation {
  public:
   explicit Emulation(EmulationOptions options);
   ~Emulation();
+  // Before hooks(): continue the emulation that wrote `journal` (its work folder is
+  // options.work_dir) instead of starting one.
+  void resume_from(Journal journal, bool temporary_work_dir);
   // The hooks for run_scenario. `announce` prints where the controller listens. After the
   // emulation, the scenario is simulated too and fidelity.json and fidelity.csv are added to
   // the results.
@@ -57,8 +72,16 @@ class Emulation {
 
  private:
   sim::Driver drive(const cluster::Topology& topo, perf::PerfModel& perf, const sim::LifecycleConfig& lifecycle);
-  // The failure plan (scenario `emulation.failures`), carried out at its trace times.
-  void run_plan();
+  // Starts the controller and the agents, and waits until every host has one (`adopting`:
+  // first for the agents of a killed controller, then new ones for the hosts still missing).
+  void connect(const cluster::Topology& topo, bool adopting);
+  // The end of a journal's replay: the executor speaks to agents again, the controller learns
+  // what should be running and starts, and the clock runs on from the journal's anchor.
+  void handover(const cluster::Topology& topo, engine::Time last);
+  void wire_journal(bool clock_known);
+  // The failure plan (scenario `emulation.failures`), carried out at its trace times; on
+  // resume, the kills whose time passed before are skipped.
+  void run_plan(bool skip_past);
   void finish(const sim::RunHooks::PathOf& path_of, const metrics::Collector& collector,
               const metrics::Summary& summary);
 
@@ -71,6 +94,10 @@ class Emulation {
   std::unique_ptr<WallClock> clock_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<EmuExecutor> executor_;
+  std::unique_ptr<Inbox> inbox_;
+  std::optional<JournalWriter> journal_;
+  std::optional<Journal> resume_;
+  std::unique_ptr<JournalClock> replay_;
   std::unique_ptr<LocalAgents> agents_;
   std::chrono::steady_clock::time_point started_;
   const config::Scenario* scenario_ = nullptr;

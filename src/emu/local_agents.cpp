@@ -29,10 +29,14 @@ Process LocalAgents::launch(cluster::HostId host) const {
   return Process::spawn(spec);
 }
 
-void LocalAgents::start() {
+void LocalAgents::start(const std::vector<bool>& adopted) {
   {
     std::lock_guard lock(mu_);
-    for (cluster::HostId h = 0; h < topo_.hosts().size(); ++h) agents_.push_back(launch(h));
+    adopted_.assign(topo_.hosts().size(), false);
+    for (cluster::HostId h = 0; h < topo_.hosts().size(); ++h) {
+      adopted_[h] = h < adopted.size() && adopted[h];
+      agents_.push_back(adopted_[h] ? Process{} : launch(h));
+    }
     restart_at_.assign(agents_.size(), {});
   }
   supervisor_ = std::thread([this] { supervise(); });
@@ -45,7 +49,7 @@ void LocalAgents::supervise() {
       const auto now = std::chrono::steady_clock::now();
       for (std::size_t h = 0; h < agents_.size() && !stopping_; ++h) {
         auto& p = agents_[h];
-        if (p.running() && !p.poll()) continue;
+        if (adopted_[h] || (p.running() && !p.poll())) continue;
         if (restart_at_[h] == std::chrono::steady_clock::time_point{}) {
           restart_at_[h] = now + options_.restart_after;
           continue;

@@ -1,7 +1,9 @@
 // The agents `schedlab emulate` starts itself (unless --external-agents): one `schedlab agent`
 // process per host of the cluster, on this machine, each with the host's GPUs as virtual ones.
 // It supervises them as an init system would: an agent that dies (killed by a failure plan,
-// or by hand) is started again after a pause, registers again, and its host comes back.
+// or by hand) is started again after a pause, registers again, and its host comes back. A
+// resumed emulation adopts the agents that outlived the killed controller and starts (and
+// supervises) only the missing ones.
 #pragma once
 
 #include <atomic>
@@ -29,7 +31,9 @@ class LocalAgents {
  public:
   LocalAgents(const cluster::Topology& topo, LocalAgentsOptions options);
   ~LocalAgents();  // stop()
-  void start();
+  // Starts an agent for every host but those marked in `adopted` (hosts whose agents of an
+  // earlier controller came back: they are neither started nor supervised here).
+  void start(const std::vector<bool>& adopted = {});
   // Waits up to `grace` for the agents to exit (after the controller told them to), then
   // kills what is left. Idempotent.
   void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
@@ -46,6 +50,7 @@ class LocalAgents {
   std::mutex mu_;
   std::vector<Process> agents_;
   std::vector<std::chrono::steady_clock::time_point> restart_at_;
+  std::vector<bool> adopted_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> restarts_{0};
   std::thread supervisor_;

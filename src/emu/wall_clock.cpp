@@ -19,6 +19,16 @@ void WallClock::post(Arrival arrival) {
   wake_.notify_one();
 }
 
+void WallClock::resume(engine::Time origin, std::chrono::system_clock::time_point wall, engine::Time last) {
+  std::lock_guard lock(mu_);
+  started_ = true;
+  origin_ = origin;
+  // The steady clock of another process cannot be carried over; the system clock can.
+  wall0_ = std::chrono::steady_clock::now() -
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::system_clock::now() - wall);
+  last_ = last;
+}
+
 engine::Time WallClock::scaled(SteadyTime wall) const {
   const double wall_us = std::chrono::duration<double, std::micro>(wall - wall0_).count();
   return add_time(origin_, time_from_double_clamped(std::floor(wall_us * speedup_)));
@@ -41,6 +51,12 @@ engine::Time WallClock::advance(engine::Time next, sim::OutsideEvents& outside) 
     started_ = true;
     wall0_ = std::chrono::steady_clock::now();
     origin_ = next == engine::kTimeMax ? 0 : next;
+    if (on_start_) {
+      const auto wall = std::chrono::system_clock::now();
+      lock.unlock();
+      on_start_(origin_, wall);
+      lock.lock();
+    }
   }
   for (;;) {
     const auto wall = std::chrono::steady_clock::now();
@@ -59,6 +75,7 @@ engine::Time WallClock::advance(engine::Time next, sim::OutsideEvents& outside) 
       // Outside of the lock: an arrival may post further ones (and the poster must not wait).
       lock.unlock();
       for (auto& a : arrivals) a(at, outside);
+      if (on_batch_done_) on_batch_done_(at);
       return at;
     }
     if (next == engine::kTimeMax) {

@@ -29,6 +29,18 @@ class WallClock final : public sim::Clock {
   // a loop with nothing left to wait for ends instead of sleeping forever.
   WallClock(double speedup, std::function<bool()> may_hear);
 
+  // Loop thread, before the first advance(): `started` hears the anchor of trace time when the
+  // clock starts (the journal keeps it); `batch_done` hears the instant of each delivery of
+  // arrivals, after they ran (the journal writes their line).
+  void on_start(std::function<void(engine::Time origin, std::chrono::system_clock::time_point wall)> started) {
+    on_start_ = std::move(started);
+  }
+  void on_batch_done(std::function<void(engine::Time at)> done) { on_batch_done_ = std::move(done); }
+  // A resumed emulation: trace time `origin` was due at `wall` (the clock runs on from
+  // there, so the time the controller was away has passed in trace time too), and instants
+  // before `last` were handled already.
+  void resume(engine::Time origin, std::chrono::system_clock::time_point wall, engine::Time last);
+
   // Any thread: runs `arrival` in the loop's thread at the next instant.
   void post(Arrival arrival);
   engine::Time advance(engine::Time next, sim::OutsideEvents& outside) override;
@@ -50,6 +62,8 @@ class WallClock final : public sim::Clock {
 
   const double speedup_;
   std::function<bool()> may_hear_;
+  std::function<void(engine::Time, std::chrono::system_clock::time_point)> on_start_;
+  std::function<void(engine::Time)> on_batch_done_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::deque<Arrival> inbox_;

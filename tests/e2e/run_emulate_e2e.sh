@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `schedlab emulate`: a small emulation with real agent and worker
 # processes, checked against its own simulation; an agent and a worker killed mid-run (no job
-# lost); the API used while it runs (a job submitted, one stopped); garbage sent to the
+# lost); the controller killed and resumed from its journal; the API used while it runs (a job submitted, one stopped); garbage sent to the
 # controller (it keeps serving, the results are intact); refusals. Every process an emulation
 # starts is stopped by it; the script checks that none is left.
 #   usage: tests/e2e/run_emulate_e2e.sh <path to schedlab> <repository root>
@@ -105,6 +105,42 @@ else
   fi
 fi
 no_leftovers emulate_worker_killed
+
+# --- the controller killed (SIGKILL) and resumed from its journal --------------------------
+# Its agents keep their tasks running and come back to the resumed controller, which replays
+# the journal, adopts them and finishes with every result file; nothing is written before.
+"$BIN" emulate "$SC" --speedup 1000 --work-dir "$TMP/resume-work" --out "$TMP/resumed" >/dev/null 2>"$TMP/stderr" &
+emu_pid=$!
+for _ in $(seq 300); do
+  [ "$(wc -l 2>/dev/null <"$TMP/resume-work/journal.jsonl" || echo 0)" -ge 15 ] && break
+  sleep 0.05
+done
+kill -KILL "$emu_pid"
+wait "$emu_pid" 2>/dev/null
+if [ -e "$TMP/resumed" ]; then
+  fail emulate_controller_killed_resumed "results written before the run ended"
+else
+  run emulate --resume "$TMP/resume-work"
+  if [ "$rc" -ne 0 ]; then
+    fail emulate_controller_killed_resumed "exit code $rc"
+  else
+    finished=$(json "$TMP/resumed/summary.json" "d['finished']")
+    err=$(json "$TMP/resumed/fidelity.json" "abs(d['mean_jct_error'])")
+    came_back=$(sed -n 's/.* \([0-9]*\) of 4 agents came back.*/\1/p' "$TMP/stderr")
+    if [ "$finished" != 24 ]; then
+      fail emulate_controller_killed_resumed "$finished of 24 jobs finished"
+    elif [ "${came_back:-0}" -lt 1 ]; then
+      fail emulate_controller_killed_resumed "no agent of the killed controller was adopted"
+    elif ! python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$err" "$bound"; then
+      fail emulate_controller_killed_resumed "mean JCT error $err against the simulation (bound $bound)"
+    else
+      pass emulate_controller_killed_resumed
+    fi
+  fi
+fi
+no_leftovers emulate_controller_killed_resumed
+run emulate --resume "$TMP/nowhere"
+if [ "$rc" -eq 2 ]; then pass emulate_resume_without_journal; else fail emulate_resume_without_journal "exit code $rc"; fi
 
 # --- the API and garbage while it runs ---------------------------------------------------
 # http METHOD PATH [BODY]: one request over bash's /dev/tcp; prints the status line's code and
