@@ -13,7 +13,7 @@ namespace schedlab::config {
 // Limits of a cluster file (README.md, "Cluster files"). The topology holds state per GPU and per
 // host, so a larger cluster is refused where its count is written instead of exhausting memory.
 inline constexpr std::uint64_t kMaxClusterGpus = 10'000'000;
-inline constexpr std::uint64_t kMaxClusterHosts = 10'000'000;
+inline constexpr std::uint64_t kMaxClusterHosts = 1'000'000;
 inline constexpr std::uint16_t kMaxGpusPerHost = 1024;
 // A host group that does not give its CPUs and memory gets these per GPU: an 8-GPU host has
 // 96 CPUs and 1,024 GB. 96 CPUs is what the 8-GPU nodes of Alibaba's openb 2023 cluster have
