@@ -267,7 +267,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
   check_keys(root, {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
-                    "variants", "checkpoint", "preemption", "failures", "emulation"}, at);
+                    "variants", "checkpoint", "preemption", "failures", "emulation", "pools"}, at);
 
   Scenario sc;
   sc.file = path;
@@ -282,6 +282,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.catalog = load_catalog(sc.catalog_file);
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
   sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
+  sc.pools = read_pools(root, at, sc.cluster);
   {
     std::uint64_t hosts = 0;
     for (const auto& r : sc.cluster.racks)
@@ -333,6 +334,15 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   }
 
   sc.scheduler = read_scheduler(root["scheduler"], at / "scheduler");
+  if (!sc.pools.enabled) {
+    const auto& sn = root["scheduler"];
+    if (std::find(sc.scheduler.admission.begin(), sc.scheduler.admission.end(), "pools") !=
+        sc.scheduler.admission.end())
+      fail(sn["admission"], at / "scheduler" / "admission", "admission 'pools' needs a pools: section in the scenario");
+    if (sc.scheduler.preemption == "pool-reclaim")
+      fail(sn["preemption"], at / "scheduler" / "preemption",
+           "preemption 'pool-reclaim' needs a pools: section in the scenario");
+  }
 
   if (const auto& p = root["perf"]) {
     At pat = at / "perf";

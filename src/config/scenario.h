@@ -14,6 +14,7 @@
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
 #include "config/emulation_config.h"
+#include "config/pools_config.h"
 #include "config/lifecycle_config.h"
 #include "sched/scheduler.h"
 #include "workload/generator.h"
@@ -55,6 +56,7 @@ struct Scenario {
   PerfConfig perf;
   LifecycleSettings lifecycle;  // checkpoint:, preemption:, failures: (config/lifecycle_config.h)
   EmulationConfig emulation;    // emulation: (only `schedlab emulate` reads it)
+  PoolsConfig pools;            // pools: (config/pools_config.h)
   engine::Time timeline_interval = 600 * engine::kMicrosPerSecond;
   std::vector<Variant> variants;
   YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)

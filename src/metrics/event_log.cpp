@@ -47,6 +47,7 @@ std::string EventLog::reason(const LifeEvent& e) const {
         case sched::StopCause::gpu_failed: why = fmt::format("GPU failed on h{}", e.host); break;
         case sched::StopCause::task_failed: why = fmt::format("task failed on h{}", e.host); break;
         case sched::StopCause::killed: why = "killed by a user"; break;
+        case sched::StopCause::reclaimed: why = "reclaimed: its pool held more than its entitlement"; break;
       }
       if (e.hold > 0) why += fmt::format("; saves a checkpoint for {:g} s", engine::to_seconds(e.hold));
       return why;

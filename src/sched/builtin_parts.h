@@ -27,6 +27,8 @@ std::unique_ptr<PlacementPolicy> make_spread_placement(const PartArgs& args);
 std::unique_ptr<Preemption> make_no_preemption(const PartArgs& args);
 std::unique_ptr<Preemption> make_reorder_preemption(const PartArgs& args);
 std::unique_ptr<Preemption> make_priority_preemption(const PartArgs& args);
+std::unique_ptr<Preemption> make_pool_reclaim_preemption(const PartArgs& args);
+std::unique_ptr<Admission> make_pools_admission(const PartArgs& args);
 std::unique_ptr<Backfill> make_no_backfill(const PartArgs& args);
 std::unique_ptr<Backfill> make_easy_backfill(const PartArgs& args);
 std::unique_ptr<Backfill> make_greedy_backfill(const PartArgs& args);

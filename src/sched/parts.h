@@ -13,6 +13,10 @@
 #include "sched/pending_job.h"
 #include "sched/status.h"
 
+namespace schedlab::pools {
+class PoolBook;
+}
+
 namespace schedlab::sched {
 
 // Per-part settings from the scenario's `scheduler.args.<part>` map.
@@ -23,6 +27,7 @@ struct SchedContext {
   const cluster::Topology& topo;
   const cluster::AllocationState& alloc;
   engine::Time now;
+  const pools::PoolBook* pools = nullptr;  // the scenario's pools; null without `pools:`
 };
 
 // A queue-order key: smaller goes first, compared (primary, secondary), then by job id.
@@ -69,6 +74,10 @@ class Admission {
   virtual Status admit(const PendingJob& job, const SchedContext& ctx) const = 0;
   // True when the job's remaining tasks must start together (a gang) under this part.
   virtual bool all_or_nothing(const PendingJob& /*job*/) const { return false; }
+  // False for a part whose refusal concerns the job's own share (its pool is at its
+  // entitlement): the job then waits without blocking the jobs behind it, as if each pool
+  // had a queue of its own.
+  virtual bool blocks_queue() const { return true; }
 };
 
 // Which GPU models may take this job's tasks (hosts are homogeneous per model, so a model
@@ -143,6 +152,9 @@ class Preemption {
   virtual bool evict_first(const EvictionCandidate& a, const EvictionCandidate& b) const {
     return a.key != b.key ? a.key > b.key : a.id > b.id;
   }
+  // Peloton's reclaim instead (scheduler_pools.cpp): pools above their entitlement for the
+  // scenario's sustained_periods give the surplus back at each entitlement period.
+  virtual bool reclaims_pools() const { return false; }
 };
 
 // A running job as backfilling sees it: its GPUs and when it is expected to end.

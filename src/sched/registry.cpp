@@ -53,6 +53,10 @@ void register_builtin_parts(PartRegistry& r) {
   r.admissions.add("gang", "a gang job's tasks start at one instant or none do; non-gang jobs start task by task",
                    make_gang_admission);
   r.admissions.add("incremental", "every job's tasks start as they fit, gang flag or not", make_incremental_admission);
+  r.admissions.add("pools",
+                   "Peloton: a job starts only within its pool's entitlement (a non-preemptible pool's: its "
+                   "reservation); needs pools: in the scenario",
+                   make_pools_admission);
 
   r.filters.add("gpu-model", "only GPUs of the job's requested model(s) and minimum generation", make_gpu_model_filter);
   r.filters.add("same-generation", "all of a job's GPUs of one generation (Peloton constraint placement)",
@@ -76,6 +80,10 @@ void register_builtin_parts(PartRegistry& r) {
                     "Kubernetes: a waiting job evicts running jobs of a lower class (key primary), youngest first, "
                     "none it can spare",
                     make_priority_preemption);
+  r.preemptions.add("pool-reclaim",
+                    "Peloton: a pool above its entitlement for sustained_periods gives the surplus back, lowest "
+                    "priority then shortest run first, each gang whole; needs pools: in the scenario",
+                    make_pool_reclaim_preemption);
 
   r.backfills.add("none", "strict queue order: nothing starts ahead of a blocked job", make_no_backfill);
   r.backfills.add("easy", "EASY: a later job may start if it does not delay the first blocked job's reservation",

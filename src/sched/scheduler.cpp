@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cluster/resources.h"
+#include "pools/pool_book.h"
 #include "util/suggest.h"
 
 namespace schedlab::sched {
@@ -152,7 +153,11 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   PendingJob job{&spec, requested, spec.tasks};
   job.waiting_since = now;
   job.allowed = allowed_models(job);
-  if (auto why = never_fits(job)) return why;
+  if (auto why = never_fits(job)) {
+    if (pools_) pools_->gone(spec.id);
+    return why;
+  }
+  if (pools_) pools_->waiting(spec, spec.tasks);
   queue_order_->job_submitted(spec);
   auto& ks = new_key_state(spec.id);
   ks.spec = &spec;
@@ -267,10 +272,14 @@ void Scheduler::take_timers(std::vector<TimerRequest>& out) {
 }
 
 bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext& ctx, cluster::AllocationState& alloc,
-                          std::vector<cluster::TaskSlot>& slots) {
+                          std::vector<cluster::TaskSlot>& slots, bool& blocks) {
   bool whole = false;
+  blocks = true;
   for (const auto& a : admissions_) {
-    if (!a->admit(job, ctx).is_ok()) return false;
+    if (!a->admit(job, ctx).is_ok()) {
+      blocks = a->blocks_queue();
+      return false;
+    }
     whole = whole || a->all_or_nothing(job);
   }
   const std::uint32_t need = whole ? job.tasks_left : 1;
@@ -304,6 +313,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                          std::vector<StopDecision>& stops) {
+  if (pools_ && now >= next_pools_) pools_pass(now, alloc, stops);
   start_pass(now, alloc, starts);
   if (preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
 }
@@ -312,6 +322,7 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
                              std::vector<StartDecision>& starts) {
   job.tasks_left -= static_cast<std::uint32_t>(slots.size());
   const workload::JobId id = job.id();
+  if (pools_) pools_->started(*job.spec, static_cast<std::uint32_t>(slots.size()));
   auto& ks = key_state(id);
   auto [it, fresh] = running_.try_emplace(id);
   auto& run = it->second;
@@ -340,7 +351,7 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
       alloc.release_epoch() == last_block_.epoch)
     return;
   last_block_.valid = false;
-  SchedContext ctx{*topo_, alloc, now};
+  SchedContext ctx{*topo_, alloc, now, pools_};
   bool blocked = false;
   std::size_t scanned_after_block = 0;
   std::vector<cluster::TaskSlot> slots;
@@ -354,8 +365,9 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
     // Nothing can start when no GPU is free and every waiting job needs one.
     if (alloc.free_gpus() == 0 && alloc.shared_gpus() == 0 && queued_without_gpu_ == 0) break;
     PendingJob& job = it->second;
-    if (!try_start(job, blocked, ctx, alloc, slots)) {
-      if (!blocked) {
+    bool blocks = true;
+    if (!try_start(job, blocked, ctx, alloc, slots, blocks)) {
+      if (!blocked && blocks) {
         if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
         block_on(job);
       }
@@ -394,6 +406,7 @@ void Scheduler::starts_applied(engine::Time now) {
 void Scheduler::drop_running(workload::JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
+  if (pools_) pools_->released(id);
   ++changes_;
   if (backfill_->max_scan() > 0) running_by_end_.erase(RunningJob{id, it->second.gpus, it->second.expected_end});
   auto& ks = key_state(id);
@@ -413,12 +426,13 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
   // Tasks of a partly started job that still waited leave the queue with it: the whole job
   // is placed again from scratch when it is requeued.
   job_stopped(id);
-  if (cause == StopCause::preempted) ++preemptions_;
+  if (is_preemption(cause)) ++preemptions_;
   stops.push_back(d);
 }
 
 void Scheduler::job_ended(workload::JobId id, engine::Time now) {
   drop_running(id);
+  if (pools_) pools_->gone(id);
   if (!has_key(id)) return;
   const auto user = key_state(id).spec->user;
   release_key_state(id);
@@ -448,6 +462,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ++ks.version;
   enqueue(QueueKey{ks.key, id}, job);
+  if (pools_) pools_->waiting(spec, spec.tasks);
   last_block_.valid = false;
   ++changes_;
   if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
@@ -457,6 +472,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
 
 void Scheduler::forget(workload::JobId id, engine::Time now) {
   job_stopped(id);
+  if (pools_) pools_->gone(id);
   const auto user = key_state(id).spec->user;
   release_key_state(id);
   if (queue_order_->keyed_by_user()) rekey_user(user, now);
@@ -468,6 +484,7 @@ const char* cause_name(StopCause c) {
     case StopCause::host_failed: return "host failed";
     case StopCause::gpu_failed: return "GPU failed";
     case StopCause::task_failed: return "task failed";
+    case StopCause::reclaimed: return "reclaimed by its pool";
     case StopCause::killed: return "killed";
   }
   return "?";

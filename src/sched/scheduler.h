@@ -37,8 +37,11 @@ struct StartDecision {
   bool job_fully_started = false;  // no task of the job is left waiting
 };
 
-enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed, killed };
+// reclaimed: its pool held more than its entitlement for too long (preemption pool-reclaim).
+enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed, killed, reclaimed };
 const char* cause_name(StopCause c);
+// A stop the scheduler chose (graceful, counted as a preemption) rather than a failure or a kill.
+inline bool is_preemption(StopCause c) { return c == StopCause::preempted || c == StopCause::reclaimed; }
 
 // A whole job (all its running tasks: a gang is stopped as one unit) stops now.
 struct StopDecision {
@@ -67,6 +70,10 @@ class Scheduler {
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
   std::optional<std::string> submit(const workload::JobSpec& spec, cluster::ModelMask requested, engine::Time now);
+  // The scenario's pools: the scheduler keeps `book` current (submits, starts, stops, ends),
+  // recomputes entitlements every `period` and hands the book to its parts. Before any submit.
+  void use_pools(pools::PoolBook* book, engine::Time period);
+  std::uint64_t reclaims() const { return reclaims_; }
   // One scheduling pass at `now`: commits allocations for the jobs that start, frees the
   // GPUs of jobs it stops at once, and reports both.
   void schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
@@ -120,9 +127,15 @@ class Scheduler {
     bool running = false;
   };
 
-  // Tries to start the job's tasks now; fills `slots` and returns true on success.
+  // Tries to start the job's tasks now; fills `slots` and returns true on success. On
+  // failure, `blocks` says whether the job holds up the queue behind it (it does, unless an
+  // admission part refused it for its pool's share).
   bool try_start(PendingJob& job, bool after_block, const SchedContext& ctx, cluster::AllocationState& alloc,
-                 std::vector<cluster::TaskSlot>& slots);
+                 std::vector<cluster::TaskSlot>& slots, bool& blocks);
+  // At each entitlement period (scheduler_pools.cpp): entitlements recomputed and, under
+  // pool-reclaim, the surplus of pools over theirs for long enough stopped.
+  void pools_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
+  void reclaim(std::int32_t pool, engine::Time now, cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
   // The placement pass in queue order (with backfill past the first blocked job).
   void start_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts);
   // The preemption pass (scheduler_preempt.cpp): stops running jobs to start better ones.
@@ -187,6 +200,10 @@ class Scheduler {
   std::vector<workload::JobId> started_;  // by the last pass, to rekey once applied
   engine::Time next_rekey_ = engine::kTimeMax;
   std::uint64_t preemptions_ = 0;
+  pools::PoolBook* pools_ = nullptr;
+  engine::Time pools_period_ = 0;
+  engine::Time next_pools_ = std::numeric_limits<engine::Time>::min();
+  std::uint64_t reclaims_ = 0;
   // The cluster's distinct host shapes with their counts (a few per cluster file), for
   // never_fits: how many tasks of a job the whole cluster could hold.
   struct HostShape {

@@ -32,7 +32,7 @@ bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, engine::Ti
                            cluster::AllocationState& alloc) {
   if (alloc.free_gpus(job.allowed) < gpus_needed(job, need)) return false;
   // Admission sees the state as the dry run left it (a gang counts its victims' GPUs).
-  SchedContext ctx{*topo_, alloc, now};
+  SchedContext ctx{*topo_, alloc, now, pools_};
   for (const auto& a : admissions_)
     if (!a->admit(job, ctx).is_ok()) return false;
   std::vector<cluster::TaskSlot> slots;
@@ -159,7 +159,7 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
   for (const auto& s : starts) started_now_.push_back(s.job);
   std::sort(started_now_.begin(), started_now_.end());
 
-  SchedContext ctx{*topo_, alloc, now};
+  SchedContext ctx{*topo_, alloc, now, pools_};
   std::vector<workload::JobId> victims;
   std::vector<cluster::TaskSlot> slots;
   bool changed = false;  // a stop or start in this pass: jobs the start pass refused may fit now
@@ -205,7 +205,7 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
       break;
     }
     // The victims' GPUs are free now: the job starts in this pass.
-    if (!try_start(job, false, ctx, alloc, slots)) {
+    if (bool blocks = true; !try_start(job, false, ctx, alloc, slots, blocks)) {
       assert(false && "the dry run placed this job");
       break;
     }

@@ -97,6 +97,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
                         sc.workload.generate ? std::string("generator") : sc.workload.trace, sc.lifecycle.config,
                         failures.get(), driver);
+  if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   RunOutcome outcome;
   outcome.stats = simulation.run();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());

@@ -220,6 +220,7 @@ void Simulation::handle(const engine::Event& e) {
       rt.ckpt = checkpoint_for(job, lifecycle_, perf_);
       ++active_jobs_;
       ++active_users_[job.user];
+      if (pool_book_) pool_book_->assign(job.id, pool_assigner_->pool_of(job, source_.strings(), trace_name_));
       auto why = scheduler_.submit(job, requested_models(job), e.time);
       if (why) {
         rt.life.state = sched::JobState::dropped;
@@ -355,8 +356,8 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   auto& rt = runtime(id);
   auto& life = rt.life;
   const double done = work_done(id, now);
-  for (RunId r : rt.runs) executor_->stop(r, now, cause == sched::StopCause::preempted);
-  const bool preempted = cause == sched::StopCause::preempted;
+  const bool preempted = sched::is_preemption(cause);
+  for (RunId r : rt.runs) executor_->stop(r, now, preempted);
   // A graceful preemption saves everything if the save fits in the grace period; otherwise
   // (and always after a failure) the job keeps only its last periodic checkpoint.
   const bool saves = preempted && saves_on_preemption(rt);
@@ -660,6 +661,15 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
     s.fragmented_gpus = s.free_gpus - std::min(usable, s.free_gpus);
   }
   return s;
+}
+
+void Simulation::use_pools(const config::PoolsConfig& config, std::uint64_t seed) {
+  const pools::Amounts capacity{static_cast<double>(topo_.total_gpus()),
+                                static_cast<double>(topo_.total_cpu_milli()) / 1000.0,
+                                static_cast<double>(topo_.total_mem_mib()) / 1024.0};
+  pool_book_ = std::make_unique<pools::PoolBook>(config, capacity);
+  pool_assigner_ = std::make_unique<pools::PoolAssigner>(config, seed);
+  scheduler_.use_pools(pool_book_.get(), config.period);
 }
 
 SimulationStats Simulation::run() {

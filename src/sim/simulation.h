@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +20,9 @@
 #include "sim/clock.h"
 #include "sim/executor.h"
 #include "sim/failure_source.h"
+#include "config/pools_config.h"
+#include "pools/pool_assigner.h"
+#include "pools/pool_book.h"
 
 namespace schedlab::sim {
 
@@ -48,6 +52,10 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
              LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr, Driver driver = {});
+
+  // The scenario's pools (before run()): each arriving job is given its pool, and the
+  // scheduler keeps the pools' usage and entitlements.
+  void use_pools(const config::PoolsConfig& config, std::uint64_t seed);
 
   SimulationStats run();
 
@@ -130,6 +138,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   perf::PerfModel& perf_;
   metrics::RunObserver& observer_;
   std::string trace_name_;
+  std::unique_ptr<pools::PoolBook> pool_book_;
+  std::unique_ptr<pools::PoolAssigner> pool_assigner_;
   LifecycleConfig lifecycle_;
   FailureSource* failures_;
   engine::EventQueue queue_;

@@ -17,7 +17,7 @@ JobRow row(double submit, double duration, std::uint32_t tasks, std::uint32_t gp
   return r;
 }
 
-sched::SchedulerConfig config(const std::string& queue, const std::string& preemption,
+sched::SchedulerConfig policy(const std::string& queue, const std::string& preemption,
                               const std::string& backfill = "none", sched::PartArgs args = {}) {
   auto c = scheduler_config("best-fit", {"gang"}, {"gpu-model"}, backfill);
   c.queue = queue;
@@ -37,7 +37,7 @@ sched::SchedulerConfig config(const std::string& queue, const std::string& preem
 // ends; J1 is placed from scratch, on h0 this time, and has 100 - 10 = 90 s left: 30..120.
 TEST_CASE("Sim.HandWorkedPreemption.priority_stops_a_gang_whole_and_it_restarts_elsewhere") {
   const std::vector<JobRow> jobs = {row(0, 30, 1, 4, 1), row(0, 100, 2, 2, 0), row(10, 50, 1, 4, 2)};
-  SimRun r(uniform_cluster(1, 2, 4), config("priority", "priority"), jobs);
+  SimRun r(uniform_cluster(1, 2, 4), policy("priority", "priority"), jobs);
   CHECK(r.stats.preemptions == 1);
   CHECK(r.job(0).starts == std::vector<engine::Time>{0});
   CHECK(r.where(0) == "h0:4");
@@ -82,7 +82,7 @@ TEST_CASE("Sim.HandWorkedPreemption.reorder_evicts_the_worst_running_job_after_m
   for (const auto& c : cases) {
     CAPTURE(c.preemption);
     CAPTURE(c.min_run_s);
-    SimRun r(uniform_cluster(1, 2, 4), config("priority", c.preemption, "none", {{"min_run_s", c.min_run_s}}), jobs);
+    SimRun r(uniform_cluster(1, 2, 4), policy("priority", c.preemption, "none", {{"min_run_s", c.min_run_s}}), jobs);
     CHECK(r.stats.preemptions == 1);
     CHECK(r.job(0).starts == std::vector<engine::Time>{0});
     CHECK(r.end_s(0) == 100);
@@ -123,7 +123,7 @@ TEST_CASE("Sim.HandWorkedPreemption.priority_never_evicts_within_a_class_reorder
   };
   for (const auto& c : cases) {
     CAPTURE(c.preemption);
-    SimRun r(uniform_cluster(1, 2, 4), config("priority", c.preemption, "greedy"), jobs);
+    SimRun r(uniform_cluster(1, 2, 4), policy("priority", c.preemption, "greedy"), jobs);
     CHECK(r.stats.preemptions == c.preemptions);
     CHECK(r.start_s(1) == c.j1_start);
     CHECK(r.end_s(1) == c.j1_start + 50);
@@ -150,7 +150,7 @@ TEST_CASE("Sim.HandWorkedPreemption.greedy_backfill_starts_a_later_job_past_a_bl
   const Case cases[] = {{"greedy", 502, 2}, {"easy", 100, 150}, {"none", 100, 150}};
   for (const auto& c : cases) {
     CAPTURE(c.backfill);
-    SimRun r(uniform_cluster(1, 2, 4), config("fifo", "none", c.backfill), jobs);
+    SimRun r(uniform_cluster(1, 2, 4), policy("fifo", "none", c.backfill), jobs);
     CHECK(r.start_s(1) == c.j1_start);
     CHECK(r.start_s(2) == c.j2_start);
     CHECK(r.where(2) == (std::string(c.backfill) == "greedy" ? "h1:2" : "h0:2"));

@@ -81,6 +81,7 @@ struct JobRow {
   std::string model;
   std::int16_t min_generation = 0;
   std::int32_t priority = 0;
+  std::string pool;  // the trace's pool column (a virtual cluster, a queue)
   // CPUs and memory per task, as a trace column gives them (0 = none asked for).
   std::uint32_t cpu_milli = 0;
   std::uint32_t mem_mib = 0;
@@ -113,6 +114,7 @@ class SpecListSource : public workload::JobSource {
     j.gpu_request = strings_.intern(r.model);
     j.min_generation = r.min_generation;
     j.priority = r.priority;
+    j.pool = strings_.intern(r.pool);
     j.cpu_milli = r.cpu_milli;
     j.mem_mib = r.mem_mib;
     j.cpu_given = j.mem_given = true;
@@ -378,6 +380,7 @@ class RecordingObserver final : public metrics::RunObserver {
 struct SimOptions {
   sim::LifecycleConfig lifecycle;
   std::vector<sim::FailureEvent> failures;  // in time order
+  const config::PoolsConfig* pools = nullptr;
 };
 
 // One simulation of `rows` on `spec` under `config`, trace perf model, everything kept for
@@ -410,6 +413,7 @@ struct SimRun {
     observer.expect_down(whole);
     sim::Simulation simulation(topo, config, source, *perf, observer, "memory", options.lifecycle,
                                options.failures.empty() ? nullptr : &failures);
+    if (options.pools) simulation.use_pools(*options.pools, 1);
     stats = simulation.run();
   }
 

@@ -1,0 +1,61 @@
+// A job's pool: rules, then its trace column, then the default; remembered per label pair.
+#include "pools/pool_assigner.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/suggest.h"
+
+namespace schedlab::pools {
+
+namespace {
+// FNV-1a, then a splitmix64 finish with the seed: the same on every machine and build.
+std::uint64_t seeded_hash(const std::string& s, std::uint64_t seed) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  h ^= seed + 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+}  // namespace
+
+PoolAssigner::PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed) : config_(config), seed_(seed) {}
+
+std::int32_t PoolAssigner::resolve(const std::string& user, const std::string& label) const {
+  for (const auto& r : config_.rules) {
+    const std::string& v = r.on == config::PoolRule::On::user ? user : label;
+    if (!r.spread.empty()) {
+      if (v.empty()) continue;
+      return config_.find(r.spread[seeded_hash(v, seed_) % r.spread.size()]);
+    }
+    const bool match = r.prefix.empty() ? v == r.equals : v.rfind(r.prefix, 0) == 0;
+    if (match) return config_.find(r.pool);
+  }
+  if (const auto i = config_.find(label); i >= 0 && config_.pools[static_cast<std::size_t>(i)].leaf) return i;
+  return config_.default_pool.empty() ? -1 : config_.find(config_.default_pool);
+}
+
+std::int32_t PoolAssigner::pool_of(const workload::JobSpec& job, const workload::StringPool& strings,
+                                   const std::string& trace_name) {
+  const std::uint64_t key = std::uint64_t{job.user} << 32 | job.pool;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const std::int32_t p = resolve(strings.str(job.user), strings.str(job.pool));
+  if (p < 0) {
+    const std::string& label = strings.str(job.pool);
+    std::vector<std::string> leaves;
+    for (const auto& q : config_.pools)
+      if (q.leaf) leaves.push_back(q.name);
+    const std::string near = label.empty() ? "" : closest_match(label, leaves);
+    throw InputError(trace_name, job.line, "pool",
+                     fmt::format("{} matches no rule of pools.assign and names no pool{}; add a rule or pools.default "
+                                 "(scenario {})",
+                                 label.empty() ? fmt::format("job of user '{}' (no pool column)", strings.str(job.user))
+                                               : fmt::format("'{}'", label),
+                                 near.empty() ? "" : fmt::format(" (closest: '{}')", near), config_.file));
+  }
+  memo_.emplace(key, p);
+  return p;
+}
+
+}  // namespace schedlab::pools

@@ -1,0 +1,33 @@
+// Which pool a job belongs to (the scenario's `pools.assign`): the first rule that matches its
+// user or its trace's pool column (Philly's and Helios' virtual cluster, SWF's queue, the
+// native `pool`), else that column when it names a pool, else `pools.default`. A spread rule
+// sends each distinct value to one of its pools by a hash of the value and the seed, so that
+// Philly's 14 virtual clusters can be dealt over 14 pools reproducibly. Answers are remembered
+// per (user, column) pair: a million-job trace costs one hash lookup per job.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "config/pools_config.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::pools {
+
+class PoolAssigner {
+ public:
+  PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed);
+  // The job's (leaf) pool. Throws InputError at the job's trace line when it has none.
+  std::int32_t pool_of(const workload::JobSpec& job, const workload::StringPool& strings,
+                       const std::string& trace_name);
+
+ private:
+  std::int32_t resolve(const std::string& user, const std::string& label) const;
+
+  const config::PoolsConfig& config_;
+  std::uint64_t seed_;
+  std::unordered_map<std::uint64_t, std::int32_t> memo_;  // (user label << 32 | pool label) -> pool
+};
+
+}  // namespace schedlab::pools

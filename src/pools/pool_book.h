@@ -1,0 +1,85 @@
+// The pools as a run sees them: each active job's pool, what each pool's jobs hold and wait
+// for (kept current by the scheduler at every submit, start, stop and end, up the tree), each
+// pool's entitlement (recomputed every `entitlement_period_s` from that usage and the
+// capacity that is up), and for how many periods in a row each pool has held more than it.
+// Admission `pools` asks it whether a job still fits its pool's entitlement; preemption
+// `pool-reclaim` asks it which pools have stayed over theirs long enough to give back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/pools_config.h"
+#include "pools/entitlement.h"
+#include "pools/pool_tree.h"
+#include "workload/job_spec.h"
+
+namespace schedlab::pools {
+
+// What `tasks` tasks of `job` hold: GPUs (a share counts as its fraction), CPUs, GiB.
+Amounts amounts_of(const workload::JobSpec& job, std::uint32_t tasks);
+
+// The PoolTree of a scenario's pools (its checks were made, with lines, when it was read).
+PoolTree tree_of(const config::PoolsConfig& config);
+
+class PoolBook {
+ public:
+  PoolBook(const config::PoolsConfig& config, const Amounts& capacity);
+
+  const PoolTree& tree() const { return tree_; }
+  const config::PoolsConfig& config() const { return config_; }
+  std::size_t size() const { return tree_.size(); }
+  const std::string& name(std::int32_t pool) const { return tree_[static_cast<std::size_t>(pool)].name; }
+
+  // Before the job is submitted: its (leaf) pool.
+  void assign(workload::JobId job, std::int32_t pool);
+  // -1 when the job is not (or no longer) in the book.
+  std::int32_t pool_of(workload::JobId job) const;
+
+  // The job waits for `tasks` of its tasks (all of them after a stop).
+  void waiting(const workload::JobSpec& job, std::uint32_t tasks);
+  // `tasks` of its waiting tasks started.
+  void started(const workload::JobSpec& job, std::uint32_t tasks);
+  // Its running tasks stopped or ended: they hold nothing any more.
+  void released(workload::JobId job);
+  // The job is gone (ended, failed, dropped).
+  void gone(workload::JobId job);
+
+  // Entitlements from the usage now and `capacity` (what is up); advances the count of
+  // periods each pool has been above its entitlement.
+  void recompute(const Amounts& capacity);
+  bool computed() const { return computed_; }
+
+  const Amounts& entitlement(std::int32_t pool) const { return entitlement_[static_cast<std::size_t>(pool)]; }
+  const Amounts& allocation(std::int32_t pool) const { return alloc_[static_cast<std::size_t>(pool)]; }
+  const Amounts& pending(std::int32_t pool) const { return pending_[static_cast<std::size_t>(pool)]; }
+  // Consecutive recomputations that found the pool holding more than its entitlement.
+  std::uint32_t periods_over(std::int32_t pool) const { return over_[static_cast<std::size_t>(pool)]; }
+
+  // The first pool, from the job's own up to the top, that `extra` more would take above its
+  // entitlement (`reservation_only`: above its reservation), and the resource; -1 when none.
+  std::int32_t first_exceeded(std::int32_t pool, const Amounts& extra, bool reservation_only, Resource& which) const;
+
+ private:
+  struct Entry {
+    std::int32_t pool = -1;
+    Amounts held{};
+    Amounts waits{};
+  };
+  // Adds `delta` (negative to take away) to the pool and every pool above it.
+  static void add_up(std::vector<Amounts>& v, const PoolTree& tree, std::int32_t pool, const Amounts& delta,
+                     double sign);
+
+  const config::PoolsConfig& config_;
+  PoolTree tree_;
+  EntitlementCalculator calc_;
+  std::unordered_map<workload::JobId, Entry> jobs_;
+  std::vector<Amounts> alloc_, pending_, entitlement_;
+  std::vector<PoolUsage> usage_;
+  std::vector<std::uint32_t> over_;
+  bool computed_ = false;
+};
+
+}  // namespace schedlab::pools

@@ -1,0 +1,39 @@
+// Admission `pools` (Peloton): a job starts only within its pool's entitlement, and every
+// pool's above it; a job of a non-preemptible pool only within its pool's reservation (what
+// is guaranteed is never taken back, so nothing else may be started there).
+#include "pools/pool_book.h"
+#include "sched/builtin_parts.h"
+
+namespace schedlab::sched {
+namespace {
+class PoolsAdmission final : public Admission {
+ public:
+  Status admit(const PendingJob& job, const SchedContext& ctx) const override {
+    if (!ctx.pools) return Status::ok();
+    const auto& book = *ctx.pools;
+    const auto pool = book.pool_of(job.id());
+    if (pool < 0) return Status::ok();
+    const bool guaranteed_only = !book.tree()[static_cast<std::size_t>(pool)].preemptible;
+    const auto extra = pools::amounts_of(*job.spec, job.tasks_left);
+    pools::Resource which{};
+    const auto over = book.first_exceeded(pool, extra, guaranteed_only, which);
+    if (over < 0) return Status::ok();
+    const auto r = static_cast<std::size_t>(which);
+    // Status keeps two numbers: the pool and the bound, rounded; the resource is in the text.
+    static constexpr const char* kPatterns[2][3] = {
+        {"pool #{} would go above its entitlement of {} GPUs", "pool #{} would go above its entitlement of {} CPUs",
+         "pool #{} would go above its entitlement of {} GB of memory"},
+        {"its pool (#{}) would go above its reservation of {} GPUs",
+         "its pool (#{}) would go above its reservation of {} CPUs",
+         "its pool (#{}) would go above its reservation of {} GB of memory"}};
+    const auto& bound = guaranteed_only ? book.tree()[static_cast<std::size_t>(over)].reservation : book.entitlement(over);
+    return Status::wait(kPatterns[guaranteed_only ? 1 : 0][r], static_cast<std::uint64_t>(over),
+                        static_cast<std::uint64_t>(bound[r]));
+  }
+  bool blocks_queue() const override { return false; }
+};
+}  // namespace
+
+std::unique_ptr<Admission> make_pools_admission(const PartArgs&) { return std::make_unique<PoolsAdmission>(); }
+
+}  // namespace schedlab::sched
