@@ -154,7 +154,7 @@ PoolsConfig read_pools(const YAML::Node& root, const At& at0, const cluster::Clu
   PoolsConfig c;
   c.file = at0.file;
   const auto& n = root["pools"];
-  if (!n) return c;
+  if (!n || n.IsNull()) return c;  // `pools: ~` (a variant's way to run without pools)
   const At at = at0 / "pools";
   require_map(n, at);
   check_keys(n, {"tree", "assign", "default", "entitlement_period_s", "sustained_periods"}, at);

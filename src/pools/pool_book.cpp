@@ -122,7 +122,10 @@ std::int32_t PoolBook::first_exceeded(std::int32_t pool, const Amounts& extra, b
     const auto i = static_cast<std::size_t>(p);
     const Amounts& bound = reservation_only ? tree_[i].reservation : entitlement_[i];
     for (std::size_t r = 0; r < kResources; ++r)
-      if (extra[r] > 0 && alloc_[i][r] + extra[r] > bound[r] * (1 + kSlack) + kSlack) {
+      // A pool held to its reservation is held to the resources it reserves: one that
+      // reserves GPUs only does not refuse the CPUs its jobs bring along.
+      if (extra[r] > 0 && !(reservation_only && bound[r] == 0) &&
+          alloc_[i][r] + extra[r] > bound[r] * (1 + kSlack) + kSlack) {
         which = static_cast<Resource>(r);
         return p;
       }

@@ -59,7 +59,8 @@ class PoolBook {
   std::uint32_t periods_over(std::int32_t pool) const { return over_[static_cast<std::size_t>(pool)]; }
 
   // The first pool, from the job's own up to the top, that `extra` more would take above its
-  // entitlement (`reservation_only`: above its reservation), and the resource; -1 when none.
+  // entitlement (`reservation_only`: above the job's own pool's reservation, for the resources
+  // it reserves any of), and the resource; -1 when none.
   std::int32_t first_exceeded(std::int32_t pool, const Amounts& extra, bool reservation_only, Resource& which) const;
 
  private:

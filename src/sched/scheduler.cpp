@@ -316,6 +316,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
   if (pools_ && now >= next_pools_) pools_pass(now, alloc, stops);
   start_pass(now, alloc, starts);
   if (preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
+  if (pools_) pools_timer();
 }
 
 void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& slots, engine::Time now,

@@ -136,6 +136,8 @@ class Scheduler {
   // pool-reclaim, the surplus of pools over theirs for long enough stopped.
   void pools_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
   void reclaim(std::int32_t pool, engine::Time now, cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
+  // After a pass: the loop is woken at the next period while jobs run.
+  void pools_timer();
   // The placement pass in queue order (with backfill past the first blocked job).
   void start_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts);
   // The preemption pass (scheduler_preempt.cpp): stops running jobs to start better ones.
@@ -203,6 +205,7 @@ class Scheduler {
   pools::PoolBook* pools_ = nullptr;
   engine::Time pools_period_ = 0;
   engine::Time next_pools_ = std::numeric_limits<engine::Time>::min();
+  engine::Time pools_timer_at_ = std::numeric_limits<engine::Time>::min();
   std::uint64_t reclaims_ = 0;
   // The cluster's distinct host shapes with their counts (a few per cluster file), for
   // never_fits: how many tasks of a job the whole cluster could hold.

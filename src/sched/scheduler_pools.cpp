@@ -29,13 +29,20 @@ void Scheduler::pools_pass(engine::Time now, cluster::AllocationState& alloc, st
   pools_->recompute(capacity);
   last_block_.valid = false;  // what a pool may start has changed
   next_pools_ = add_time(now, pools_period_);
-  // Idle, nothing changes until the next arrival, which recomputes first: no timer needed.
-  if (!queue_.empty() || !running_.empty()) timers_.push_back({next_pools_, kPoolsTimer, 0});
   if (!preemption_->reclaims_pools()) return;
   const auto sustained = pools_->config().sustained_periods;
   for (std::size_t p = 0; p < pools_->size(); ++p)
     if (pools_->tree().is_leaf(p) && pools_->periods_over(static_cast<std::int32_t>(p)) >= sustained)
       reclaim(static_cast<std::int32_t>(p), now, alloc, stops);
+}
+
+void Scheduler::pools_timer() {
+  // Only running jobs change the usage between events (and only they can be reclaimed): with
+  // none, the next event (an arrival, a repair, a save ending) recomputes first. A timer
+  // while jobs merely wait would keep a run whose waiting jobs can never start alive forever.
+  if (running_.empty() || pools_timer_at_ == next_pools_) return;
+  timers_.push_back({next_pools_, kPoolsTimer, 0});
+  pools_timer_at_ = next_pools_;
 }
 
 void Scheduler::reclaim(std::int32_t pool, engine::Time now, cluster::AllocationState& alloc,

@@ -106,3 +106,21 @@ TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
 }
 
 }  // namespace schedlab::testing
+
+namespace schedlab::testing {
+
+TEST_CASE("Pools.Run.AJobItsPoolCanNeverAdmitDoesNotKeepTheRunGoing") {
+  auto pools = two_pools();
+  pools.pools[0].preemptible = false;
+  pools.pools[0].reservation = {4, 0, 0};  // production: 4 GPUs guaranteed, never more
+  SimOptions o;
+  o.pools = &pools;
+  // An 8-GPU production job can never start; the research job runs, and then the run ends
+  // (no entitlement timer is kept while jobs only wait).
+  SimRun run(uniform_cluster(1, 2, 8), with({"gang", "pools"}, "pool-reclaim"),
+             {in_pool(0, 100, 8, "production"), in_pool(0, 50, 4, "research")}, o);
+  CHECK(run.job(0).starts.empty());
+  CHECK(run.end_s(1) == 50);
+}
+
+}  // namespace schedlab::testing
