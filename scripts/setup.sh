@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what schedlab needs on Debian 12 (only what is missing) and builds it.
 #   scripts/setup.sh [BUILD_DIR]      (default: build)
-# Environment: SCHEDLAB_BUILD_TYPE (Release), SCHEDLAB_JOBS (nproc), SCHEDLAB_CMAKE_ARGS.
+# Environment: SCHEDLAB_BUILD_TYPE (Release), SCHEDLAB_JOBS (nproc), SCHEDLAB_CMAKE_ARGS,
+# SCHEDLAB_TARGETS (what to build, space-separated; default: everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
@@ -22,4 +23,6 @@ fi
 
 # shellcheck disable=SC2086
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${SCHEDLAB_BUILD_TYPE:-Release}" ${SCHEDLAB_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j"${SCHEDLAB_JOBS:-$(nproc)}"
+targets=()
+for t in ${SCHEDLAB_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j"${SCHEDLAB_JOBS:-$(nproc)}" "${targets[@]}"

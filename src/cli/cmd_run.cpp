@@ -10,6 +10,8 @@
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 #include "sim/scenario_run.h"
+#include "util/checked.h"
+#include "util/error.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
@@ -28,8 +30,18 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--events", *events, "Also write the run's event log (CSV: every start, stop and why, restart, "
                                        "finish, fail) to FILE")
       ->type_name("FILE");
-  cmd->callback([opts, out, force, events, &exit_code] {
+  auto pools_report_s = std::make_shared<double>(0);
+  auto* pools_report = cmd->add_option("--pools-report", *pools_report_s,
+                                       "Print the pools (demand, reservation, entitlement, allocation) as they are "
+                                       "at this trace time")
+                           ->type_name("SECONDS");
+  cmd->callback([opts, out, force, events, pools_report, pools_report_s, &exit_code] {
     auto scenario = load(*opts);
+    if (pools_report->count() > 0) {
+      if (!scenario.pools.enabled)
+        throw InputError(fmt::format("--pools-report: scenario {} has no pools: section", scenario.file));
+      scenario.pools.report_at = checked_duration_seconds(*pools_report_s, FieldContext{"", 0, "--pools-report"});
+    }
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
@@ -39,6 +51,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
     fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
                scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
     fmt::print("{}", metrics::format_summary_table(outcome.summary));
+    if (pools_report->count() > 0)
+      fmt::print("{}", outcome.pools_report.empty() ? "pools: the run ended before --pools-report's time\n"
+                                                    : outcome.pools_report);
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     fmt::print("results: {}/\n", dir);

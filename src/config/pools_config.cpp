@@ -103,7 +103,7 @@ struct Reader {
   }
 
   void rules(const YAML::Node& list, const At& at) {
-    if (!list.IsSequence()) fail(list, at, "expected a list of rules ({user|label|user_prefix|label_prefix: V, pool: P} or {spread: [P, ...], on: label|user})");
+    if (!list.IsSequence()) fail(list, at, "expected a list of rules ({user|label|user_prefix|label_prefix: V, pool: P} or {spread: [P, ...], on: label|user|job})");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const auto& n = list[i];
       const At rat = at / std::to_string(i);
@@ -113,13 +113,15 @@ struct Reader {
       r.line = line_of(n);
       if (n["spread"]) {
         if (n["pool"] || n["user"] || n["label"] || n["user_prefix"] || n["label_prefix"])
-          fail(n, rat, "a spread rule has only spread: [pools] and on: label|user");
+          fail(n, rat, "a spread rule has only spread: [pools] and on: label|user|job");
         r.spread = get_string_list(n["spread"], rat / "spread");
         if (r.spread.empty()) fail(n["spread"], rat / "spread", "names no pool");
         for (std::size_t k = 0; k < r.spread.size(); ++k)
           leaf_name(n["spread"].IsSequence() ? n["spread"][k] : n["spread"], rat / "spread", r.spread[k]);
-        if (n["on"]) r.on = get_choice(n["on"], rat / "on", {"label", "user"}) == "user" ? PoolRule::On::user
-                                                                                           : PoolRule::On::label;
+        if (n["on"]) {
+          const auto on = get_choice(n["on"], rat / "on", {"label", "user", "job"});
+          r.on = on == "user" ? PoolRule::On::user : on == "job" ? PoolRule::On::job : PoolRule::On::label;
+        }
         c.rules.push_back(std::move(r));
         continue;
       }

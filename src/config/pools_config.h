@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,9 @@ struct PoolSpec {
 
 // One way of finding a job's pool; the first that matches wins.
 struct PoolRule {
-  enum class On { user, label };  // label: the trace's pool column (virtual cluster, queue)
+  // label: the trace's pool column (virtual cluster, queue); job: the job's own trace id
+  // (spread rules only: a trace with neither users nor pools, dealt job by job)
+  enum class On { user, label, job };
   On on = On::label;
   std::string equals;           // matches this value exactly...
   std::string prefix;           // ...or values starting with this (when not empty)
@@ -57,6 +60,8 @@ struct PoolsConfig {
   std::vector<PoolRule> rules;
   std::string default_pool;  // "" = a job that no rule and no column places is an error
   std::string file;          // for messages about jobs (the scenario)
+  // `run --pools-report SECONDS`: the pools are reported at the first instant at or after this.
+  std::optional<engine::Time> report_at;
 
   // Index of the pool named `name`, or -1.
   std::int32_t find(const std::string& name) const;

@@ -20,11 +20,13 @@ std::uint64_t seeded_hash(const std::string& s, std::uint64_t seed) {
 }
 }  // namespace
 
-PoolAssigner::PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed) : config_(config), seed_(seed) {}
+PoolAssigner::PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed) : config_(config), seed_(seed) {
+  for (const auto& r : config_.rules) per_job_ = per_job_ || r.on == config::PoolRule::On::job;
+}
 
-std::int32_t PoolAssigner::resolve(const std::string& user, const std::string& label) const {
+std::int32_t PoolAssigner::resolve(const std::string& user, const std::string& label, const std::string& job) const {
   for (const auto& r : config_.rules) {
-    const std::string& v = r.on == config::PoolRule::On::user ? user : label;
+    const std::string& v = r.on == config::PoolRule::On::user ? user : r.on == config::PoolRule::On::job ? job : label;
     if (!r.spread.empty()) {
       if (v.empty()) continue;
       return config_.find(r.spread[seeded_hash(v, seed_) % r.spread.size()]);
@@ -39,8 +41,12 @@ std::int32_t PoolAssigner::resolve(const std::string& user, const std::string& l
 std::int32_t PoolAssigner::pool_of(const workload::JobSpec& job, const workload::StringPool& strings,
                                    const std::string& trace_name) {
   const std::uint64_t key = std::uint64_t{job.user} << 32 | job.pool;
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-  const std::int32_t p = resolve(strings.str(job.user), strings.str(job.pool));
+  if (!per_job_)
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const std::string job_id = per_job_ ? (job.trace_id != workload::kNoLabel ? strings.str(job.trace_id)
+                                                                          : std::to_string(job.trace_number))
+                                      : std::string();
+  const std::int32_t p = resolve(strings.str(job.user), strings.str(job.pool), job_id);
   if (p < 0) {
     const std::string& label = strings.str(job.pool);
     std::vector<std::string> leaves;
@@ -54,7 +60,7 @@ std::int32_t PoolAssigner::pool_of(const workload::JobSpec& job, const workload:
                                                : fmt::format("'{}'", label),
                                  near.empty() ? "" : fmt::format(" (closest: '{}')", near), config_.file));
   }
-  memo_.emplace(key, p);
+  if (!per_job_) memo_.emplace(key, p);
   return p;
 }
 

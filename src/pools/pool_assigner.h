@@ -1,9 +1,10 @@
 // Which pool a job belongs to (the scenario's `pools.assign`): the first rule that matches its
 // user or its trace's pool column (Philly's and Helios' virtual cluster, SWF's queue, the
 // native `pool`), else that column when it names a pool, else `pools.default`. A spread rule
-// sends each distinct value to one of its pools by a hash of the value and the seed, so that
-// Philly's 14 virtual clusters can be dealt over 14 pools reproducibly. Answers are remembered
-// per (user, column) pair: a million-job trace costs one hash lookup per job.
+// sends each distinct value (or, `on: job`, each job) to one of its pools by a hash of the
+// value and the seed, so that Philly's 14 virtual clusters can be dealt over 14 pools
+// reproducibly. Answers are remembered per (user, column) pair unless a rule looks at the job
+// itself: a million-job trace costs one hash lookup per job.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +24,12 @@ class PoolAssigner {
                        const std::string& trace_name);
 
  private:
-  std::int32_t resolve(const std::string& user, const std::string& label) const;
+  std::int32_t resolve(const std::string& user, const std::string& label, const std::string& job) const;
 
   const config::PoolsConfig& config_;
   std::uint64_t seed_;
   std::unordered_map<std::uint64_t, std::int32_t> memo_;  // (user label << 32 | pool label) -> pool
+  bool per_job_ = false;  // a rule looks at the job itself: nothing to remember
 };
 
 }  // namespace schedlab::pools

@@ -100,6 +100,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   RunOutcome outcome;
   outcome.stats = simulation.run();
+  outcome.pools_report = simulation.pools_report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.out_dir = out_dir;
   if (!dir) {

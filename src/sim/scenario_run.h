@@ -17,6 +17,7 @@ struct RunOutcome {
   metrics::Summary summary;
   SimulationStats stats;
   std::string out_dir;
+  std::string pools_report;  // `run --pools-report` (scenario.pools.report_at); "" otherwise
 };
 
 // What turns `run_scenario` into an emulation (emu/emulation.h): `drive` is called with the

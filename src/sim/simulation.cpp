@@ -2,6 +2,8 @@
 // arrivals, key timers), then one scheduling pass, then its stops, then its starts.
 #include "sim/simulation.h"
 
+#include "pools/pools_report.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -670,6 +672,7 @@ void Simulation::use_pools(const config::PoolsConfig& config, std::uint64_t seed
   pool_book_ = std::make_unique<pools::PoolBook>(config, capacity);
   pool_assigner_ = std::make_unique<pools::PoolAssigner>(config, seed);
   scheduler_.use_pools(pool_book_.get(), config.period);
+  pools_report_at_ = config.report_at;
 }
 
 SimulationStats Simulation::run() {
@@ -701,6 +704,10 @@ SimulationStats Simulation::run() {
     for (const auto& t : timers_) queue_.push(t.at, engine::EventClass::timer, t.job, t.version);
     timers_.clear();
     executor_->settle(now);
+    if (pools_report_at_ && now >= *pools_report_at_) {
+      pools_report_ = pools::format_pools_report(*pool_book_, now);
+      pools_report_at_.reset();
+    }
     observer_.on_instant(snapshot(now));
     ++stats_.instants;
     stats_.end_time = now;

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -56,6 +57,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   // The scenario's pools (before run()): each arriving job is given its pool, and the
   // scheduler keeps the pools' usage and entitlements.
   void use_pools(const config::PoolsConfig& config, std::uint64_t seed);
+  // The pools report (config.report_at), once the run has passed that instant; "" before.
+  const std::string& pools_report() const { return pools_report_; }
 
   SimulationStats run();
 
@@ -140,6 +143,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::string trace_name_;
   std::unique_ptr<pools::PoolBook> pool_book_;
   std::unique_ptr<pools::PoolAssigner> pool_assigner_;
+  std::optional<engine::Time> pools_report_at_;
+  std::string pools_report_;
   LifecycleConfig lifecycle_;
   FailureSource* failures_;
   engine::EventQueue queue_;

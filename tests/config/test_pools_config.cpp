@@ -84,27 +84,41 @@ TEST_CASE("Config.Pools.AJobWithNoPoolIsAnErrorAtItsTraceLine") {
 }
 
 TEST_CASE("Config.Pools.InconsistentPoolsAreRefusedAtTheirLine") {
-  struct Case {
-    const char* file;
-    long line;
-    const char* field;
-    const char* says;
-  };
-  const Case cases[] = {
-      {"reserve_too_much.yaml", 12, "pools.tree.research.reservation",
+  const Located cases[] = {
+      {"scenarios/pools/reserve_too_much.yaml", 12, "pools.tree.research.reservation",
        "the top-level pools reserve 20 GPUs up to here, more than the cluster's 16 GPUs"},
-      {"limit_below_reservation.yaml", 12, "pools.tree.0.limit.gpus", "2 GPUs is below the reservation (4 GPUs)"},
-      {"unknown_pool.yaml", 11, "pools.assign.0.pool", "'reserch' is not a pool (closest: 'research')"},
-      {"children_above_parent.yaml", 14, "pools.tree.0.children.1.reservation",
+      {"scenarios/pools/limit_below_reservation.yaml", 12, "pools.tree.0.limit.gpus",
+       "2 GPUs is below the reservation (4 GPUs)"},
+      {"scenarios/pools/unknown_pool.yaml", 11, "pools.assign.0.pool", "'reserch' is not a pool (closest: 'research')"},
+      {"scenarios/pools/children_above_parent.yaml", 14, "pools.tree.0.children.1.reservation",
        "the pools under 'research' reserve 6 GPUs, more than its own reservation of 4 GPUs"},
-      {"admission_without_pools.yaml", 8, "scheduler.admission", "admission 'pools' needs a pools: section"},
-      {"inner_pool_for_jobs.yaml", 8, "pools.default", "'research' has pools under it"},
+      {"scenarios/pools/admission_without_pools.yaml", 8, "scheduler.admission",
+       "admission 'pools' needs a pools: section"},
+      {"scenarios/pools/inner_pool_for_jobs.yaml", 8, "pools.default", "'research' has pools under it"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.file);
-    const auto e = input_error_of([&] { load_scenario(fixture(std::string("scenarios/pools/") + c.file)); });
-    CHECK(e.line() == c.line);
-    CHECK(e.field() == c.field);
-    CHECK(says(e, c.says));
+    check_located(input_error_of([&] { load_scenario(fixture(c.file)); }), c);
   }
+}
+
+TEST_CASE("Config.Pools.ASpreadRuleOnJobsDealsJobsWithNeitherUserNorPool") {
+  Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
+  PoolRule by_job;
+  by_job.on = PoolRule::On::job;
+  by_job.spread = {"team-a", "team-b"};
+  sc.pools.rules = {by_job};
+  pools::PoolAssigner assign(sc.pools, sc.seed);
+  workload::StringPool strings;
+  int to_a = 0;
+  for (std::uint64_t n = 0; n < 100; ++n) {
+    workload::JobSpec j;
+    j.trace_number = n;
+    const auto p = assign.pool_of(j, strings, "t.csv");
+    CHECK((p == sc.pools.find("team-a") || p == sc.pools.find("team-b")));
+    CHECK(assign.pool_of(j, strings, "t.csv") == p);  // the same job, the same pool
+    to_a += p == sc.pools.find("team-a");
+  }
+  CHECK(to_a > 30);
+  CHECK(to_a < 70);
 }

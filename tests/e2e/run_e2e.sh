@@ -64,8 +64,23 @@ bad_input las_thresholds_not_increasing "tests/fixtures/scenarios/bad_las_args.y
 stderr_has las_thresholds_names_values "[7200, 3600] must be positive and strictly increasing"
 
 bad_input unknown_part "$FIX/unknown_part.yaml:8: scheduler.placement: " run "$FIX/unknown_part.yaml"
+
 stderr_has unknown_part_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
 stderr_has unknown_part_suggests "did you mean 'best-fit'?"
+
+# Pools (docs/pools.md): inconsistent numbers and a job in no pool are refused at their line.
+bad_input pools_reserve_too_much "tests/fixtures/scenarios/pools/reserve_too_much.yaml:12: pools.tree.research.reservation: " \
+  run tests/fixtures/scenarios/pools/reserve_too_much.yaml
+bad_input pools_job_in_unknown_pool "tests/fixtures/native/pool_typo.csv:3: pool: 'reserch'" \
+  run tests/fixtures/scenarios/pools/job_in_unknown_pool.yaml
+stderr_has pools_job_in_unknown_pool_closest "(closest: 'research')"
+bad_input pools_report_without_pools "--pools-report: " run tests/fixtures/scenarios/tiny.yaml --pools-report 10
+run run scenarios/pools-day.yaml --pools-report 30600 --out "$TMP/pools-day"
+if [ "$rc" -eq 0 ] && grep -q "^pools at 30" "$TMP/stdout" && grep -q "research" "$TMP/stdout"; then
+  pass pools_report
+else
+  fail pools_report "exit code $rc; $(grep -c pools "$TMP/stdout") lines about pools"
+fi
 
 bad_input perf_setting "$FIX/bad_perf.yaml:10: perf.overlap: " run "$FIX/bad_perf.yaml"
 stderr_has perf_setting_says "must be in [0, 1], got 1.5"

@@ -226,17 +226,20 @@ struct EmulatedRun {
   }
 };
 
+// The scripted run, live, its inputs journaled to `path`.
+void run_live(EmulatedRun& live, const std::string& path) {
+  auto journal = JournalWriter::create(path, nlohmann::json::object());
+  ScriptedAgents agents(live.agents, live.exec, journal);
+  live.run(agents);
+}
+
 }  // namespace
 
 TEST_CASE("Emulation.Journal.AReplayedRunMakesTheSameDecisionsAndSendsNothing") {
   testing::ScratchDir dir("journal-replay");
   const auto path = (dir.path / "journal.jsonl").string();
   EmulatedRun live;
-  {
-    auto journal = JournalWriter::create(path, nlohmann::json::object());
-    ScriptedAgents agents(live.agents, live.exec, journal);
-    live.run(agents);
-  }
+  run_live(live, path);
   REQUIRE(live.stats.failures >= 2);  // job 1's first task, and what ran on host 1 when it was lost
   REQUIRE(live.observer.job(5).done == 1);  // the job submitted from outside ran
 
@@ -271,11 +274,7 @@ TEST_CASE("Emulation.Journal.AfterAPartReplayTheExecutorKnowsWhatShouldStillRun"
   testing::ScratchDir dir("journal-part");
   const auto path = (dir.path / "journal.jsonl").string();
   EmulatedRun live;
-  {
-    auto journal = JournalWriter::create(path, nlohmann::json::object());
-    ScriptedAgents agents(live.agents, live.exec, journal);
-    live.run(agents);
-  }
+  run_live(live, path);
   // The controller was killed after the first two instants with inputs (the running reports
   // of jobs 0 and 1).
   auto batches = read_journal(path).batches;

@@ -31,4 +31,23 @@ inline bool says(const InputError& e, const std::string& text) {
   return std::string(e.what()).find(text) != std::string::npos;
 }
 
+// A bad fixture and where its error must point.
+struct Located {
+  const char* file;  // under tests/fixtures/
+  long line;
+  const char* field;
+  const char* says;  // words of the message
+};
+
+// Checks an InputError against `want`: file, line, field, message, and the
+// `file:line: field: what` form the CLI prints.
+inline void check_located(const InputError& e, const Located& want) {
+  CHECK(e.file() == fixture(want.file));
+  CHECK(e.line() == want.line);
+  CHECK(e.field() == want.field);
+  CHECK(says(e, want.says));
+  CHECK(std::string(e.what()).starts_with(fixture(want.file) + ":" + std::to_string(want.line) + ": " + want.field +
+                                          ": "));
+}
+
 }  // namespace schedlab::testing
