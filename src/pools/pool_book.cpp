@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace schedlab::pools {
 
 namespace {
@@ -132,6 +134,22 @@ std::int32_t PoolBook::first_exceeded(std::int32_t pool, const Amounts& extra, b
     if (reservation_only) break;  // a reservation is the pool's own guarantee
   }
   return -1;
+}
+
+std::optional<std::string> PoolBook::never_within(std::int32_t pool, const Amounts& whole,
+                                                 bool reservation_only) const {
+  static constexpr const char* kUnits[kResources] = {"GPUs", "CPUs", "GB of memory"};
+  for (std::int32_t p = pool; p >= 0; p = tree_[static_cast<std::size_t>(p)].parent) {
+    const auto& node = tree_[static_cast<std::size_t>(p)];
+    const Amounts& bound = reservation_only ? node.reservation : node.limit;
+    for (std::size_t r = 0; r < kResources; ++r)
+      if (whole[r] > 0 && !(reservation_only && bound[r] == 0) && whole[r] > bound[r] * (1 + kSlack) + kSlack)
+        return fmt::format("needs {:g} {}, more than pool '{}' may ever hold (its {} is {:g})", whole[r], kUnits[r],
+                           node.name, reservation_only ? "reservation, as it is not preemptible," : "limit",
+                           bound[r]);
+    if (reservation_only) break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace schedlab::pools

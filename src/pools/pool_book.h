@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,6 +63,11 @@ class PoolBook {
   // entitlement (`reservation_only`: above the job's own pool's reservation, for the resources
   // it reserves any of), and the resource; -1 when none.
   std::int32_t first_exceeded(std::int32_t pool, const Amounts& extra, bool reservation_only, Resource& which) const;
+
+  // Why `whole` (everything a job asks for) could never be held by the pool: it is above the
+  // limit of the pool or of a pool above it (`reservation_only`: above the pool's reservation,
+  // for the resources it reserves any of); nothing when it could.
+  std::optional<std::string> never_within(std::int32_t pool, const Amounts& whole, bool reservation_only) const;
 
  private:
   struct Entry {

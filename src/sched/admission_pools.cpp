@@ -31,6 +31,15 @@ class PoolsAdmission final : public Admission {
                         static_cast<std::uint64_t>(bound[r]));
   }
   bool blocks_queue() const override { return false; }
+  std::optional<std::string> never_admits(const PendingJob& job, const pools::PoolBook* book) const override {
+    if (!book) return std::nullopt;
+    const auto pool = book->pool_of(job.id());
+    if (pool < 0) return std::nullopt;
+    const bool guaranteed_only = !book->tree()[static_cast<std::size_t>(pool)].preemptible;
+    auto why = book->never_within(pool, pools::amounts_of(*job.spec, job.spec->tasks), guaranteed_only);
+    if (why) *why = "over its pool: " + *why;
+    return why;
+  }
 };
 }  // namespace
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +79,12 @@ class Admission {
   // entitlement): the job then waits without blocking the jobs behind it, as if each pool
   // had a queue of its own.
   virtual bool blocks_queue() const { return true; }
+  // Why this part could never admit the job, however long it waited (it asks for more than
+  // its pool may ever hold); checked once, at submit, where the job is then dropped.
+  virtual std::optional<std::string> never_admits(const PendingJob& /*job*/,
+                                                  const pools::PoolBook* /*pools*/) const {
+    return std::nullopt;
+  }
 };
 
 // Which GPU models may take this job's tasks (hosts are homogeneous per model, so a model

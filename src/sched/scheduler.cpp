@@ -153,7 +153,9 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   PendingJob job{&spec, requested, spec.tasks};
   job.waiting_since = now;
   job.allowed = allowed_models(job);
-  if (auto why = never_fits(job)) {
+  auto why = never_fits(job);
+  for (std::size_t a = 0; !why && a < admissions_.size(); ++a) why = admissions_[a]->never_admits(job, pools_);
+  if (why) {
     if (pools_) pools_->gone(spec.id);
     return why;
   }

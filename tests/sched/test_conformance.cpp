@@ -24,6 +24,7 @@
 
 #include "../support/sim_harness.h"
 #include "engine/rng.h"
+#include "config/pools_config.h"
 #include "sched/registry.h"
 
 using namespace schedlab;
@@ -44,14 +45,23 @@ std::vector<std::vector<std::string>> subsets(const std::vector<std::string>& na
   return out;
 }
 
+// The parts that need a scenario's pools: section (without one they decide nothing); they
+// have their own conformance case below, with pools.
+bool needs_pools(const std::string& part) { return part == "pools" || part == "pool-reclaim"; }
+
+std::vector<std::string> without_pool_parts(std::vector<std::string> names) {
+  std::erase_if(names, needs_pools);
+  return names;
+}
+
 std::vector<sched::SchedulerConfig> every_combination() {
   const auto& r = sched::builtin_parts();
   std::vector<sched::SchedulerConfig> out;
   for (const auto& q : r.queues.names())
-    for (const auto& adm : subsets(r.admissions.names(), false))
+    for (const auto& adm : subsets(without_pool_parts(r.admissions.names()), false))
       for (const auto& filters : subsets(r.filters.names(), true))
         for (const auto& p : r.placements.names())
-          for (const auto& pre : r.preemptions.names())
+          for (const auto& pre : without_pool_parts(r.preemptions.names()))
             for (const auto& bf : r.backfills.names()) {
               sched::SchedulerConfig c;
               c.queue = q;
@@ -305,6 +315,54 @@ TEST_CASE("Sched.Conformance.every_registered_combination_keeps_the_invariants")
     }
   }
   CHECK(runs == (combos.size() + kCombinationStride - 1) / kCombinationStride * 4);
+}
+
+TEST_CASE("Sched.Conformance.with_pools_every_queue_and_placement_keeps_the_invariants") {
+  // Two elastic pools (8 GPUs reserved each, one capped at 12), jobs dealt over them by a
+  // seeded hash of their ids, entitlements every 30 s, reclaim after one period over; with
+  // checkpoint costs, a grace period and failures, so that reclaims meet saves and failures.
+  config::PoolsConfig pools;
+  pools.enabled = true;
+  config::PoolSpec a, b;
+  a.name = "a";
+  a.reservation = {8, 0, 0};
+  b.name = "b";
+  b.reservation = {8, 0, 0};
+  b.limit[0] = 12;
+  pools.pools = {a, b};
+  config::PoolRule spread;
+  spread.on = config::PoolRule::On::job;
+  spread.spread = {"a", "b"};
+  pools.rules = {spread};
+  pools.period = engine::from_seconds(30);
+  pools.sustained_periods = 1;
+  const auto& r = sched::builtin_parts();
+  std::size_t runs = 0, reclaimed = 0;
+  const auto jobs = random_jobs(3, 40);
+  for (const auto& [name, spec] : std::vector<std::pair<std::string, ClusterSpec>>{
+           {"hetero", with_cpus(hetero_cluster())}, {"mixed", with_cpus(mixed_cluster())}}) {
+    SimOptions options = lifecycle_on(3, spec, jobs);
+    options.pools = &pools;
+    std::size_t i = 0;
+    for (const auto& q : r.queues.names())
+      for (const auto& p : r.placements.names())
+        for (const char* pre : {"none", "pool-reclaim"}) {
+          if (i++ % kCombinationStride) continue;
+          sched::SchedulerConfig c;
+          c.queue = q;
+          c.admission = {"gang", "pools"};
+          c.filters = {"gpu-model"};
+          c.placement = p;
+          c.preemption = pre;
+          INFO("cluster ", name, " policy ", label(c));
+          SimRun run(spec, c, jobs, options);
+          check_run(run, c, jobs);
+          reclaimed += run.stats.preemptions;
+          ++runs;
+        }
+  }
+  CHECK(runs > 0);
+  CHECK(reclaimed > 0);  // the workload is one that reclaims
 }
 
 TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_retries") {

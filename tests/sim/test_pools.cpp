@@ -27,8 +27,9 @@ config::PoolsConfig two_pools() {
   return c;
 }
 
-JobRow in_pool(double submit, double duration, std::uint32_t gpus, const std::string& p, std::int32_t priority = 0) {
-  JobRow r(submit, duration, 1, gpus);
+JobRow in_pool(double submit, double duration, std::uint32_t gpus, const std::string& p, std::int32_t priority = 0,
+               std::uint32_t tasks = 1) {
+  JobRow r(submit, duration, tasks, gpus);
   r.pool = p;
   r.priority = priority;
   return r;
@@ -109,18 +110,44 @@ TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
 
 namespace schedlab::testing {
 
-TEST_CASE("Pools.Run.AJobItsPoolCanNeverAdmitDoesNotKeepTheRunGoing") {
+TEST_CASE("Pools.Run.AJobAboveItsNonPreemptiblePoolsReservationIsDroppedAtSubmit") {
   auto pools = two_pools();
   pools.pools[0].preemptible = false;
   pools.pools[0].reservation = {4, 0, 0};  // production: 4 GPUs guaranteed, never more
   SimOptions o;
   o.pools = &pools;
-  // An 8-GPU production job can never start; the research job runs, and then the run ends
-  // (no entitlement timer is kept while jobs only wait).
+  // An 8-GPU production job could never start: it is dropped with the reason, and the
+  // research job runs.
   SimRun run(uniform_cluster(1, 2, 8), with({"gang", "pools"}, "pool-reclaim"),
              {in_pool(0, 100, 8, "production"), in_pool(0, 50, 4, "research")}, o);
-  CHECK(run.job(0).starts.empty());
+  CHECK(run.job(0).drops == 1);
+  CHECK(run.job(0).drop_reason ==
+        "over its pool: needs 8 GPUs, more than pool 'production' may ever hold (its reservation, as it is not "
+        "preemptible, is 4)");
   CHECK(run.end_s(1) == 50);
+}
+
+TEST_CASE("Pools.Run.AJobAboveItsPoolsLimitIsDroppedAtSubmitAndDoesNotKeepARekeyingQueueGoing") {
+  auto pools = two_pools();
+  pools.pools[1].limit[0] = 12;  // research: never more than 12 GPUs
+  SimOptions o;
+  o.pools = &pools;
+  auto c = with({"gang", "pools"}, "pool-reclaim");
+  c.queue = "gittins";  // rekeys every period while jobs are active
+  SimRun run(uniform_cluster(1, 2, 8), c, {in_pool(0, 100, 8, "research", 0, 2), in_pool(0, 50, 4, "research")}, o);
+  CHECK(run.job(0).drops == 1);
+  CHECK(run.job(0).drop_reason ==
+        "over its pool: needs 16 GPUs, more than pool 'research' may ever hold (its limit is 12)");
+  CHECK(run.end_s(1) == 50);
+}
+
+TEST_CASE("Pools.Run.WithoutThePoolsAdmissionALimitDropsNothing") {
+  auto pools = two_pools();
+  pools.pools[1].limit[0] = 12;
+  SimOptions o;
+  o.pools = &pools;
+  SimRun run(uniform_cluster(1, 2, 8), with({"gang"}, "none"), {in_pool(0, 100, 8, "research", 0, 2)}, o);
+  CHECK(run.end_s(0) == 100);
 }
 
 }  // namespace schedlab::testing
