@@ -3,7 +3,8 @@
 
 production submits training gangs (8-32 GPUs, 1-4 h) by day, 08:00-20:00, few at night;
 research submits 4-16 GPU jobs (2-8 h) around the clock, more than its reservation holds;
-serving keeps a handful of long 8-GPU jobs. The pool is the trace's `pool` column. The same
+serving is no trace row: scenarios/pools-day.yaml runs it as a service (workload.services),
+beside its cron jobs. The pool is the trace's `pool` column. The same
 seed gives the same file: python3 scripts/gen-pools-day.py [--seed 7] > traces/pools-day.csv
 """
 import argparse
@@ -38,8 +39,6 @@ for day in range(2):
         gpus = rng.choice([4, 4, 8, 8, 8])
         rows.append((t, rng.uniform(2 * 3600, 8 * 3600), rng.choice([1, 1, 2]), gpus, "res%d" % rng.randrange(6),
                      "research", 0))
-for i in range(3):  # serving: long-running, from the start
-    rows.append((10.0 * i, 2 * DAY - 600, 1, 8, "serving", "serving", 20))
 rows.sort(key=lambda r: r[0])
 print("id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,priority,gang,kind,"
       "estimate_s,status")

@@ -78,8 +78,13 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     cluster::Topology topo(scenario.cluster, scenario.catalog);
     perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
                           scenario.perf.lines);
+    const auto& w = scenario.workload;
+    std::string workload = w.generate ? "generated" : w.trace.empty() ? "" : w.trace;
+    if (!w.long_running.empty())
+      workload += fmt::format("{}{} services, {} cron entries", workload.empty() ? "" : " + ",
+                              w.long_running.services.size(), w.long_running.cron.size());
     fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
-               scenario.cluster.name, scenario.workload.generate ? "generated" : scenario.workload.trace);
+               scenario.cluster.name, workload);
     exit_code = 0;
   });
 }

@@ -62,6 +62,14 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   gen->add_option("--cpu-sizes", go->g.cpu_sizes, "CPUs of a CPU job, to draw from")->capture_default_str();
   gen->add_option("--cpu-weights", go->g.cpu_size_weights, "Weight of each CPU count")->capture_default_str();
   gen->add_option("--mem-per-cpu", go->g.mem_gb_per_cpu, "GB of memory per CPU of a CPU job")->capture_default_str();
+  gen->add_option("--services", go->g.services, "Services mixed in (1-GPU instances, wanted to the end)")
+      ->capture_default_str();
+  gen->add_option("--service-instances", go->g.service_instances_max, "Most instances of a generated service")
+      ->capture_default_str();
+  gen->add_option("--cron", go->g.cron_entries, "Cron entries mixed in (a 1-GPU job every --cron-period)")
+      ->capture_default_str();
+  gen->add_option("--cron-period", go->g.cron_period_s, "Seconds between a cron entry's jobs")->capture_default_str();
+  gen->add_option("--cron-duration", go->g.cron_duration_s, "Duration of a cron job, s")->capture_default_str();
   gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
   gen->add_option("--like", go->like, "Fit arrivals, durations, shapes and model requests to this trace");
   gen->add_option("--like-format", go->like_format, "Format of the --like trace")->capture_default_str();

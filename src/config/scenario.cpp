@@ -10,6 +10,7 @@
 
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
+#include "config/long_running_config.h"
 #include "config/yaml_util.h"
 #include "sched/registry.h"
 #include "util/error.h"
@@ -177,7 +178,8 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   workload::GeneratorConfig g;
   check_keys(n, {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
                  "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights", "users",
-                 "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu"},
+                 "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu", "services",
+                 "service_instances_max", "cron_entries", "cron_period_s", "cron_duration_s"},
              at);
   // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
   auto seconds = [&](const char* key, double& out) {
@@ -219,6 +221,12 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   if (n["model_weights"]) g.model_weights = get_weights(n["model_weights"], at / "model_weights");
   if (n["users"]) g.users = get_count(n["users"], at / "users");
   if (n["cpu_job_share"]) g.cpu_job_share = get_real_in(n["cpu_job_share"], at / "cpu_job_share", 0, 1);
+  if (n["services"]) g.services = get_int_in<std::uint32_t>(n["services"], at / "services", 0, 10'000);
+  if (n["service_instances_max"])
+    g.service_instances_max = get_count(n["service_instances_max"], at / "service_instances_max", 1000);
+  if (n["cron_entries"]) g.cron_entries = get_int_in<std::uint32_t>(n["cron_entries"], at / "cron_entries", 0, 10'000);
+  if (n["cron_period_s"]) g.cron_period_s = get_real_in(n["cron_period_s"], at / "cron_period_s", 1, 366 * 86400.0);
+  if (n["cron_duration_s"]) g.cron_duration_s = get_real_in(n["cron_duration_s"], at / "cron_duration_s", 1, 3.2e9);
   if (n["cpu_sizes"]) {
     g.cpu_sizes.clear();
     const std::string field = (at / "cpu_sizes").path;
@@ -294,9 +302,14 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   const auto& w = root["workload"];
   At wat = at / "workload";
   if (!w) fail(root, wat, "required key is missing (trace: FILE or generate: {...})");
-  check_keys(w, {"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs"}, wat);
+  {
+    std::vector<std::string> keys{"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs"};
+    keys.insert(keys.end(), kLongRunningKeys.begin(), kLongRunningKeys.end());
+    check_keys(w, keys, wat);
+  }
   if (w["trace"] && w["generate"]) fail(w, wat, "give either trace or generate, not both");
-  if (!w["trace"] && !w["generate"]) fail(w, wat, "needs trace: FILE or generate: {...}");
+  if (!w["trace"] && !w["generate"] && !w["services"] && !w["cron"])
+    fail(w, wat, "needs trace: FILE or generate: {...} (or services: and cron: lists)");
   if (w["trace"]) {
     sc.workload.trace = resolve_path(path, get_string(w["trace"], wat / "trace"));
     require_file(sc.workload.trace, w["trace"], wat / "trace", /*any_kind=*/true);
@@ -317,6 +330,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
+  sc.workload.long_running =
+      read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
 
   if (const auto& r = root["resources"]) {
     // Per GPU, for jobs whose trace gives no CPUs or memory (workload/resource_defaults.h).

@@ -16,6 +16,7 @@
 #include "config/emulation_config.h"
 #include "config/pools_config.h"
 #include "config/lifecycle_config.h"
+#include "workload/long_running.h"
 #include "sched/scheduler.h"
 #include "workload/generator.h"
 #include "workload/resource_defaults.h"
@@ -30,6 +31,8 @@ struct WorkloadConfig {
   std::uint64_t max_jobs = 0;  // 0 = all
   // `resources:` CPUs and memory per GPU for jobs whose trace has no such columns.
   workload::ResourceDefaults resources;
+  // `services:` and `cron:` beside the trace (or instead of one), with `epoch` and `until_s`.
+  workload::LongRunningWork long_running;
 };
 
 struct PerfConfig {

@@ -22,7 +22,9 @@ enum class EventClass : std::uint8_t {
   run_failure = 4,
   arrival = 5,
   timer = 6,
-  wake = 7  // nothing happens but a scheduling pass (a change from outside, e.g. a job killed)
+  wake = 7,  // nothing happens but a scheduling pass (a change from outside, e.g. a job killed)
+  retire = 8,   // a service instance's span is over
+  requeue = 9   // a failed service instance's backoff is over
 };
 
 struct Event {

@@ -26,6 +26,23 @@ inline Time from_seconds(double s) {
 }
 inline double to_seconds(Time t) { return static_cast<double>(t) / 1e6; }
 
+// A count of microseconds computed in floating point (an estimate less the work done, say),
+// saturated like from_seconds: a service's "forever" is kTimeMax, which a double rounds up
+// past the largest Time.
+inline Time from_micros(double us) {
+  if (std::isnan(us)) return 0;
+  if (us >= 9.2e18) return kTimeMax;
+  if (us <= -9.2e18) return std::numeric_limits<Time>::min();
+  return static_cast<Time>(us);
+}
+
+// a + b, held at the ends of the range instead of wrapping: "now + forever" stays forever.
+inline Time add_saturating(Time a, Time b) {
+  Time sum;
+  if (__builtin_add_overflow(a, b, &sum)) return b > 0 ? kTimeMax : std::numeric_limits<Time>::min();
+  return sum;
+}
+
 }  // namespace schedlab::engine
 
 namespace schedlab::engine {

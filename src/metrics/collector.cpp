@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "pools/pool_book.h"
 #include "util/checked.h"
 
 namespace schedlab::metrics {
@@ -36,6 +37,11 @@ JobRecord& Collector::new_record(const workload::JobSpec& job) {
   r.gpu_milli = job.gpu_milli;
   r.cpu_milli = job.cpu_milli;
   r.mem_mib = job.mem_mib;
+  r.kind = job.kind;
+  if (job.pool != workload::kNoLabel) {
+    if (job_pool_.size() <= job.id) job_pool_.resize(static_cast<std::size_t>(job.id) + 1, 0);
+    job_pool_[job.id] = job.pool;
+  }
   return r;
 }
 
@@ -163,6 +169,20 @@ void Collector::coarsen() {
     r.end = add_time(r.start, mul_time(interval_, 2));
     merged.push_back(r);
   }
+  if (!pools_.empty()) {
+    const std::size_t n = pools_.size();
+    std::vector<PoolCell> cells;
+    cells.reserve(merged.size() * n);
+    for (std::size_t i = 0; i < timeline_.size(); i += 2)
+      for (std::size_t p = 0; p < n; ++p) {
+        PoolCell a = pool_timeline_[i * n + p];
+        const PoolCell* b = i + 1 < timeline_.size() ? &pool_timeline_[(i + 1) * n + p] : nullptr;
+        auto half = [&](double PoolCell::*f) { a.*f = (a.*f + (b ? b->*f : 0)) / 2; };
+        for (auto f : kPoolCellFields) half(f);
+        cells.push_back(a);
+      }
+    pool_timeline_ = std::move(cells);
+  }
   timeline_ = std::move(merged);
   interval_ = mul_time(interval_, 2);
 }
@@ -174,7 +194,15 @@ void Collector::fit_rows(engine::Time until) {
     const auto span = static_cast<std::uint64_t>(until) - static_cast<std::uint64_t>(origin_);
     return span / static_cast<std::uint64_t>(interval_) + 1;
   };
-  while (rows_needed() > kMaxTimelineRows) coarsen();
+  const std::size_t max_rows =
+      pools_.empty() ? kMaxTimelineRows
+                     : std::min(kMaxTimelineRows, std::max<std::size_t>(1, kMaxPoolTimelineRows / pools_.size()));
+  while (rows_needed() > max_rows) coarsen();
+}
+
+void Collector::push_row(engine::Time start) {
+  timeline_.push_back(TimelineRow{start, add_time(start, interval_)});
+  if (!pools_.empty()) pool_timeline_.resize(pool_timeline_.size() + pools_.size());
 }
 
 void Collector::accumulate(engine::Time until) {
@@ -196,10 +224,10 @@ void Collector::accumulate(engine::Time until) {
       // Intervals with no instant in them still get a row (the state held throughout).
       engine::Time next = timeline_.empty() ? bucket_start : timeline_.back().end;
       while (next < bucket_start) {
-        timeline_.push_back(TimelineRow{next, add_time(next, interval_)});
+        push_row(next);
         next = add_time(next, interval_);
       }
-      timeline_.push_back(TimelineRow{bucket_start, bucket_end});
+      push_row(bucket_start);
     }
     auto& row = timeline_.back();
     double w = dt / static_cast<double>(interval_);
@@ -217,20 +245,82 @@ void Collector::accumulate(engine::Time until) {
   }
 }
 
+void Collector::flush_pool(std::size_t p, engine::Time until) {
+  engine::Time t = pool_since_[p];
+  if (t >= until) return;
+  pool_since_[p] = until;
+  const PoolCell& now = pool_now_[p];
+  const double dt = static_cast<double>(until - t);
+  auto& tot = pool_totals_[p];
+  tot.gpus_allocated_us += now.gpus_allocated * dt;
+  tot.gpus_entitled_us += now.gpus_entitled * dt;
+  if (pool_due_[p] > 0) {
+    tot.served_us += std::min(1.0, now.gpus_allocated / pool_due_[p]) * dt;
+    tot.due_us += dt;
+  }
+  // The rows from the one holding t (accumulate() made them, up to `until`).
+  const std::size_t n = pools_.size();
+  auto row = static_cast<std::size_t>(sub_time(bucket_of(t), timeline_.front().start) / interval_);
+  for (; t < until; ++row) {
+    const engine::Time seg_end = std::min(until, timeline_[row].end);
+    const double w = static_cast<double>(seg_end - t) / static_cast<double>(interval_);
+    PoolCell& cell = pool_timeline_[row * n + p];
+    for (auto f : kPoolCellFields) cell.*f += w * now.*f;
+    t = seg_end;
+  }
+}
+
+void Collector::take_pools(const pools::PoolBook& book, engine::Time now) {
+  const auto& tree = book.tree();
+  const std::size_t n = tree.size();
+  if (pools_.empty()) {
+    if (n == 0) return;
+    book_ = &book;
+    for (std::size_t p = 0; p < n; ++p) pools_.push_back({tree[p].name, tree[p].parent, tree.is_leaf(p)});
+    pool_now_.resize(n);
+    pool_due_.resize(n);
+    pool_since_.assign(n, now);
+    pool_seen_.assign(n, ~std::uint64_t{0});
+    pool_totals_.resize(n);
+    pool_first_ = now;
+    // Rows before the pools were known (before the first instant) hold zeros.
+    pool_timeline_.assign(timeline_.size() * n, PoolCell{});
+  }
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto i = static_cast<std::int32_t>(p);
+    // Most instants change a pool or two: the others go on accumulating from when they changed.
+    if (book.changes(i) == pool_seen_[p]) continue;
+    pool_seen_[p] = book.changes(i);
+    flush_pool(p, now);
+    const auto &held = book.allocation(i), &entitled = book.entitlement(i), &waits = book.pending(i);
+    pool_now_[p] = {held[0], entitled[0], held[1], entitled[1], held[2], entitled[2], waits[0]};
+    pool_due_[p] = std::min(entitled[0], std::min(held[0] + waits[0], tree[p].limit[0]));
+  }
+}
+
 void Collector::on_instant(const InstantState& state) {
   accumulate(state.now);
   last_ = state;
   have_last_ = true;
+  if (state.pools) take_pools(*state.pools, state.now);
 }
 
 void Collector::on_finish(engine::Time now) {
   accumulate(now);
+  for (std::size_t p = 0; p < pools_.size(); ++p) flush_pool(p, now);
+  if (!pools_.empty()) pool_span_us_ = static_cast<double>(std::max<engine::Time>(now - pool_first_, 0));
   // A run cut short: unended jobs are described where they run now (or last ran).
   std::vector<workload::JobId> unended;
   for (auto id : active_job_)
     if (id != kFreeSlot) unended.push_back(id);
   std::sort(unended.begin(), unended.end());
   for (auto id : unended) settle_placement(jobs_[id]);
+  if (book_) {
+    // Each job's pool, from the book (which also remembers the jobs it dropped at submit).
+    job_pool_.assign(jobs_.size(), 0);
+    for (std::size_t id = 0; id < jobs_.size(); ++id)
+      job_pool_[id] = static_cast<std::uint32_t>(book_->assigned(static_cast<workload::JobId>(id)) + 1);
+  }
   // The last row ends at the end of the run, not at the end of its interval.
   if (!timeline_.empty() && timeline_.back().end > now && now > timeline_.back().start) {
     auto& row = timeline_.back();
@@ -243,6 +333,11 @@ void Collector::on_finish(engine::Time now) {
     row.down_gpus *= scale;
     row.used_cpus *= scale;
     row.end = now;
+    if (!pools_.empty()) {
+      PoolCell* cells = &pool_timeline_[(timeline_.size() - 1) * pools_.size()];
+      for (std::size_t p = 0; p < pools_.size(); ++p)
+        for (auto f : kPoolCellFields) cells[p].*f *= scale;
+    }
   }
   if (announce_ && interval_ != requested_interval_)
     std::fprintf(stderr,

@@ -1,4 +1,5 @@
-// Collects per-job records and the utilization timeline from a run's observer calls.
+// Collects per-job records and the utilization timeline from a run's observer calls, and in a
+// run with pools each pool's allocation and entitlement over time (pools-timeline.csv).
 // Invariant kept for tests: the GPU-time of all runs equals the integral of utilization.
 #pragma once
 
@@ -40,6 +41,7 @@ struct JobRecord {
   std::uint32_t mem_mib = 0;    // per task
   std::uint16_t gpu_milli = 1000;
   sched::JobState state = sched::JobState::pending;
+  workload::JobKind kind = workload::JobKind::batch;
   bool dropped = false;
   bool new_attempt = false;  // stopped: its next start begins a new placement
   bool running_slot = false;  // `placement` is a slot of active placements, not yet text
@@ -56,10 +58,42 @@ struct TimelineRow {
   double used_cpus = 0;       // time-averaged CPUs held
 };
 
+// A pool of the run's scenario, as the results name it (in the tree's order: parents first).
+struct PoolInfo {
+  std::string name;
+  std::int32_t parent = -1;  // index into Collector::pools(); -1 at the top
+  bool leaf = true;
+};
+
+// One pool over one timeline row, time-averaged like TimelineRow. Entitlement is a step
+// function too (it changes at each recomputation), so it is averaged the same way.
+struct PoolCell {
+  double gpus_allocated = 0, gpus_entitled = 0;
+  double cpus_allocated = 0, cpus_entitled = 0;
+  double mem_gb_allocated = 0, mem_gb_entitled = 0;
+  double pending_gpus = 0;  // GPUs its jobs wait for
+};
+// Every field of a PoolCell, for code that treats them alike (sums, averages).
+inline constexpr double PoolCell::*kPoolCellFields[] = {
+    &PoolCell::gpus_allocated,   &PoolCell::gpus_entitled,   &PoolCell::cpus_allocated, &PoolCell::cpus_entitled,
+    &PoolCell::mem_gb_allocated, &PoolCell::mem_gb_entitled, &PoolCell::pending_gpus};
+
+// One pool over the run, from the first instant on: integrals over time (microseconds).
+struct PoolTotals {
+  double gpus_allocated_us = 0;  // GPU-microseconds held
+  double gpus_entitled_us = 0;   // GPU-microseconds entitled to
+  // Fairness: while the pool is due GPUs (due = min(entitlement, demand) > 0, demand = held
+  // plus waited for, at most its limit), the integral of min(1, held / due), and that time.
+  double served_us = 0;
+  double due_us = 0;
+};
+
 // The timeline never holds more rows than this (README.md, "Results"): a run whose span needs
 // more at the scenario's interval gets a coarser one (the interval doubled until it fits), with
 // one notice on stderr. Memory and timeline.csv stay bounded whatever the trace's times.
 inline constexpr std::size_t kMaxTimelineRows = 100'000;
+// With pools, also rows x pools (pools-timeline.csv's rows) stay at most this.
+inline constexpr std::size_t kMaxPoolTimelineRows = 1'000'000;
 
 class Collector final : public RunObserver {
  public:
@@ -91,6 +125,22 @@ class Collector final : public RunObserver {
   double fragmented_gpu_seconds() const { return frag_us_ / 1e6; }
   // Time-integral of CPUs held, in CPU-seconds.
   double cpu_seconds() const { return cpu_milli_us_ / 1e9; }
+  // The scenario's pools (empty without pools), known from the run's first instant.
+  const std::vector<PoolInfo>& pools() const { return pools_; }
+  bool has_pools() const { return !pools_.empty(); }
+  // Pool `pool` over timeline row `row`.
+  const PoolCell& pool_cell(std::size_t row, std::size_t pool) const {
+    return pool_timeline_[row * pools_.size() + pool];
+  }
+  const PoolTotals& pool_totals(std::size_t pool) const { return pool_totals_[pool]; }
+  // The time the pool figures cover: from the first instant to the end of the run.
+  double pool_span_seconds() const { return pool_span_us_ / 1e6; }
+  // With pools (after the run): the index of the job's pool, -1 for none.
+  std::int32_t job_pool(workload::JobId id) const {
+    return id < job_pool_.size() ? static_cast<std::int32_t>(job_pool_[id]) - 1 : -1;
+  }
+  // Without pools: the trace's pool label of the job (kNoLabel for none).
+  workload::Label job_pool_label(workload::JobId id) const { return id < job_pool_.size() ? job_pool_[id] : 0; }
   engine::Time first_submit() const { return first_submit_; }
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
@@ -107,9 +157,17 @@ class Collector final : public RunObserver {
   void accumulate(engine::Time until);
   // Start of the row holding time t: rows are whole intervals counted from origin_.
   engine::Time bucket_of(engine::Time t) const;
-  // Doubles the interval until a timeline reaching `until` fits in kMaxTimelineRows.
+  // Doubles the interval until a timeline reaching `until` fits in kMaxTimelineRows (with
+  // pools, and its pool rows in kMaxPoolTimelineRows).
   void fit_rows(engine::Time until);
   void coarsen();
+  // Appends the row starting at `start` (and its pool cells).
+  void push_row(engine::Time start);
+  // Takes the pools' figures as they stand at `now` (the first time, the tree too); a pool
+  // whose figures changed first adds what it had since its last change to the rows and totals.
+  void take_pools(const pools::PoolBook& book, engine::Time now);
+  // Adds pool p's figures from its last change to `until` to its rows and totals.
+  void flush_pool(std::size_t p, engine::Time until);
   std::uint32_t add_text(std::string s);
 
   const cluster::Topology* topo_;
@@ -134,6 +192,20 @@ class Collector final : public RunObserver {
   double cpu_milli_us_ = 0;
   engine::Time first_submit_ = -1;
   engine::Time last_end_ = 0;
+  // Pools: nothing here is touched in a run without them (pools_ stays empty).
+  const pools::PoolBook* book_ = nullptr;
+  std::vector<PoolInfo> pools_;
+  std::vector<PoolCell> pool_now_;        // per pool: its figures since pool_since_
+  std::vector<double> pool_due_;          // per pool: min(entitlement, demand) in GPUs, since pool_since_
+  std::vector<engine::Time> pool_since_;  // per pool: its last change not yet in its rows and totals
+  std::vector<std::uint64_t> pool_seen_;  // per pool: the book's changes() when it was last read
+  std::vector<PoolCell> pool_timeline_;   // row-major: row r, pool p at r * pools + p
+  std::vector<PoolTotals> pool_totals_;
+  engine::Time pool_first_ = 0;  // the first instant (pools are known from there)
+  double pool_span_us_ = 0;      // set at the end of the run
+  // By job id, only as far as needed: the trace's pool label (set when not empty); with pools,
+  // replaced at the end of the run by 1 + the index of the job's pool (0 = none).
+  std::vector<std::uint32_t> job_pool_;
 };
 
 }  // namespace schedlab::metrics

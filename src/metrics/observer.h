@@ -11,6 +11,10 @@
 #include "sched/scheduler.h"
 #include "workload/job_spec.h"
 
+namespace schedlab::pools {
+class PoolBook;
+}
+
 namespace schedlab::metrics {
 
 // The cluster after the scheduler ran at one instant; holds until the next instant.
@@ -23,6 +27,10 @@ struct InstantState {
   std::uint64_t fragmented_gpus = 0;  // free GPUs the first pending job cannot use
   std::uint64_t down_gpus = 0;        // GPUs out of service (failed, not yet repaired)
   std::uint64_t used_cpu_milli = 0;   // CPU-thousandths held by running tasks
+  // The scenario's pools as they stand (allocation, entitlement, pending per pool); null
+  // without pools. The book lives as long as the run, but its figures change after this
+  // call: an observer copies what it needs now.
+  const pools::PoolBook* pools = nullptr;
 };
 
 // A step of a job's life, for event logs and per-job figures.

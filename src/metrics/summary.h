@@ -1,17 +1,36 @@
 // The headline figures of a run: jobs, completion and waiting times, makespan, GPU
 // utilization and fragmentation, and what stops cost (preemptions, failures, lost GPU time,
 // goodput) and who got the GPUs (fairness); then jobs without GPUs, GPU jobs' waits and CPU
-// utilization. Computed from a Collector; printed and written
-// as JSON.
+// utilization; in a run with pools, the same per pool and how fairly each got its due.
+// Computed from a Collector; printed and written as JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "metrics/collector.h"
+#include "metrics/long_running_stats.h"
 
 namespace schedlab::metrics {
+
+// One pool of the run (results/README.md, "Pools"). Job figures cover the jobs of the pool and
+// of the pools under it; waits and JCTs leave services out (they run until stopped).
+struct PoolSummary {
+  std::string name;
+  std::string parent;       // "" at the top
+  std::uint32_t depth = 0;  // 0 at the top
+  std::uint64_t jobs = 0, finished = 0, dropped = 0;
+  double wait_mean_s = 0, wait_p95_s = 0;  // finished jobs other than services
+  double jct_mean_s = 0, jct_p95_s = 0;
+  // Time averages from the run's first instant to its end.
+  double gpus_allocated_mean = 0, gpus_entitled_mean = 0;
+  // Time average, over the time the pool was due GPUs (due = min(entitlement, demand) > 0),
+  // of min(1, GPUs held / due): 1 = it always held what it was entitled to and wanted.
+  // Nothing when it was never due any.
+  std::optional<double> fairness;
+};
 
 struct Summary {
   std::uint64_t jobs = 0;
@@ -39,6 +58,14 @@ struct Summary {
   std::uint64_t finished_without_gpu = 0;
   double gpu_job_wait_mean_s = 0, gpu_job_wait_p95_s = 0;
   double cpu_utilization = 0;
+  // Per service and cron entry of the scenario, in its order (metrics/long_running_stats.h).
+  std::vector<ServiceFigures> services;
+  std::vector<CronFigures> cron;
+  // Pools, in the tree's order (empty without pools), and the least fairness of a pool that
+  // jobs go to (a leaf); nothing when no such pool was ever due GPUs. Not among figures(): a
+  // compared variant may have no pools.
+  std::vector<PoolSummary> pools;
+  std::optional<double> pool_fairness_min;
 
   // Name/value pairs in the order tables print them.
   std::vector<std::pair<std::string, double>> figures() const;

@@ -46,7 +46,7 @@ std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& cata
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
   out << "id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,"
-         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb\n";
+         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind\n";
   const auto& catalog = c.topology().catalog();
   // Rows are built in one buffer, written a megabyte at a time: a million rows of temporary
   // strings and formatted writes were a fifth of a replay's time.
@@ -65,6 +65,9 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   // GPU-seconds to the microsecond, formatted from integers (exact, and fast at a million rows).
   auto gpu_seconds = [&](double gpu_us) { engine::append_seconds(buf, time_from_double_clamped(std::round(gpu_us))); };
   std::unordered_map<cluster::ModelMask, std::string> models;  // a few distinct masks per run
+  const bool pooled = c.has_pools();
+  std::vector<std::string> pool_names;  // as CSV fields
+  for (const auto& p : c.pools()) append_csv_field(pool_names.emplace_back(), p.name);
   for (const auto& r : c.jobs()) {
     num(r.id);
     if (r.trace_id != workload::kNoLabel)
@@ -115,11 +118,19 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
       buf += cluster::cpu_text(r.cpu_milli) + ',';
     if (r.mem_mib % cluster::kMibPerGb == 0) {
       num(r.mem_mib / cluster::kMibPerGb);
-      buf.back() = '\n';
     } else {
       buf += cluster::mem_gb_text(r.mem_mib);
-      buf += '\n';
+      buf += ',';
     }
+    // The scenario's pool when it has pools, else the trace's pool column.
+    if (pooled) {
+      if (const auto p = c.job_pool(r.id); p >= 0) buf += pool_names[static_cast<std::size_t>(p)];
+    } else if (const auto label = c.job_pool_label(r.id); label != workload::kNoLabel) {
+      append_csv_field(buf, strings.str(label));
+    }
+    buf += ',';
+    buf += workload::kind_name(r.kind);
+    buf += '\n';
     if (buf.size() >= (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
       buf.clear();
@@ -140,6 +151,27 @@ void write_timeline_csv(std::ostream& out, const Collector& c) {
                        cpus > 0 ? r.used_cpus / cpus : 0.0, r.used_cpus);
 }
 
+void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
+  out << "start_s,end_s,pool,parent,gpus_allocated,gpus_entitled,cpus_allocated,cpus_entitled,mem_gb_allocated,"
+         "mem_gb_entitled,pending_gpus\n";
+  const auto& pools = c.pools();
+  std::vector<std::string> names, parents;
+  for (const auto& p : pools) {
+    append_csv_field(names.emplace_back(), p.name);
+    parents.emplace_back();
+    if (p.parent >= 0) append_csv_field(parents.back(), pools[static_cast<std::size_t>(p.parent)].name);
+  }
+  const auto& rows = c.timeline();
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      const auto& x = c.pool_cell(i, p);
+      out << fmt::format("{:.0f},{:.0f},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
+                         engine::to_seconds(rows[i].start), engine::to_seconds(rows[i].end), names[p], parents[p],
+                         x.gpus_allocated, x.gpus_entitled, x.cpus_allocated, x.cpus_entitled, x.mem_gb_allocated,
+                         x.mem_gb_entitled, x.pending_gpus);
+    }
+}
+
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {
   nlohmann::ordered_json j;
   j["scenario"] = scenario;
@@ -150,6 +182,50 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
       j[name] = static_cast<std::uint64_t>(value);
     else
       j[name] = std::round(value * 1e6) / 1e6;
+  }
+  auto rounded = [](double v) { return std::round(v * 1e6) / 1e6; };
+  if (!s.services.empty()) {
+    auto& list = j["services"] = nlohmann::ordered_json::array();
+    for (const auto& f : s.services)
+      list.push_back({{"name", f.name},
+                      {"availability", rounded(f.availability)},
+                      {"instances_max", f.instances_max},
+                      {"restarts", f.restarts},
+                      {"failures", f.failures}});
+  }
+  if (!s.cron.empty()) {
+    auto& list = j["cron"] = nlohmann::ordered_json::array();
+    for (const auto& f : s.cron)
+      list.push_back({{"name", f.name},
+                      {"occurrences", f.occurrences},
+                      {"started", f.started},
+                      {"start_delay_mean_s", rounded(f.delay_mean_s)},
+                      {"start_delay_max_s", rounded(f.delay_max_s)},
+                      {"skipped", f.skipped},
+                      {"overlapping", f.overlapping},
+                      {"dropped", f.dropped}});
+  }
+  if (!s.pools.empty()) {
+    auto rounded_opt = [](std::optional<double> v) -> nlohmann::ordered_json {
+      if (!v) return nullptr;
+      return std::round(*v * 1e6) / 1e6;
+    };
+    j["pool_fairness_min"] = rounded_opt(s.pool_fairness_min);
+    auto& pools = j["pools"] = nlohmann::ordered_json::object();
+    for (const auto& p : s.pools) {
+      auto& o = pools[p.name];
+      o["parent"] = p.parent;
+      o["jobs"] = p.jobs;
+      o["finished"] = p.finished;
+      o["dropped"] = p.dropped;
+      o["wait_mean_s"] = rounded_opt(p.wait_mean_s);
+      o["wait_p95_s"] = rounded_opt(p.wait_p95_s);
+      o["jct_mean_s"] = rounded_opt(p.jct_mean_s);
+      o["jct_p95_s"] = rounded_opt(p.jct_p95_s);
+      o["gpus_allocated_mean"] = rounded_opt(p.gpus_allocated_mean);
+      o["gpus_entitled_mean"] = rounded_opt(p.gpus_entitled_mean);
+      o["fairness"] = rounded_opt(p.fairness);
+    }
   }
   out << j.dump(2) << "\n";
 }
@@ -183,6 +259,26 @@ std::string format_summary_table(const Summary& s) {
   row("GPU-job wait mean (s)", fmt::format("{:.1f}", s.gpu_job_wait_mean_s));
   row("GPU-job wait p95 (s)", fmt::format("{:.1f}", s.gpu_job_wait_p95_s));
   row("CPU utilization", fmt::format("{:.1f}%", 100 * s.cpu_utilization));
+  for (const auto& f : s.services)
+    out += fmt::format("  service {}: availability {:.2f}%, up to {} instances, {} restarts, {} failures\n", f.name,
+                       100 * f.availability, f.instances_max, f.restarts, f.failures);
+  for (const auto& f : s.cron)
+    out += fmt::format(
+        "  cron {}: {} occurrences, {} started, start delay mean {:.1f} s max {:.1f} s, {} skipped, {} overlapping{}\n",
+        f.name, f.occurrences, f.started, f.delay_mean_s, f.delay_max_s, f.skipped, f.overlapping,
+        f.dropped ? fmt::format(", {} dropped", f.dropped) : "");
+  if (s.pools.empty()) return out;
+  // Pools: one line each, indented by depth; waits and JCTs leave services out.
+  auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
+  row("pool fairness (min)", opt(s.pool_fairness_min));
+  out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "pool", "jobs",
+                     "finished", "dropped", "wait mean s", "wait p95 s", "JCT mean s", "JCT p95 s", "GPUs held",
+                     "entitled", "fairness");
+  for (const auto& p : s.pools)
+    out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>11.1f} {:>11.1f} {:>11.1f} {:>11.1f} {:>9.1f} {:>9.1f} {:>8}\n",
+                       std::string(2 * std::size_t{p.depth}, ' ') + p.name, p.jobs, p.finished, p.dropped,
+                       p.wait_mean_s, p.wait_p95_s, p.jct_mean_s, p.jct_p95_s, p.gpus_allocated_mean,
+                       p.gpus_entitled_mean, opt(p.fairness));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// Result files of a run: jobs.csv, timeline.csv and summary.json, byte-identical for the
-// same scenario and seed (fixed formats, no wall-clock figures).
+// Result files of a run: jobs.csv, timeline.csv and summary.json, and with pools
+// pools-timeline.csv; byte-identical for the same scenario and seed (fixed formats, no
+// wall-clock figures).
 #pragma once
 
 #include <ostream>
@@ -13,6 +14,8 @@ namespace schedlab::metrics {
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings);
 void write_timeline_csv(std::ostream& out, const Collector& c);
+// One row per timeline interval and pool (long format); only for a run with pools.
+void write_pools_timeline_csv(std::ostream& out, const Collector& c);
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario);
 // The human-readable table printed after a run.
 std::string format_summary_table(const Summary& s);

@@ -41,22 +41,29 @@ PoolBook::PoolBook(const config::PoolsConfig& config, const Amounts& capacity)
       pending_(tree_.size()),
       entitlement_(tree_.size()),
       usage_(tree_.size()),
-      over_(tree_.size(), 0) {
+      over_(tree_.size(), 0),
+      changes_(tree_.size(), 0) {
   recompute(capacity);
   computed_ = false;  // nothing was known yet
 }
 
 void PoolBook::add_up(std::vector<Amounts>& v, const PoolTree& tree, std::int32_t pool, const Amounts& delta,
                       double sign) {
-  for (std::int32_t p = pool; p >= 0; p = tree[static_cast<std::size_t>(p)].parent)
+  for (std::int32_t p = pool; p >= 0; p = tree[static_cast<std::size_t>(p)].parent) {
+    ++changes_[static_cast<std::size_t>(p)];
     for (std::size_t r = 0; r < kResources; ++r) {
       auto& x = v[static_cast<std::size_t>(p)][r];
       x += sign * delta[r];
       if (x < kSlack) x = 0;  // rounding never leaves a pool holding a sliver
     }
+  }
 }
 
-void PoolBook::assign(workload::JobId job, std::int32_t pool) { jobs_[job].pool = pool; }
+void PoolBook::assign(workload::JobId job, std::int32_t pool) {
+  jobs_[job].pool = pool;
+  if (assigned_.size() <= job) assigned_.resize(static_cast<std::size_t>(job) + 1, -1);
+  assigned_[job] = pool;
+}
 
 std::int32_t PoolBook::pool_of(workload::JobId job) const {
   auto it = jobs_.find(job);
@@ -110,6 +117,7 @@ void PoolBook::recompute(const Amounts& capacity) {
   }
   const auto& e = calc_.compute(tree_, capacity, usage_);
   for (std::size_t p = 0; p < tree_.size(); ++p) {
+    if (entitlement_[p] != e[p]) ++changes_[p];
     entitlement_[p] = e[p];
     bool over = false;
     for (std::size_t r = 0; r < kResources; ++r) over = over || alloc_[p][r] > e[p][r] * (1 + kSlack) + kSlack;

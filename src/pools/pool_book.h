@@ -38,6 +38,8 @@ class PoolBook {
   void assign(workload::JobId job, std::int32_t pool);
   // -1 when the job is not (or no longer) in the book.
   std::int32_t pool_of(workload::JobId job) const;
+  // The pool the job was given, also once it is gone (for results); -1 when never assigned.
+  std::int32_t assigned(workload::JobId job) const { return job < assigned_.size() ? assigned_[job] : -1; }
 
   // The job waits for `tasks` of its tasks (all of them after a stop).
   void waiting(const workload::JobSpec& job, std::uint32_t tasks);
@@ -56,6 +58,9 @@ class PoolBook {
   const Amounts& entitlement(std::int32_t pool) const { return entitlement_[static_cast<std::size_t>(pool)]; }
   const Amounts& allocation(std::int32_t pool) const { return alloc_[static_cast<std::size_t>(pool)]; }
   const Amounts& pending(std::int32_t pool) const { return pending_[static_cast<std::size_t>(pool)]; }
+  // Grows each time the pool's allocation, pending or entitlement changes: a reader that
+  // remembers it knows whether to look again (results read every pool at every instant).
+  std::uint64_t changes(std::int32_t pool) const { return changes_[static_cast<std::size_t>(pool)]; }
   // Consecutive recomputations that found the pool holding more than its entitlement.
   std::uint32_t periods_over(std::int32_t pool) const { return over_[static_cast<std::size_t>(pool)]; }
 
@@ -75,17 +80,18 @@ class PoolBook {
     Amounts held{};
     Amounts waits{};
   };
-  // Adds `delta` (negative to take away) to the pool and every pool above it.
-  static void add_up(std::vector<Amounts>& v, const PoolTree& tree, std::int32_t pool, const Amounts& delta,
-                     double sign);
+  // Adds `delta` (negative to take away) to the pool and every pool above it, counting a change of each.
+  void add_up(std::vector<Amounts>& v, const PoolTree& tree, std::int32_t pool, const Amounts& delta, double sign);
 
   const config::PoolsConfig& config_;
   PoolTree tree_;
   EntitlementCalculator calc_;
   std::unordered_map<workload::JobId, Entry> jobs_;
+  std::vector<std::int32_t> assigned_;  // by job id (dense): what assign() said
   std::vector<Amounts> alloc_, pending_, entitlement_;
   std::vector<PoolUsage> usage_;
   std::vector<std::uint32_t> over_;
+  std::vector<std::uint64_t> changes_;
   bool computed_ = false;
 };
 

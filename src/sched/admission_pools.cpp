@@ -1,5 +1,5 @@
 // Admission `pools` (Peloton): a job starts only within its pool's entitlement, and every
-// pool's above it; a job of a non-preemptible pool only within its pool's reservation (what
+// pool's above it; a non-preemptible job (its own flag, or its pool's) only within its pool's reservation (what
 // is guaranteed is never taken back, so nothing else may be started there).
 #include "pools/pool_book.h"
 #include "sched/builtin_parts.h"
@@ -13,7 +13,7 @@ class PoolsAdmission final : public Admission {
     const auto& book = *ctx.pools;
     const auto pool = book.pool_of(job.id());
     if (pool < 0) return Status::ok();
-    const bool guaranteed_only = !book.tree()[static_cast<std::size_t>(pool)].preemptible;
+    const bool guaranteed_only = !book.tree()[static_cast<std::size_t>(pool)].preemptible || !job.spec->preemptible;
     const auto extra = pools::amounts_of(*job.spec, job.tasks_left);
     pools::Resource which{};
     const auto over = book.first_exceeded(pool, extra, guaranteed_only, which);
@@ -35,7 +35,7 @@ class PoolsAdmission final : public Admission {
     if (!book) return std::nullopt;
     const auto pool = book->pool_of(job.id());
     if (pool < 0) return std::nullopt;
-    const bool guaranteed_only = !book->tree()[static_cast<std::size_t>(pool)].preemptible;
+    const bool guaranteed_only = !book->tree()[static_cast<std::size_t>(pool)].preemptible || !job.spec->preemptible;
     auto why = book->never_within(pool, pools::amounts_of(*job.spec, job.spec->tasks), guaranteed_only);
     if (why) *why = "over its pool: " + *why;
     return why;

@@ -335,7 +335,7 @@ void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& sl
   const auto& s = *job.spec;
   // Expected end for reservations: the estimate (or traced duration) less the work done.
   double left = static_cast<double>(s.estimate > 0 ? s.estimate : s.duration) - ledger_->work_done(id, now);
-  run.expected_end = now + static_cast<engine::Time>(std::max(left, 0.0));
+  run.expected_end = engine::add_saturating(now, engine::from_micros(std::max(left, 0.0)));
   if (backfill_->max_scan() > 0) running_by_end_.insert(RunningJob{id, run.gpus, run.expected_end});
   starts.push_back(StartDecision{id, slots, job.tasks_left == 0});
   started_.push_back(id);

@@ -59,6 +59,7 @@ void Scheduler::reclaim(std::int32_t pool, engine::Time now, cluster::Allocation
     if (pools_->pool_of(id) != pool) continue;
     const auto& life = ledger_->life(id);
     if (life.state != JobState::running) continue;  // stopping already
+    if (!run.spec->preemptible) continue;           // held within its reservation (admission pools)
     victims.push_back({id, run.spec->priority, life.run_start});
   }
   // Lowest priority first, then the shortest run so far (the latest start), then the id.

@@ -49,6 +49,7 @@ bool Scheduler::eligible_victim(workload::JobId id, engine::Time now, engine::Ti
   const auto& life = ledger_->life(id);
   // Started in this pass (its start not applied yet) or not running: not a victim.
   if (life.state != JobState::running || life.run_start < 0) return false;
+  if (auto it = running_.find(id); it != running_.end() && !it->second.spec->preemptible) return false;
   if (std::binary_search(started_now_.begin(), started_now_.end(), id)) return false;
   // min_run_s, and never before a stop would keep some of the run's work (thrash guard).
   const engine::Time from = std::max(add_time(life.run_start, preemption_->min_run()), ledger_->keeps_work_from(id, now));

@@ -14,6 +14,7 @@
 #include "sim/failures.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
+#include "workload/mixed_source.h"
 
 namespace schedlab::sim {
 
@@ -57,17 +58,22 @@ std::string events_inside_results(const std::string& events, const std::string& 
                      "is inside a subfolder of the results folder " + out_dir +
                          "; put it beside the results or directly in them");
   const std::string name = file.filename().string();
-  for (const char* taken : {"jobs.csv", "timeline.csv", "summary.json", "run.yaml", kResultsMarker})
+  for (const char* taken :
+       {"jobs.csv", "timeline.csv", "pools-timeline.csv", "summary.json", "run.yaml", kResultsMarker})
     if (name == taken) throw InputError(events, 0, "--events", "would replace the results' own " + name);
   return name;
 }
 }  // namespace
 
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
-  std::unique_ptr<workload::JobSource> src =
-      sc.workload.generate ? workload::make_generator(*sc.workload.generate, sc.seed)
-                           : workload::open_trace(sc.workload.trace, sc.workload.options);
-  if (sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
+  std::unique_ptr<workload::JobSource> src;
+  if (sc.workload.generate)
+    src = workload::make_generator(*sc.workload.generate, sc.seed);
+  else if (!sc.workload.trace.empty())
+    src = workload::open_trace(sc.workload.trace, sc.workload.options);
+  if (src && sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
+  if (!sc.workload.long_running.empty() || !src)
+    src = std::make_unique<workload::MixedSource>(std::move(src), sc.workload.long_running);
   return workload::with_resource_defaults(std::move(src), sc.workload.resources);
 }
 
@@ -95,13 +101,19 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   auto failures = hooks.drive ? nullptr : make_failure_source(sc.lifecycle.failures, topo, sc.seed);
   const Driver driver = hooks.drive ? hooks.drive(topo, *perf) : Driver{};
   Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
-                        sc.workload.generate ? std::string("generator") : sc.workload.trace, sc.lifecycle.config,
+                        sc.workload.generate ? std::string("generator")
+                        : sc.workload.trace.empty() ? sc.file
+                                                     : sc.workload.trace,
+                        sc.lifecycle.config,
                         failures.get(), driver);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
+  if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
   RunOutcome outcome;
   outcome.stats = simulation.run();
   outcome.pools_report = simulation.pools_report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
+  outcome.summary.services = simulation.long_running_stats().services();
+  outcome.summary.cron = simulation.long_running_stats().cron();
   outcome.out_dir = out_dir;
   if (!dir) {
     if (hooks.finish) hooks.finish({}, collector, outcome.summary);
@@ -110,6 +122,9 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   }
   write_file(dir->file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
   write_file(dir->file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
+  if (collector.has_pools())
+    write_file(dir->file("pools-timeline.csv"),
+               [&](std::ostream& o) { metrics::write_pools_timeline_csv(o, collector); });
   write_file(dir->file("summary.json"),
              [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
   write_file(dir->file("run.yaml"), [&](std::ostream& o) {

@@ -1,6 +1,6 @@
 // Runs a loaded scenario end to end: builds the cluster, workload, scheduler and perf
 // model, simulates, and writes the results folder (jobs.csv, timeline.csv, summary.json,
-// run.yaml) atomically.
+// run.yaml, and with pools pools-timeline.csv) atomically.
 #pragma once
 
 #include <functional>

@@ -205,10 +205,18 @@ void Simulation::release_slot(workload::JobId id) {
   slot_of_[id] = kNoSlot;
 }
 
-void Simulation::job_left(workload::JobId id) {
+void Simulation::job_left(workload::JobId id, engine::Time now) {
   --active_jobs_;
-  auto it = active_users_.find(jobs_[id].user);
+  const auto& job = jobs_[id];
+  auto it = active_users_.find(job.user);
   if (it != active_users_.end() && --it->second == 0) active_users_.erase(it);
+  if (job.kind == workload::JobKind::service) {
+    live_services_.erase(id);
+    long_running_stats_.wanted(job.group, now, -1);
+  } else {
+    --active_batch_;
+    if (job.kind == workload::JobKind::cron) cron_ended(id);
+  }
 }
 
 void Simulation::handle(const engine::Event& e) {
@@ -223,15 +231,24 @@ void Simulation::handle(const engine::Event& e) {
       ++active_jobs_;
       ++active_users_[job.user];
       if (pool_book_) pool_book_->assign(job.id, pool_assigner_->pool_of(job, source_.strings(), trace_name_));
-      auto why = scheduler_.submit(job, requested_models(job), e.time);
-      if (why) {
-        rt.life.state = sched::JobState::dropped;
-        job_left(job.id);
-        observer_.on_drop(job, e.time, *why);
-        release_slot(job.id);
+      auto arrival = Arrival::go;
+      if (job.kind != workload::JobKind::batch) note_group(job);
+      if (job.kind == workload::JobKind::service) {
+        // An instance makes no progress to speak of: it runs until it is no longer wanted,
+        // and loses nothing when it stops (a service keeps no state of its own here).
+        rt.ckpt = {};
+        rt.life.work_total = static_cast<double>(engine::kTimeMax);
+        long_running_stats_.wanted(job.group, e.time, +1);
+        if (job.duration == engine::kTimeMax)
+          live_services_.insert(job.id);
+        else
+          queue_.push(add_time(e.time, job.duration), engine::EventClass::retire, job.id);
       } else {
-        observer_.on_submit(job, e.time);
+        ++active_batch_;
+        if (job.kind == workload::JobKind::cron) arrival = cron_arrives(job.id, e.time);
       }
+      if (arrival == Arrival::go) enter_scheduler(job.id, e.time, true);
+      if (arrival == Arrival::held) observer_.on_submit(job, e.time);
       // The next arrival, possibly at this same instant (a job from outside pulls none).
       if (!outside_jobs_.erase(job.id)) pull_next_job();
       break;
@@ -258,7 +275,7 @@ void Simulation::handle(const engine::Event& e) {
         life.state = sched::JobState::finished;
         --running_jobs_;
         scheduler_.job_ended(run.job, e.time);
-        job_left(run.job);
+        job_left(run.job, e.time);
       }
       observer_.on_run_end(jobs_[run.job], run.placement, run.start, e.time, done);
       if (done) {
@@ -302,6 +319,19 @@ void Simulation::handle(const engine::Event& e) {
       break;
     case engine::EventClass::wake:
       break;
+    case engine::EventClass::retire:
+      retire(static_cast<workload::JobId>(e.subject), e.time);
+      break;
+    case engine::EventClass::requeue: {
+      const auto id = static_cast<workload::JobId>(e.subject);
+      if (!active(id)) break;
+      auto& rt = runtime(id);
+      if (!rt.backing_off || rt.stop_version != e.version) break;
+      rt.backing_off = false;
+      rt.life.pending_since = e.time;
+      scheduler_.requeue(id, e.time);
+      break;
+    }
   }
 }
 
@@ -321,6 +351,12 @@ void Simulation::start_decided(engine::Time now) {
       life.run_start = now;
       ++running_jobs_;
       if (!first_ever) ++life.restarts;
+      if (job.kind == workload::JobKind::service) {
+        long_running_stats_.up(job.group, now, +1);
+        if (!first_ever) long_running_stats_.service_restarted(job.group);
+      } else if (job.kind == workload::JobKind::cron && first_ever) {
+        long_running_stats_.started(job.group, now - job.submit);
+      }
       // A restart from a checkpoint first restores it: GPUs held, no progress.
       rt.progress_from = add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
     }
@@ -362,7 +398,8 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   for (RunId r : rt.runs) executor_->stop(r, now, preempted);
   // A graceful preemption saves everything if the save fits in the grace period; otherwise
   // (and always after a failure) the job keeps only its last periodic checkpoint.
-  const bool saves = preempted && saves_on_preemption(rt);
+  const bool service = jobs_[id].kind == workload::JobKind::service;
+  const bool saves = (preempted && saves_on_preemption(rt)) || service;
   const double periodic = workload::last_checkpoint(rt.ckpt, done, life.work_done);
   const double saved = saves ? done : periodic;
   // Thrown-away work is priced at the wall time this attempt took per unit of work.
@@ -377,6 +414,11 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
     ++life.preemptions;
   else if (cause != sched::StopCause::killed)
     ++life.failures;
+  rt.last_stop_failed = !preempted && cause != sched::StopCause::killed;
+  if (service) {
+    long_running_stats_.up(jobs_[id].group, now, -1);
+    if (rt.last_stop_failed) long_running_stats_.service_failed(jobs_[id].group);
+  }
   rt.restored_at_stop = life.work_done;
   life.work_done = saved;
   rt.done_at_stop = done;
@@ -391,18 +433,18 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   finish_stop(id, now, !released);
 }
 
-void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpus) {
+void Simulation::release_runs(workload::JobId id, engine::Time now, bool free_gpus, bool ends) {
   auto& rt = runtime(id);
   auto& life = rt.life;
   const auto& job = jobs_[id];
-  for (RunId r : rt.runs) {
-    auto it = runs_.find(r);
+  for (std::size_t i = 0; i < rt.runs.size(); ++i) {
+    auto it = runs_.find(rt.runs[i]);
     Run run = std::move(it->second);
     runs_.erase(it);
     if (free_gpus) alloc_.release(run.placement);
     life.attained_gpu_us +=
         static_cast<double>(run.placement.used_milli()) / 1000.0 * static_cast<double>(now - run.start);
-    observer_.on_run_end(job, run.placement, run.start, now, false);
+    observer_.on_run_end(job, run.placement, run.start, now, ends && i + 1 == rt.runs.size());
   }
   rt.runs.clear();
   hold_changed(id, -static_cast<std::int64_t>(life.held_milli));
@@ -413,11 +455,24 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
   rt.attempt_started = false;
   rt.fully_started = false;
   ++rt.stop_version;
-  if (rt.killed || life.failures > lifecycle_.max_retries) {
+}
+
+void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpus) {
+  auto& rt = runtime(id);
+  auto& life = rt.life;
+  const auto& job = jobs_[id];
+  release_runs(id, now, free_gpus, false);
+  if (rt.retired) {
+    scheduler_.forget(id, now);
+    end_retired(id, now);
+    return;
+  }
+  const bool service = job.kind == workload::JobKind::service;
+  if (rt.killed || (!service && life.failures > lifecycle_.max_retries)) {
     // Retries exhausted (or killed by a user): the gang is terminated.
     life.state = sched::JobState::failed;
     scheduler_.forget(id, now);
-    job_left(id);
+    job_left(id, now);
     metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life,
                           rt.killed ? sched::StopCause::killed : sched::StopCause::host_failed};
     ev.lost_work_s = life.work_done / 1e6;
@@ -427,6 +482,12 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
   }
   life.state = sched::JobState::pending;
   life.pending_since = now;
+  if (service && rt.last_stop_failed) {
+    // Marathon relaunches a failed instance after a growing delay (its launch backoff).
+    rt.backing_off = true;
+    queue_.push(add_time(now, backoff(job, life.failures)), engine::EventClass::requeue, id, rt.stop_version);
+    return;
+  }
   scheduler_.requeue(id, now);
 }
 
@@ -493,6 +554,7 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
       const double lost = rt.life.work_done - kept;
       rt.life.work_done = kept;
       ++rt.life.failures;
+      rt.last_stop_failed = true;
       // A second stop, by the failure: what the interrupted save would have kept is lost.
       metrics::LifeEvent ev{metrics::LifeStep::stop, now, &jobs_[id], &rt.life, cause, sched::kNoJob, h, lost / 1e6};
       observer_.on_life(ev);
@@ -571,7 +633,7 @@ bool Simulation::kill(workload::JobId id, engine::Time now) {
   // Waiting, never started in this attempt: it leaves the queue.
   life.state = sched::JobState::failed;
   scheduler_.forget(id, now);
-  job_left(id);
+  job_left(id, now);
   metrics::LifeEvent ev{metrics::LifeStep::fail, now, &jobs_[id], &life, sched::StopCause::killed};
   observer_.on_life(ev);
   release_slot(id);
@@ -652,6 +714,7 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
   s.running_jobs = running_jobs_;
   s.pending_jobs = scheduler_.pending();
   s.used_cpu_milli = alloc_.used_cpu_milli();
+  s.pools = pool_book_.get();
   if (const auto* head = scheduler_.head(); head && head->spec->needs_gpu()) {
     // Free GPUs the first pending job cannot use: on hosts too full for one of its tasks
     // (GPUs, CPUs or memory), or of models it may not use.
@@ -696,6 +759,8 @@ SimulationStats Simulation::run() {
       handle(queue_.pop());
       ++stats_.events;
     }
+    if (!ended_parents_.empty()) release_held(now);
+    if (!live_services_.empty() && source_done_ && active_batch_ == 0) retire_with_the_run(now);
     scheduler_.schedule(now, alloc_, starts_, stops_);
     apply_stops(now);
     start_decided(now);
@@ -714,6 +779,7 @@ SimulationStats Simulation::run() {
     // Failures and repairs go on forever; the run ends with its last job.
     if (source_done_ && active_jobs_ == 0) break;
   }
+  long_running_stats_.finish(stats_.end_time);
   observer_.on_finish(stats_.end_time);
   return stats_;
 }

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -14,6 +15,7 @@
 
 #include "cluster/allocation.h"
 #include "engine/event_queue.h"
+#include "metrics/long_running_stats.h"
 #include "metrics/observer.h"
 #include "perf/perf_model.h"
 #include "sched/job_life.h"
@@ -24,6 +26,7 @@
 #include "config/pools_config.h"
 #include "pools/pool_assigner.h"
 #include "pools/pool_book.h"
+#include "workload/long_running.h"
 
 namespace schedlab::sim {
 
@@ -59,6 +62,10 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void use_pools(const config::PoolsConfig& config, std::uint64_t seed);
   // The pools report (config.report_at), once the run has passed that instant; "" before.
   const std::string& pools_report() const { return pools_report_; }
+  // The scenario's services and cron entries (before run()): their jobs come from the source
+  // (workload::MixedSource); this gives the rules the run applies to them.
+  void use_long_running(const workload::LongRunningWork& work);
+  const metrics::LongRunningStats& long_running_stats() const { return long_running_stats_; }
 
   SimulationStats run();
 
@@ -85,6 +92,9 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
     bool attempt_started = false;  // the current attempt has started some tasks
     bool fully_started = false;    // the current attempt has no task waiting
     bool killed = false;           // stopped by a user: it ends as failed, whatever its retries
+    bool retired = false;          // a service instance no longer wanted: it ends once its GPUs are free
+    bool backing_off = false;      // a service instance that failed, waiting for its backoff to pass
+    bool last_stop_failed = false; // its last stop was a failure (not a preemption or kill)
   };
 
   // JobLedger
@@ -126,7 +136,31 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void finish_stop(workload::JobId id, engine::Time now, bool free_gpus);
   void fail_host(const FailureEvent& f, engine::Time now);
   void hold_changed(workload::JobId id, std::int64_t delta_milli);
-  void job_left(workload::JobId id);
+  void job_left(workload::JobId id, engine::Time now);
+  // Arrival and end of services and cron occurrences (sim/simulation_long_running.cpp).
+  enum class Arrival { go, held, skipped };
+  // A service or cron group the scenario did not list (a trace's rows): default rules, and a
+  // line of its own in the summary.
+  void note_group(const workload::JobSpec& job);
+  // A cron occurrence's overlap and parents: it goes to the scheduler now, waits for
+  // parents, or is skipped.
+  Arrival cron_arrives(workload::JobId id, engine::Time now);
+  // Submits to the scheduler (or drops, with the scheduler's reason); `announce`: observers
+  // learn of the job now (a held occurrence was announced when it arrived).
+  void enter_scheduler(workload::JobId id, engine::Time now, bool announce);
+  void skip(workload::JobId id, engine::Time now, const std::string& reason);
+  void cron_ended(workload::JobId id);
+  // Occurrences whose parents ended at this instant go to the scheduler, or are skipped.
+  void release_held(engine::Time now);
+  // A service instance ends: its span is over, or the run's other work is done.
+  void retire(workload::JobId id, engine::Time now);
+  void end_retired(workload::JobId id, engine::Time now);
+  void retire_with_the_run(engine::Time now);
+  // The time a failed service instance waits before it asks for resources again.
+  engine::Time backoff(const workload::JobSpec& job, std::uint32_t failures) const;
+  // Frees the job's runs (the GPUs too, with `free_gpus`) and settles what it held; `ends`:
+  // its last run ends the job (observers see a completed run).
+  void release_runs(workload::JobId id, engine::Time now, bool free_gpus, bool ends);
   // Runtime records exist for active jobs only (memory stays O(active), not O(trace)): a slot
   // is taken when the job is read and given back once it ended and observers saw its end.
   JobRuntime& runtime(workload::JobId id) { return rt_pool_[slot_of_[id]]; }
@@ -176,6 +210,25 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::vector<sched::StopDecision> stops_;
   std::vector<sched::TimerRequest> timers_;
   SimulationStats stats_;
+  // Services and cron entries
+  struct ServiceRules {
+    engine::Time backoff = 0, max_backoff = 0;
+    double factor = 1;
+  };
+  struct CronEntry {
+    std::vector<workload::Label> parents;
+    bool skip_overlap = false;
+    workload::JobId last = sched::kNoJob;  // its latest occurrence
+    bool last_failed = false;              // that occurrence ended without finishing
+  };
+  std::unordered_map<workload::Label, ServiceRules> service_rules_;
+  std::unordered_map<workload::Label, CronEntry> cron_entries_;
+  std::unordered_map<workload::JobId, std::vector<workload::JobId>> held_by_;  // an occurrence -> children waiting for it
+  std::unordered_map<workload::JobId, std::uint32_t> waiting_for_;           // a held child -> parents it waits for
+  std::vector<std::pair<workload::JobId, bool>> ended_parents_;  // occurrences with held children that ended this instant (failed?)
+  std::set<workload::JobId> live_services_;     // instances that last as long as the run's other work
+  std::uint64_t active_batch_ = 0;              // active jobs that are not services
+  metrics::LongRunningStats long_running_stats_;
 };
 
 }  // namespace schedlab::sim

@@ -11,6 +11,8 @@
 #include "engine/rng.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "workload/chronos_schedule.h"
+#include "workload/mixed_source.h"
 
 namespace schedlab::workload {
 
@@ -77,6 +79,22 @@ void validate(const GeneratorConfig& c) {
     throw InputError("", 0, "generate.mem_gb_per_cpu",
                      fmt::format("{} is out of range [0, {}] (for tasks of up to {} CPUs)", c.mem_gb_per_cpu,
                                  cluster::kMaxMemGb / largest, largest));
+  constexpr std::uint32_t kMaxEntries = 10'000;
+  if (c.services > kMaxEntries)
+    throw InputError("", 0, "generate.services", fmt::format("{} is out of range [0, {}]", c.services, kMaxEntries));
+  if (c.cron_entries > kMaxEntries)
+    throw InputError("", 0, "generate.cron_entries",
+                     fmt::format("{} is out of range [0, {}]", c.cron_entries, kMaxEntries));
+  if (c.service_instances_max == 0 || c.service_instances_max > 1000)
+    throw InputError("", 0, "generate.service_instances_max",
+                     fmt::format("{} is out of range [1, 1000]", c.service_instances_max));
+  check_finite(c.cron_period_s, "generate.cron_period_s");
+  check_finite(c.cron_duration_s, "generate.cron_duration_s");
+  if (!(c.cron_period_s >= 1) || c.cron_period_s > 366 * 86400.0)
+    throw InputError("", 0, "generate.cron_period_s", fmt::format("{} is out of range [1, 31622400] s", c.cron_period_s));
+  if (!(c.cron_duration_s >= 1) || c.cron_duration_s > kMaxInputSeconds)
+    throw InputError("", 0, "generate.cron_duration_s",
+                     fmt::format("{} is out of range [1, {}] s", c.cron_duration_s, kMaxInputSeconds));
 }
 
 namespace {
@@ -154,9 +172,63 @@ class Generator final : public JobSource {
 };
 }  // namespace
 
+// The generator's jobs with its services and cron entries, numbered in the order handed out.
+class GeneratedMix final : public JobSource {
+ public:
+  GeneratedMix(std::unique_ptr<JobSource> base, LongRunningWork work)
+      : work_(std::move(work)), mixed_(std::move(base), work_) {}
+  bool next(JobSpec& out) override {
+    if (!mixed_.next(out)) return false;
+    out.id = static_cast<JobId>(std::min<std::uint64_t>(n_, std::numeric_limits<JobId>::max()));
+    out.trace_number = n_++;
+    return true;
+  }
+  StringPool& strings() override { return mixed_.strings(); }
+
+ private:
+  LongRunningWork work_;  // before mixed_, which keeps a reference to it
+  MixedSource mixed_;
+  std::uint64_t n_ = 0;
+};
+
+LongRunningWork long_running_of(const GeneratorConfig& c, std::uint64_t seed) {
+  LongRunningWork w;
+  auto draws = engine::Rng(seed).stream("long_running");
+  const double span_s = static_cast<double>(c.jobs) * 3600.0 / c.arrival_rate_per_hour;
+  const auto span = checked_duration_seconds(std::min(span_s, static_cast<double>(kMaxInputSeconds)),
+                                             FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"});
+  for (std::uint32_t i = 0; i < c.services; ++i) {
+    ServiceSpec s;
+    s.name = fmt::format("svc{}", i);
+    s.shape.gpus_per_task = 1;
+    s.instances = static_cast<std::uint32_t>(draws.uniform_int(1, c.service_instances_max));
+    s.start = static_cast<engine::Time>(draws.uniform() * 0.1 * static_cast<double>(span));
+    s.stop = std::max(span, s.start + engine::kMicrosPerSecond);
+    w.services.push_back(s);
+  }
+  // Schedules on a calendar that trace time 0 stands for (any instant would do).
+  constexpr const char* kEpoch = "2026-01-05T00:00:00Z";
+  w.epoch_us = parse_iso_datetime_us(kEpoch);
+  for (std::uint32_t i = 0; i < c.cron_entries; ++i) {
+    CronSpec e;
+    e.name = fmt::format("cron{}", i);
+    e.shape.gpus_per_task = 1;
+    e.duration = checked_duration_seconds(std::round(c.cron_duration_s), FieldContext{kNoFile, 0, "generate.cron_duration_s"});
+    const auto period = static_cast<std::int64_t>(std::round(c.cron_period_s));
+    const auto offset = draws.uniform_int(0, period - 1);
+    e.schedule_text = fmt::format("R/{}/PT{}S", kEpoch, period);
+    e.schedule = parse_chronos_schedule(e.schedule_text);
+    e.schedule.start_us += offset * engine::kMicrosPerSecond;  // its first occurrence, within the first period
+    w.cron.push_back(e);
+  }
+  return w;
+}
+
 std::unique_ptr<JobSource> make_generator(const GeneratorConfig& config, std::uint64_t seed) {
   validate(config);
-  return std::make_unique<Generator>(config, seed);
+  auto gen = std::make_unique<Generator>(config, seed);
+  if (config.services == 0 && config.cron_entries == 0) return gen;
+  return std::make_unique<GeneratedMix>(std::move(gen), long_running_of(config, seed));
 }
 
 }  // namespace schedlab::workload

@@ -47,6 +47,16 @@ struct GeneratorConfig {
   std::vector<std::uint32_t> cpu_sizes = {1, 2, 4, 8, 16, 32};
   std::vector<double> cpu_size_weights = {0.25, 0.2, 0.2, 0.15, 0.1, 0.1};
   double mem_gb_per_cpu = 4;
+  // Services and cron entries mixed in (workload/long_running.h). Each service: 1 to
+  // service_instances_max instances of one GPU, wanted from an instant drawn in the first tenth
+  // of the trace's expected span (jobs / rate) to its end. Each cron entry: one 1-GPU job of
+  // cron_duration_s every cron_period_s, from an offset drawn within the first period, as long
+  // as the trace lasts. Jobs are named svcN.i and cronN#k, their group svcN and cronN.
+  std::uint32_t services = 0;
+  std::uint32_t service_instances_max = 4;
+  std::uint32_t cron_entries = 0;
+  double cron_period_s = 6 * 3600;
+  double cron_duration_s = 900;
 };
 
 // Checks the config; throws InputError naming the field.

@@ -1,7 +1,16 @@
-// StringPool interning.
+// StringPool interning, and the names of job kinds.
 #include "workload/job_spec.h"
 
 namespace schedlab::workload {
+
+const char* kind_name(JobKind k) {
+  switch (k) {
+    case JobKind::batch: return "batch";
+    case JobKind::service: return "service";
+    case JobKind::cron: return "cron";
+  }
+  return "batch";
+}
 
 Label StringPool::intern(std::string_view s) {
   auto it = index_.find(std::string(s));

@@ -18,6 +18,8 @@ using Label = std::uint32_t;          // index into a StringPool
 inline constexpr Label kNoLabel = 0;  // the pool's entry 0 is always ""
 
 enum class JobKind : std::uint8_t { batch, service, cron };
+// "batch", "service", "cron": as the native trace format and jobs.csv write it.
+const char* kind_name(JobKind k);
 
 // How the job ended in the original trace (kept for analysis; does not change replay).
 enum class TraceStatus : std::uint8_t { unknown, pass, failed, killed };
@@ -36,6 +38,7 @@ struct JobSpec {
   Label gpu_request = kNoLabel;     // GPU model name, or names separated by '|'; "" = any
   Label user = kNoLabel;
   Label pool = kNoLabel;
+  Label group = kNoLabel;     // a service's or cron entry's name (workload/long_running.h)
   Label trace_id = kNoLabel;  // the trace's own id when it is not a number
   std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
   std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
@@ -48,6 +51,9 @@ struct JobSpec {
   // Checkpoint costs from the trace, in seconds; negative = not given (scenario or model decide).
   float ckpt_interval_s = -1, ckpt_save_s = -1, ckpt_restore_s = -1;
   bool gang = true;
+  // false: never stopped to make room for another job (Peloton's non-preemptible jobs); under
+  // admission `pools` it starts only within its pool's reservation.
+  bool preemptible = true;
   bool cpu_given = false;
   bool mem_given = false;
   JobKind kind = JobKind::batch;

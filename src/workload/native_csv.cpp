@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include "cluster/resources.h"
 #include "util/checked.h"
@@ -15,6 +17,7 @@
 #include "util/line_reader.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "workload/chronos_schedule.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -22,14 +25,15 @@ namespace {
 
 enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
            kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kCpus,
-           kMemGb, kColCount };
+           kMemGb, kPreemptible, kInstances, kSchedule, kGroup, kColCount };
 const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
     "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status",
-    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb"};
+    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb", "preemptible", "instances", "schedule", "group"};
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kMaxRowInstances = 100'000;  // each instance is a job of the run
 
 class NativeCsvSource final : public JobSource {
  public:
@@ -38,29 +42,114 @@ class NativeCsvSource final : public JobSource {
     read_header();
   }
 
+  // Rows in file order, with a service row's instances after it and a cron row's later
+  // occurrences merged in submit order (a row first at equal instants, then schedules in the
+  // order their rows came).
   bool next(JobSpec& out) override {
-    std::string_view line;
-    while (reader_.next(line)) {
-      if (line.empty() || line.front() == '#') continue;
-      try {
-        parse_row(line, out);
-        if (out.submit < last_submit_)
-          throw InputError(reader_.path(), reader_.line_number(), "submit_s",
-                           "submit times must not decrease (sort the trace by submit_s)");
-        last_submit_ = out.submit;
+    for (;;) {
+      if (!ready_.empty()) {
+        out = ready_.front();
+        ready_.pop_front();
         out.id = next_id_++;
         return true;
-      } catch (const InputError&) {
-        if (!skip_bad_) throw;
-        ++skipped_;
       }
+      if (!ahead_ && !rows_done_) read_row();
+      // An unbounded schedule ends with the trace: nothing after its last row.
+      std::erase_if(cursors_, [&](const Cursor& c) {
+        return !c.at || (rows_done_ && !c.schedule.count() && *c.at > last_submit_);
+      });
+      Cursor* cron = nullptr;
+      for (auto& c : cursors_)
+        if (!cron || *c.at < *cron->at) cron = &c;
+      if (ahead_ && (!cron || ahead_->submit <= *cron->at)) {
+        take_row();
+        continue;
+      }
+      if (!cron) return false;
+      out = cron->job;
+      out.submit = *cron->at;
+      out.trace_id = strings_.intern(fmt::format("{}#{}", strings_.str(cron->job.group), cron->k));
+      advance(*cron);
+      out.id = next_id_++;
+      return true;
     }
-    return false;
   }
   StringPool& strings() override { return strings_; }
   std::uint64_t skipped_rows() const override { return skipped_; }
 
  private:
+  // A cron row's schedule: occurrence k at the row's submit plus (its instant - the start).
+  struct Cursor {
+    JobSpec job;
+    ChronosSchedule schedule;
+    std::uint64_t k = 0;
+    std::optional<engine::Time> at;
+  };
+
+  void read_row() {
+    std::string_view line;
+    while (reader_.next(line)) {
+      if (line.empty() || line.front() == '#') continue;
+      try {
+        JobSpec job;
+        parse_row(line, job);
+        if (job.submit < last_submit_)
+          throw InputError(reader_.path(), reader_.line_number(), "submit_s",
+                           "submit times must not decrease (sort the trace by submit_s)");
+        last_submit_ = job.submit;
+        ahead_ = job;
+        ahead_instances_ = row_instances_;
+        ahead_schedule_ = row_schedule_;
+        return;
+      } catch (const InputError&) {
+        if (!skip_bad_) throw;
+        ++skipped_;
+      }
+    }
+    rows_done_ = true;
+  }
+
+  void take_row() {
+    JobSpec job = *ahead_;
+    ahead_.reset();
+    if (job.kind == JobKind::service && ahead_instances_ > 1) {
+      const auto instances = ahead_instances_;
+      for (std::uint32_t i = 0; i < instances; ++i) {
+        ready_.push_back(job);
+        ready_.back().trace_id = strings_.intern(fmt::format("{}.{}", strings_.str(job.group), i));
+      }
+    } else if (job.kind == JobKind::cron && ahead_schedule_) {
+      Cursor c;
+      c.job = job;
+      c.schedule = *ahead_schedule_;
+      advance(c);  // occurrence 0, at the row's submit
+      if (c.at) {
+        ready_.push_back(job);
+        ready_.back().submit = *c.at;
+        ready_.back().trace_id = strings_.intern(fmt::format("{}#0", strings_.str(job.group)));
+        advance(c);
+        if (c.at) cursors_.push_back(std::move(c));
+      }
+    } else {
+      ready_.push_back(job);
+    }
+  }
+
+  // Moves a cursor to its next occurrence (the first, when it has none yet).
+  void advance(Cursor& c) {
+    const std::uint64_t k = c.at ? c.k + 1 : 0;
+    c.at.reset();
+    c.k = k;
+    if (auto n = c.schedule.count(); n && k >= *n) return;
+    try {
+      const std::int64_t since_start = c.schedule.occurrence(k) - c.schedule.start_us;
+      if (since_start > engine::kTimeMax / 2 - c.job.submit) return;  // beyond any run
+      c.at = c.job.submit + since_start;
+    } catch (const std::overflow_error&) {
+      // beyond the calendar: the schedule is over
+    }
+  }
+
   void read_header() {
     std::string_view line;
     do {
@@ -152,6 +241,12 @@ class NativeCsvSource final : public JobSource {
       else if (g == "0" || g == "false") job.gang = false;
       else throw InputError(reader_.path(), reader_.line_number(), "gang", fmt::format("'{}' is not 0/1/true/false", g));
     }
+    if (pos_[kPreemptible] >= 0 && !trim(field(kPreemptible)).empty()) {
+      auto g = trim(field(kPreemptible));
+      if (g == "1" || g == "true") job.preemptible = true;
+      else if (g == "0" || g == "false") job.preemptible = false;
+      else throw InputError(reader_.path(), reader_.line_number(), "preemptible", fmt::format("'{}' is not 0/1/true/false", g));
+    }
     if (pos_[kKind] >= 0 && !trim(field(kKind)).empty()) {
       auto k = trim(field(kKind));
       if (k == "batch") job.kind = JobKind::batch;
@@ -171,6 +266,36 @@ class NativeCsvSource final : public JobSource {
       else throw InputError(reader_.path(), reader_.line_number(), "status",
                             unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
     }
+    // A service row stands for `instances` instances over [submit, submit + duration); a cron
+    // row with a schedule for its occurrences. Both name their jobs' group by the row's id.
+    std::uint32_t instances = 1;
+    if (pos_[kInstances] >= 0 && !trim(field(kInstances)).empty()) {
+      instances = parse_int_field<std::uint32_t>(field(kInstances), at(kInstances), 1);
+      if (instances > kMaxRowInstances)
+        throw InputError(reader_.path(), reader_.line_number(), "instances",
+                         fmt::format("{} is out of range [1, {}]", instances, kMaxRowInstances));
+      if (instances > 1 && job.kind != JobKind::service)
+        throw InputError(reader_.path(), reader_.line_number(), "instances",
+                         "only a row of kind service has instances");
+    }
+    std::optional<ChronosSchedule> schedule;
+    if (pos_[kSchedule] >= 0 && !trim(field(kSchedule)).empty()) {
+      if (job.kind != JobKind::cron)
+        throw InputError(reader_.path(), reader_.line_number(), "schedule", "only a row of kind cron has a schedule");
+      try {
+        schedule = parse_chronos_schedule(trim(field(kSchedule)));
+      } catch (const std::invalid_argument& e) {
+        throw InputError(reader_.path(), reader_.line_number(), "schedule", e.what());
+      }
+    }
+    if (job.kind != JobKind::batch) {
+      const auto group = pos_[kGroup] >= 0 ? trim(field(kGroup)) : std::string_view();
+      job.group = strings_.intern(group.empty() ? trim(field(kId)) : group);
+    } else if (pos_[kGroup] >= 0 && !trim(field(kGroup)).empty()) {
+      throw InputError(reader_.path(), reader_.line_number(), "group", "only a row of kind service or cron has a group");
+    }
+    row_instances_ = instances;
+    row_schedule_ = std::move(schedule);
     // Checkpoint costs (workload/checkpoint.h): empty or absent = not in the trace (-1).
     job.ckpt_interval_s = ckpt_seconds(kCkptInterval);
     job.ckpt_save_s = ckpt_seconds(kCkptSave);
@@ -193,16 +318,14 @@ class NativeCsvSource final : public JobSource {
   JobId next_id_ = 0;
   engine::Time last_submit_ = 0;
   std::uint64_t skipped_ = 0;
+  std::optional<JobSpec> ahead_;  // the next row, read but not handed out
+  bool rows_done_ = false;
+  std::deque<JobSpec> ready_;  // jobs handed out before anything else
+  std::vector<Cursor> cursors_;
+  // The last row parsed's instances and schedule, and the row ahead's.
+  std::uint32_t row_instances_ = 1, ahead_instances_ = 1;
+  std::optional<ChronosSchedule> row_schedule_, ahead_schedule_;
 };
-
-const char* kind_name(JobKind k) {
-  switch (k) {
-    case JobKind::batch: return "batch";
-    case JobKind::service: return "service";
-    case JobKind::cron: return "cron";
-  }
-  return "batch";
-}
 
 const char* status_name(TraceStatus s) {
   switch (s) {
@@ -222,7 +345,7 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 
 void write_native_header(std::ostream& out) {
   out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
-         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb\n";
+         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb,preemptible,group\n";
 }
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
@@ -232,12 +355,13 @@ void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) 
   // CPUs and memory stay empty when the trace did not give them (the scenario's defaults apply).
   const std::string cpus = j.cpu_given ? cluster::cpu_text(j.cpu_milli) : std::string();
   const std::string mem = j.mem_given ? cluster::mem_gb_text(j.mem_mib) : std::string();
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
                      engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
                      j.gpus_per_task, j.gpu_milli, csv_field(s.str(j.gpu_request)), j.min_generation,
                      csv_field(s.str(j.user)), csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
                      engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
-                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem);
+                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0,
+                     csv_field(s.str(j.group)));
 }
 
 }  // namespace schedlab::workload

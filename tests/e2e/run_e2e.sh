@@ -81,6 +81,68 @@ if [ "$rc" -eq 0 ] && grep -q "^pools at 30" "$TMP/stdout" && grep -q "research"
 else
   fail pools_report "exit code $rc; $(grep -c pools "$TMP/stdout") lines about pools"
 fi
+# Pools in the results (results/README.md): pools-timeline.csv, one row per timeline interval
+# and pool; each job's pool and kind at the end of jobs.csv; per-pool figures in summary.json
+# and the printed summary; the same bytes on a rerun.
+pt="$TMP/pools-day/pools-timeline.csv"
+intervals=$(($(wc -l <"$TMP/pools-day/timeline.csv") - 1))
+if [ -f "$pt" ] && [ "$(head -1 "$pt")" = "start_s,end_s,pool,parent,gpus_allocated,gpus_entitled,cpus_allocated,cpus_entitled,mem_gb_allocated,mem_gb_entitled,pending_gpus" ] &&
+  [ "$(($(wc -l <"$pt") - 1))" -eq $((3 * intervals)) ] && [ "$intervals" -gt 1 ] &&
+  [ "$(cut -d, -f3 "$pt" | sed 1d | sort -u | tr '\n' ' ')" = "production research serving " ]; then
+  pass pools_timeline_rows
+else
+  fail pools_timeline_rows "$(wc -l <"$pt" 2>/dev/null) lines in pools-timeline.csv for $intervals intervals"
+fi
+if head -1 "$TMP/pools-day/jobs.csv" | grep -q ',cpus,mem_gb,pool,kind$' &&
+  [ "$(grep -c ',\(production\|research\|serving\),batch$' "$TMP/pools-day/jobs.csv")" -eq 169 ] &&
+  grep -q '"pool_fairness_min": 0\.' "$TMP/pools-day/summary.json" &&
+  grep -q '^    "research": {$' "$TMP/pools-day/summary.json" && grep -q '"gpus_entitled_mean": ' "$TMP/pools-day/summary.json" &&
+  grep -q '^  pool fairness (min) ' "$TMP/stdout"; then
+  pass pools_jobs_and_summary
+else
+  fail pools_jobs_and_summary "jobs.csv pool/kind columns or summary.json pool figures missing"
+fi
+run run scenarios/pools-day.yaml --out "$TMP/pools-day2"
+if [ "$rc" -eq 0 ] && diff -r "$TMP/pools-day" "$TMP/pools-day2" >/dev/null; then pass pools_rerun_is_byte_identical; else
+  fail pools_rerun_is_byte_identical "exit code $rc or files differ"; fi
+# A nested tree: inner pools carry their parent; a service's kind shows in jobs.csv.
+run run tests/fixtures/scenarios/pools/three_pools.yaml --out "$TMP/three-pools"
+if [ "$rc" -eq 0 ] && grep -q '^[0-9]*,[0-9]*,team-b,research,' "$TMP/three-pools/pools-timeline.csv" &&
+  grep -q ',team-a,service$' "$TMP/three-pools/jobs.csv" && grep -q '"parent": "research",' "$TMP/three-pools/summary.json"
+then
+  pass pools_nested_tree_results
+else
+  fail pools_nested_tree_results "exit code $rc, or no team-b rows / team-a service / parent in the results"
+fi
+# Without pools (compare's one-flat-queue variant drops them): no pools-timeline.csv, no pool
+# figures, and jobs.csv's pool column is the trace's pool label.
+run compare scenarios/pools-day.yaml --out "$TMP/pools-cmp"
+flat="$TMP/pools-cmp/one-flat-queue"
+if [ "$rc" -eq 0 ] && [ -f "$TMP/pools-cmp/pools+reclaim/pools-timeline.csv" ] && [ -f "$flat/timeline.csv" ] &&
+  [ ! -e "$flat/pools-timeline.csv" ] && ! grep -q '"pools"\|"pool_fairness_min"' "$flat/summary.json" &&
+  [ "$(grep -c ',\(production\|research\|serving\),batch$' "$flat/jobs.csv")" -eq 169 ]; then
+  pass pools_absent_without_pools
+else
+  fail pools_absent_without_pools "exit code $rc, or the variant without pools has pool results"
+fi
+
+# Services and cron entries (docs/services-cron.md): mistakes at their line, through run and
+# validate; a run reports availability and occurrences, the same bytes twice.
+LR=tests/fixtures/scenarios/long_running
+bad_input cron_parent_typo "$LR/unknown_parent.yaml:9: workload.cron.1.parents: " run "$LR/unknown_parent.yaml"
+stderr_has cron_parent_typo_closest "(closest: 'etl')"
+bad_input cron_bad_schedule "$LR/bad_schedule.yaml:9: workload.cron.0.schedule: " validate "$LR/bad_schedule.yaml"
+bad_input service_without_end "$LR/service_without_end.yaml:6: workload.services.0: " run "$LR/service_without_end.yaml"
+run run "$LR/services_cron.yaml" --out "$TMP/lr1"
+run_rc=$rc
+run run "$LR/services_cron.yaml" --out "$TMP/lr2"
+if [ "$run_rc" -eq 0 ] && [ "$rc" -eq 0 ] && grep -q '"name": "inference"' "$TMP/lr1/summary.json" &&
+  grep -q '"availability"' "$TMP/lr1/summary.json" && grep -q '"name": "etl"' "$TMP/lr1/summary.json" &&
+  grep -q 'inference\.0' "$TMP/lr1/jobs.csv"; then
+  if diff -r "$TMP/lr1" "$TMP/lr2" >/dev/null; then pass services_cron_run; else fail services_cron_run "reruns differ"; fi
+else
+  fail services_cron_run "exit codes $run_rc/$rc, or summary.json lacks services and cron"
+fi
 
 bad_input perf_setting "$FIX/bad_perf.yaml:10: perf.overlap: " run "$FIX/bad_perf.yaml"
 stderr_has perf_setting_says "must be in [0, 1], got 1.5"
@@ -129,9 +191,9 @@ bad_input resources_mem_not_number "$FIX/base.yaml: resources.mem_gb_per_gpu: " 
 # A job without GPUs runs on a host's CPUs; one needing more CPUs per task than any host has
 # is dropped with its reason, like one needing too many GPUs.
 run run "$FIX/base.yaml" --set workload.trace=cpu_jobs.csv --out "$TMP/cpu"
-if [ "$rc" -eq 0 ] && grep -q '^1,1,5.000000,5.000000,65.000000,0.000000,60.000000,2,0,1000,0,1,1,,h0:0+h0:0,finished,,0,0,0,0.000000,0.000000,8,32.5$' "$TMP/cpu/jobs.csv" &&
-  grep -q '^2,2,.*,dropped,unresolvable: a task needs 500 CPUs on one host; the largest allowed host has 96,0,0,0,0.000000,0.000000,500,16$' "$TMP/cpu/jobs.csv" &&
-  grep -q '^3,3,.*,finished,,0,0,0,30.000000,0.000000,4,16$' "$TMP/cpu/jobs.csv" &&
+if [ "$rc" -eq 0 ] && grep -q '^1,1,5.000000,5.000000,65.000000,0.000000,60.000000,2,0,1000,0,1,1,,h0:0+h0:0,finished,,0,0,0,0.000000,0.000000,8,32.5,,batch$' "$TMP/cpu/jobs.csv" &&
+  grep -q '^2,2,.*,dropped,unresolvable: a task needs 500 CPUs on one host; the largest allowed host has 96,0,0,0,0.000000,0.000000,500,16,,batch$' "$TMP/cpu/jobs.csv" &&
+  grep -q '^3,3,.*,finished,,0,0,0,30.000000,0.000000,4,16,,batch$' "$TMP/cpu/jobs.csv" &&
   grep -q '"finished_without_gpu": 1,' "$TMP/cpu/summary.json"; then
   pass cpu_jobs_run_and_too_big_dropped
 else
@@ -525,7 +587,7 @@ else
 fi
 
 # Results of runs with stops: the new columns and figures, and the --events log.
-if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb$' &&
+if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind$' &&
   head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus,cpu_utilization,used_cpus$' &&
   grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
   pass results_life_columns_and_figures

@@ -140,7 +140,7 @@ TEST_CASE("Metrics.Summary.figures_of_a_small_run") {
   std::ostringstream csv;
   write_jobs_csv(csv, r.collector, r.source.strings());
   CHECK(csv.str().find("3,3,20.000000,,,,,1,8,1000,8,0,0,,,dropped,unresolvable: a task needs 8 GPUs on one host; "
-                       "the largest allowed host has 4,0,0,0,0.000000,0.000000,0,0\n") != std::string::npos);
+                       "the largest allowed host has 4,0,0,0,0.000000,0.000000,0,0,,batch\n") != std::string::npos);
 }
 
 TEST_CASE("Metrics.Writers.csv_fields_are_quoted_only_when_needed") {

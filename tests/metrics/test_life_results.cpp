@@ -136,12 +136,12 @@ TEST_CASE("Metrics.Collector.a_stopped_and_restarted_job_keeps_its_life_and_fina
   std::ostringstream csv;
   workload::StringPool strings;
   write_jobs_csv(csv, c, strings);
-  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb\n") !=
+  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind\n") !=
         std::string::npos);
   CHECK(line_of(csv.str(), "0,100,") ==
         "0,100,0.000000,0.000000,135.000000,0.000000,135.000000,1,2,1000,2,1,1,V100,h1:2,finished,,1,0,1,"
-        "230.000000,30.000000,0,0");
-  CHECK(line_of(csv.str(), "1,101,").ends_with(",h0:4,finished,,0,0,0,160.000000,0.000000,0,0"));
+        "230.000000,30.000000,0,0,,batch");
+  CHECK(line_of(csv.str(), "1,101,").ends_with(",h0:4,finished,,0,0,0,160.000000,0.000000,0,0,,batch"));
 }
 
 TEST_CASE("Metrics.Summary.lost_time_goodput_and_fairness_of_a_scripted_run") {

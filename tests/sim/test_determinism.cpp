@@ -93,7 +93,7 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   // The small trace: 4 jobs on 16 GPUs. Job 0 (4 GPUs, any model) takes V100 host h0; job 1
   // asks for 2 x 4 A100 and gets the A100 host h2 at once, 0.5 .. 50.75.
   CHECK(outcome.summary.jobs == 4);
-  CHECK(outcome.summary.finished == 4);
+  CHECK(outcome.summary.finished == 3);  // job 2 is a service instance: never counted as finished
   CHECK(outcome.summary.total_gpus == 16);
   auto run = YAML::LoadFile((out / "run.yaml").string());
   CHECK(run["schedlab_version"].as<std::string>() == SCHEDLAB_VERSION);
@@ -103,10 +103,11 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   std::string jobs = read_file(out / "jobs.csv");
   CHECK(jobs.starts_with("id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,"
                          "racks,gpu_model,placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,"
-                         "lost_gpu_s,cpus,mem_gb\n"));
-  // No CPU or memory column in the trace: the defaults, 4 CPUs and 16 GB per GPU of a task.
+                         "lost_gpu_s,cpus,mem_gb,pool,kind\n"));
+  // No CPU or memory column in the trace: the defaults, 4 CPUs and 16 GB per GPU of a task; then
+  // the trace's pool column (the scenario has no pools) and the job's kind.
   CHECK(jobs.find("1,1,0.500000,0.500000,50.750000,0.000000,50.250000,2,4,1000,8,1,1,A100,h2:8,finished,,0,0,0,"
-                  "402.000000,0.000000,16,64\n") != std::string::npos);
+                  "402.000000,0.000000,16,64,research,batch\n") != std::string::npos);
 }
 
 TEST_CASE("Sim.ScenarioRun.a_failed_run_leaves_no_results_folder") {

@@ -54,6 +54,22 @@ TEST_CASE("Sim.HandWorkedPreemption.priority_stops_a_gang_whole_and_it_restarts_
   CHECK(r.observer.violations() == 0);
 }
 
+// Case P1 with J1 not preemptible: J2 passes over it and stops J0 instead (which it also
+// outranks); J0 comes back on h0 when J2 ends at 60 s, with its 10 s of work kept.
+TEST_CASE("Sim.HandWorkedPreemption.a_job_that_is_not_preemptible_is_never_a_victim") {
+  std::vector<JobRow> jobs = {row(0, 30, 1, 4, 1), row(0, 100, 2, 2, 0), row(10, 50, 1, 4, 2)};
+  jobs[1].preemptible = false;
+  SimRun r(uniform_cluster(1, 2, 4), policy("priority", "priority"), jobs);
+  CHECK(r.stats.preemptions == 1);
+  CHECK(r.job(1).starts == std::vector<engine::Time>{0});
+  CHECK(r.end_s(1) == 100);
+  CHECK(r.job(0).starts == std::vector<engine::Time>{0, sec(60)});
+  CHECK(r.end_s(0) == 80);
+  CHECK(r.start_s(2) == 10);
+  CHECK(r.where(2) == "h0:4");
+  CHECK(r.observer.violations() == 0);
+}
+
 // Case P2: hosts h0, h1 of 4 GPUs, priority queue, reorder preemption (and priority for
 // comparison), with and without min_run_s.
 //   J0  t=0   priority 1  1 x 4 GPUs  100 s

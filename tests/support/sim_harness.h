@@ -21,6 +21,8 @@
 #include "sim/failure_source.h"
 #include "sim/simulation.h"
 #include "workload/job_spec.h"
+#include "workload/long_running.h"
+#include "workload/mixed_source.h"
 
 namespace schedlab::testing {
 
@@ -82,6 +84,7 @@ struct JobRow {
   std::int16_t min_generation = 0;
   std::int32_t priority = 0;
   std::string pool;  // the trace's pool column (a virtual cluster, a queue)
+  bool preemptible = true;
   // CPUs and memory per task, as a trace column gives them (0 = none asked for).
   std::uint32_t cpu_milli = 0;
   std::uint32_t mem_mib = 0;
@@ -115,6 +118,7 @@ class SpecListSource : public workload::JobSource {
     j.min_generation = r.min_generation;
     j.priority = r.priority;
     j.pool = strings_.intern(r.pool);
+    j.preemptible = r.preemptible;
     j.cpu_milli = r.cpu_milli;
     j.mem_mib = r.mem_mib;
     j.cpu_given = j.mem_given = true;
@@ -381,6 +385,19 @@ struct SimOptions {
   sim::LifecycleConfig lifecycle;
   std::vector<sim::FailureEvent> failures;  // in time order
   const config::PoolsConfig* pools = nullptr;
+  // Services and cron entries beside the rows (their jobs follow the rows' at equal instants).
+  const workload::LongRunningWork* long_running = nullptr;
+};
+
+// Hands out another source's jobs without owning it (MixedSource owns its base).
+class BorrowedSource final : public workload::JobSource {
+ public:
+  explicit BorrowedSource(workload::JobSource& s) : s_(s) {}
+  bool next(workload::JobSpec& out) override { return s_.next(out); }
+  workload::StringPool& strings() override { return s_.strings(); }
+
+ private:
+  workload::JobSource& s_;
 };
 
 // One simulation of `rows` on `spec` under `config`, trace perf model, everything kept for
@@ -393,6 +410,8 @@ struct SimRun {
   metrics::Collector collector;
   RecordingObserver observer;
   sim::SimulationStats stats;
+  std::vector<metrics::ServiceFigures> services;
+  std::vector<metrics::CronFigures> cron;
 
   SimRun(const cluster::ClusterSpec& spec, const sched::SchedulerConfig& config, const std::vector<JobRow>& rows,
          cluster::GpuCatalog cat = small_catalog())
@@ -411,10 +430,16 @@ struct SimRun {
     for (const auto& f : options.failures)
       if (f.gpu == sim::kWholeHost) whole.push_back(f);
     observer.expect_down(whole);
-    sim::Simulation simulation(topo, config, source, *perf, observer, "memory", options.lifecycle,
+    std::unique_ptr<workload::JobSource> mixed;
+    if (options.long_running)
+      mixed = std::make_unique<workload::MixedSource>(std::make_unique<BorrowedSource>(source), *options.long_running);
+    sim::Simulation simulation(topo, config, mixed ? *mixed : source, *perf, observer, "memory", options.lifecycle,
                                options.failures.empty() ? nullptr : &failures);
     if (options.pools) simulation.use_pools(*options.pools, 1);
+    if (options.long_running) simulation.use_long_running(*options.long_running);
     stats = simulation.run();
+    services = simulation.long_running_stats().services();
+    cron = simulation.long_running_stats().cron();
   }
 
   const JobLog& job(workload::JobId id) const { return observer.job(id); }
