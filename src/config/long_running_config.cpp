@@ -22,7 +22,7 @@ engine::Time entry_seconds(const YAML::Node& n, const At& at) {
   return checked_duration_seconds(get_double(n, at), entry_where(n, at));
 }
 
-constexpr std::uint32_t kMaxInstances = 100'000;  // each instance is a job of the run
+constexpr std::uint32_t kMaxInstances = workload::kMaxServiceInstances;
 
 class EntryReader {
  public:

@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "sched/job_life.h"
+#include "workload/long_running.h"
 
 namespace schedlab::emu {
 
@@ -146,8 +147,37 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
         respond(error_response(404, fmt::format("no active job {} (unknown, or ended already)", id)));
     });
   });
-  router.add("POST", "/v1/services/{id}/scale", [](const HttpRequest&, const RouteParams& p, Responder respond) {
-    respond(error_response(404, fmt::format("no service '{}': this scenario has no services", p.at("id"))));
+  router.add("GET", "/v1/services", [&clock](const HttpRequest&, const RouteParams&, Responder respond) {
+    clock.post([respond](engine::Time now, sim::OutsideEvents& outside) {
+      sim::RunView v;
+      v.now = now;
+      outside.inspect(v, 0, false);
+      nlohmann::json services = nlohmann::json::array();
+      for (const auto& s : v.services)
+        services.push_back({{"name", s.name}, {"instances", s.instances}, {"running", s.running}});
+      respond(json_response(200, {{"now_s", engine::to_seconds(now)}, {"services", services}}));
+    });
+  });
+  // Marathon's scale; its stop is a scale to 0 and its start a scale up from 0.
+  router.add("POST", "/v1/services/{name}/scale", [&inbox](const HttpRequest& req, const RouteParams& p,
+                                                          Responder respond) {
+    auto parsed = parse_message<std::uint32_t>(req.body, [](const FieldReader& r) {
+      return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxServiceInstances));
+    });
+    if (!parse_or_refuse(parsed, respond)) return;
+    const std::string name = p.at("name");
+    inbox.post(ScaleInput{name, parsed.value()}, [respond, name](const InputOutcome& out, engine::Time now) {
+      if (!out.found)
+        respond(error_response(404, fmt::format("no service '{}' in this run", name)));
+      else if (out.scaled.not_started)
+        respond(error_response(409, fmt::format("service '{}' has not started yet: no instance has arrived to copy; "
+                                                "scale it once it has", name)));
+      else
+        respond(json_response(200, {{"service", name},
+                                    {"instances_before", out.scaled.before},
+                                    {"instances", out.scaled.after},
+                                    {"scaled_s", engine::to_seconds(now)}}));
+    });
   });
 }
 

@@ -62,11 +62,12 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
     cmd.job = job.id;
     cmd.run = run;
     cmd.rank = rank;
-    // The worker resumes from its job's checkpoint folder: its whole work is the job's.
+    // The worker resumes from its job's checkpoint folder: its whole work is the job's. A
+    // service's is endless; a worker's longest (a century) outlasts any emulation.
     cmd.argv = {options_.self_exe,
                 "worker",
                 "--work-us",
-                fmt::format("{}", job.duration),
+                fmt::format("{}", std::min(job.duration, kMaxInputTime)),
                 "--speed",
                 fmt::format("{:.17g}", r.speed),
                 "--speedup",

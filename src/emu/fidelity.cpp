@@ -51,7 +51,8 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
     };
     const bool ed = fill(e, j.emu_start_s, j.emu_end_s, j.emu_jct_s);
     const bool sd = fill(s, j.sim_start_s, j.sim_end_s, j.sim_jct_s);
-    if (ed && sd) {
+    // A service instance has no completion time to compare: it runs until it is not wanted.
+    if (ed && sd && rec.kind != workload::JobKind::service) {
       j.compared = true;
       j.jct_error = rel(j.emu_jct_s, j.sim_jct_s);
       emu_sum += j.emu_jct_s;

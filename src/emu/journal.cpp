@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "workload/long_running.h"
 
 namespace schedlab::emu {
 
@@ -63,6 +64,8 @@ json input_to_json(const OutsideInput& input) {
         if constexpr (std::is_same_v<T, HostBackInput>) return {{"back", in.host}};
         if constexpr (std::is_same_v<T, SubmitInput>) return {{"submit", submitted_to_json(in.job)}};
         if constexpr (std::is_same_v<T, KillInput>) return {{"kill", in.job}};
+        if constexpr (std::is_same_v<T, ScaleInput>)
+          return {{"scale", {{"service", in.service}, {"instances", in.instances}}}};
       },
       input);
 }
@@ -74,7 +77,11 @@ OutsideInput input_from_json(const json& j, const std::string& path, long line) 
     if (r.has("back")) return HostBackInput{host_from(r, "back")};
     if (r.has("submit")) return SubmitInput{submitted_from(r.object("submit"))};
     if (r.has("kill")) return KillInput{static_cast<workload::JobId>(r.uint("kill", ~workload::JobId{0}))};
-    FieldReader::fail(r.path().empty() ? "in" : r.path(), "expected one of report, lost, back, submit, kill");
+    if (r.has("scale")) {
+      const auto s = r.object("scale");
+      return ScaleInput{s.string("service"), static_cast<std::uint32_t>(s.uint("instances", workload::kMaxServiceInstances))};
+    }
+    FieldReader::fail(r.path().empty() ? "in" : r.path(), "expected one of report, lost, back, submit, kill, scale");
   });
 }
 

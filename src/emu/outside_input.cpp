@@ -22,9 +22,14 @@ InputOutcome apply_input(const OutsideInput& input, engine::Time now, EmuExecuto
         } else if constexpr (std::is_same_v<T, SubmitInput>) {
           out.job = outside.submit(in.job, now);
           out.found = true;
-        } else {
+        } else if constexpr (std::is_same_v<T, KillInput>) {
           out.job = in.job;
           out.found = outside.kill(in.job, now);
+        } else {
+          static_assert(std::is_same_v<T, ScaleInput>);
+          const auto scaled = outside.scale_service(in.service, in.instances, now);
+          out.found = scaled.has_value();
+          if (scaled) out.scaled = *scaled;
         }
       },
       input);

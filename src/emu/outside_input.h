@@ -37,12 +37,19 @@ struct KillInput {
   workload::JobId job = 0;
   bool operator==(const KillInput&) const = default;
 };
-using OutsideInput = std::variant<ReportInput, HostLostInput, HostBackInput, SubmitInput, KillInput>;
+struct ScaleInput {
+  std::string service;
+  std::uint32_t instances = 0;
+  bool operator==(const ScaleInput&) const = default;
+};
+using OutsideInput = std::variant<ReportInput, HostLostInput, HostBackInput, SubmitInput, KillInput, ScaleInput>;
 
-// What the loop answered: the id of a submitted job; whether a stopped job was found.
+// What the loop answered: the id of a submitted job; whether a stopped job or a scaled service
+// was found, and what the scale did.
 struct InputOutcome {
   workload::JobId job = 0;
   bool found = false;
+  sim::ServiceScaled scaled;
 };
 
 // Loop thread: hands one input to the executor and the run.

@@ -6,6 +6,9 @@
 // single-threaded and the loop is the same code in both modes (../shared/ARCHITECTURE.md).
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "cluster/topology.h"
 #include "engine/time.h"
 #include "sim/executor.h"
@@ -32,6 +35,11 @@ class OutsideEvents {
   // A job stopped by a user, for good: it leaves the queue, or its runs are killed; it ends as
   // failed. False when no such job is active.
   virtual bool kill(workload::JobId id, engine::Time now) = 0;
+  // Marathon's scale (and its start and stop: scale to a count from 0, or to 0): a service
+  // wants `instances` from now on. New instances arrive now, with the shape of the service's
+  // first; a scale down retires the newest. nullopt when no service has that name.
+  virtual std::optional<ServiceScaled> scale_service(const std::string& name, std::uint32_t instances,
+                                                     engine::Time now) = 0;
   // The run now; at most `limit` jobs, in id order (waiting ones in queue order when
   // `queue_only`).
   virtual void inspect(RunView& out, std::size_t limit, bool queue_only) const = 0;

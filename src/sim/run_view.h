@@ -24,6 +24,13 @@ struct SubmittedJob {
   std::string name, user, model;  // the model request: "" = any, "A|B" = either
 };
 
+// What scaling a service did: the instances wanted before and after. `not_started` when more
+// were asked of a service none of whose instances has arrived yet (its shape is not known).
+struct ServiceScaled {
+  std::uint32_t before = 0, after = 0;
+  bool not_started = false;
+};
+
 struct RunView {
   struct Host {
     std::uint16_t gpus = 0, free = 0, down = 0;
@@ -41,8 +48,14 @@ struct RunView {
     std::uint32_t queue_position = 0;  // 1-based, when it waits; 0 otherwise
     std::string waiting;               // why it waits ("" when it does not)
   };
+  // A service (Marathon's app): its instances wanted now, and how many of them run.
+  struct Service {
+    std::string name;
+    std::uint32_t instances = 0, running = 0;
+  };
   engine::Time now = 0;
   std::vector<Host> hosts;
+  std::vector<Service> services;  // in the order they first appeared
   std::vector<Job> jobs;  // not yet ended, by id; `limit` of them at most
   std::uint64_t active_jobs = 0, pending_jobs = 0, running_jobs = 0;
 };

@@ -212,6 +212,7 @@ void Simulation::job_left(workload::JobId id, engine::Time now) {
   if (it != active_users_.end() && --it->second == 0) active_users_.erase(it);
   if (job.kind == workload::JobKind::service) {
     live_services_.erase(id);
+    if (auto s = service_state_.find(job.group); s != service_state_.end()) s->second.wanted.erase(id);
     long_running_stats_.wanted(job.group, now, -1);
   } else {
     --active_batch_;
@@ -239,6 +240,7 @@ void Simulation::handle(const engine::Event& e) {
         rt.ckpt = {};
         rt.life.work_total = static_cast<double>(engine::kTimeMax);
         long_running_stats_.wanted(job.group, e.time, +1);
+        service_arrived(job);
         if (job.duration == engine::kTimeMax)
           live_services_.insert(job.id);
         else
@@ -603,6 +605,10 @@ workload::JobId Simulation::submit(const SubmittedJob& job, engine::Time now) {
   spec.trace_id = strings.intern(job.name);
   spec.user = strings.intern(job.user);
   spec.gpu_request = strings.intern(job.model);
+  return arrive_from_outside(std::move(spec), now);
+}
+
+workload::JobId Simulation::arrive_from_outside(workload::JobSpec spec, engine::Time now) {
   spec.trace_number = kSubmittedFromOutside;
   spec.line = 0;
   spec.id = static_cast<workload::JobId>(jobs_.size());
@@ -665,6 +671,14 @@ void Simulation::inspect(RunView& out, std::size_t limit, bool queue_only) const
   out.hosts.clear();
   for (cluster::HostId h = 0; h < topo_.hosts().size(); ++h)
     out.hosts.push_back({topo_.host(h).gpus, alloc_.whole_free(h), alloc_.down(h)});
+  out.services.assign(service_state_.size(), {});
+  for (const auto& [name, group] : service_names_) {
+    const auto& st = service_state_.at(group);
+    auto& s = out.services[st.order];
+    s.name = name;
+    s.instances = static_cast<std::uint32_t>(st.wanted.size());
+    for (auto id : st.wanted) s.running += runtime(id).life.state == sched::JobState::running;
+  }
   out.active_jobs = active_jobs_;
   out.running_jobs = running_jobs_;
   out.pending_jobs = scheduler_.pending();

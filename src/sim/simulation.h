@@ -115,7 +115,10 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void host_lost(cluster::HostId host, engine::Time now) override;
   void host_back(cluster::HostId host, engine::Time now) override;
   workload::JobId submit(const SubmittedJob& job, engine::Time now) override;
+  workload::JobId arrive_from_outside(workload::JobSpec spec, engine::Time now);
   bool kill(workload::JobId id, engine::Time now) override;
+  std::optional<ServiceScaled> scale_service(const std::string& name, std::uint32_t instances,
+                                             engine::Time now) override;
   void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
   void describe_job(workload::JobId id, RunView::Job& out) const;
 
@@ -211,9 +214,14 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::vector<sched::TimerRequest> timers_;
   SimulationStats stats_;
   // Services and cron entries
-  struct ServiceRules {
+  struct ServiceState {
     engine::Time backoff = 0, max_backoff = 0;
     double factor = 1;
+    std::optional<workload::JobSpec> instance;  // the first instance to arrive: the shape of new ones
+    std::set<workload::JobId> wanted;            // active instances not retired, oldest first
+    std::uint32_t next_index = 0;                // the name suffix a new instance gets
+    std::size_t order = 0;                       // first appearance
+    bool planned = false;                        // a scenario's (its instance names are known ahead)
   };
   struct CronEntry {
     std::vector<workload::Label> parents;
@@ -221,7 +229,10 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
     workload::JobId last = sched::kNoJob;  // its latest occurrence
     bool last_failed = false;              // that occurrence ended without finishing
   };
-  std::unordered_map<workload::Label, ServiceRules> service_rules_;
+  std::unordered_map<workload::Label, ServiceState> service_state_;
+  std::unordered_map<std::string, workload::Label> service_names_;
+  void service_arrived(const workload::JobSpec& job);
+  ServiceState& add_service_state(workload::Label group, const std::string& name, const workload::ServiceSpec& rules);
   std::unordered_map<workload::Label, CronEntry> cron_entries_;
   std::unordered_map<workload::JobId, std::vector<workload::JobId>> held_by_;  // an occurrence -> children waiting for it
   std::unordered_map<workload::JobId, std::uint32_t> waiting_for_;           // a held child -> parents it waits for

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "sim/simulation.h"
+#include "sim/run_view.h"
 #include "util/checked.h"
 
 namespace schedlab::sim {
@@ -15,9 +16,10 @@ namespace schedlab::sim {
 void Simulation::use_long_running(const workload::LongRunningWork& work) {
   auto& strings = source_.strings();
   for (const auto& s : work.services) {
-    const auto group = strings.intern(s.name);
-    service_rules_[group] = {s.backoff, s.max_backoff, s.backoff_factor};
-    long_running_stats_.add_service(group, s.name);
+    auto& state = add_service_state(strings.intern(s.name), s.name, s);
+    state.planned = true;
+    // Instances the API adds are named after those the scenario plans.
+    for (const auto& span : workload::instance_spans(s)) state.next_index = std::max(state.next_index, span.index + 1);
   }
   for (const auto& c : work.cron) {
     const auto group = strings.intern(c.name);
@@ -32,14 +34,59 @@ void Simulation::use_long_running(const workload::LongRunningWork& work) {
 void Simulation::note_group(const workload::JobSpec& job) {
   if (job.group == workload::kNoLabel) return;
   const auto& name = source_.strings().str(job.group);
-  if (job.kind == workload::JobKind::service && !service_rules_.count(job.group)) {
-    const workload::ServiceSpec defaults;
-    service_rules_[job.group] = {defaults.backoff, defaults.max_backoff, defaults.backoff_factor};
-    long_running_stats_.add_service(job.group, name);
+  if (job.kind == workload::JobKind::service && !service_state_.count(job.group)) {
+    add_service_state(job.group, name, workload::ServiceSpec{});
   } else if (job.kind == workload::JobKind::cron && !cron_entries_.count(job.group)) {
     cron_entries_[job.group] = {};
     long_running_stats_.add_cron(job.group, name);
   }
+}
+
+Simulation::ServiceState& Simulation::add_service_state(workload::Label group, const std::string& name,
+                                                        const workload::ServiceSpec& rules) {
+  auto& state = service_state_[group];
+  state.backoff = rules.backoff;
+  state.max_backoff = rules.max_backoff;
+  state.factor = rules.backoff_factor;
+  state.order = service_names_.size();
+  service_names_[name] = group;
+  long_running_stats_.add_service(group, name);
+  return state;
+}
+
+void Simulation::service_arrived(const workload::JobSpec& job) {
+  auto it = service_state_.find(job.group);
+  if (it == service_state_.end()) return;  // a trace's service row without a group: not scalable
+  auto& state = it->second;
+  if (!state.instance) state.instance = job;
+  state.wanted.insert(job.id);
+  // A trace names its instances ID.0, ID.1, ...: the API's continue after those seen.
+  if (!state.planned && job.trace_number != kSubmittedFromOutside) ++state.next_index;
+}
+
+std::optional<ServiceScaled> Simulation::scale_service(const std::string& name, std::uint32_t instances,
+                                                       engine::Time now) {
+  auto named = service_names_.find(name);
+  if (named == service_names_.end()) return std::nullopt;
+  auto& state = service_state_.at(named->second);
+  ServiceScaled out;
+  out.before = static_cast<std::uint32_t>(state.wanted.size());
+  out.after = instances;
+  if (instances > out.before && !state.instance) {
+    out.not_started = true;
+    out.after = out.before;
+    return out;
+  }
+  // The newest first, as Marathon kills the most recently started tasks on a scale down.
+  while (state.wanted.size() > instances) retire(*state.wanted.rbegin(), now);
+  for (std::uint32_t i = out.before; i < instances; ++i) {
+    workload::JobSpec spec = *state.instance;
+    spec.trace_id = source_.strings().intern(fmt::format("{}.{}", name, state.next_index++));
+    spec.duration = engine::kTimeMax;  // until scaled down, or the run's other work ends
+    arrive_from_outside(spec, now);
+  }
+  queue_.push(now, engine::EventClass::wake, 0);  // freed GPUs go to others at this instant
+  return out;
 }
 
 void Simulation::enter_scheduler(workload::JobId id, engine::Time now, bool announce) {
@@ -140,8 +187,8 @@ void Simulation::release_held(engine::Time now) {
 }
 
 engine::Time Simulation::backoff(const workload::JobSpec& job, std::uint32_t failures) const {
-  auto it = service_rules_.find(job.group);
-  if (it == service_rules_.end()) return 0;
+  auto it = service_state_.find(job.group);
+  if (it == service_state_.end()) return 0;
   const auto& r = it->second;
   const double delay =
       static_cast<double>(r.backoff) * std::pow(r.factor, static_cast<double>(std::max<std::uint32_t>(failures, 1) - 1));
@@ -150,6 +197,7 @@ engine::Time Simulation::backoff(const workload::JobSpec& job, std::uint32_t fai
 
 void Simulation::retire(workload::JobId id, engine::Time now) {
   if (!active(id)) return;
+  if (auto s = service_state_.find(jobs_[id].group); s != service_state_.end()) s->second.wanted.erase(id);
   auto& rt = runtime(id);
   switch (rt.life.state) {
     case sched::JobState::stopping:

@@ -30,6 +30,9 @@ struct EntryShape {
   std::int32_t priority = 0;
 };
 
+// Each instance is a job of the run: a bound on what a scenario or the API may ask for.
+inline constexpr std::uint32_t kMaxServiceInstances = 100'000;
+
 struct ServiceScale {
   engine::Time at = 0;
   std::uint32_t instances = 0;

@@ -156,7 +156,9 @@ http() {
   echo "$answer" | head -1 | cut -d' ' -f2
   echo "$answer" | tail -1
 }
-"$BIN" emulate "$SC" --speedup 200 --out "$TMP/api" >"$TMP/api.stdout" 2>"$TMP/stderr" &
+# With a service (docs/services-cron.md), scaled up and stopped over the API as Marathon's are.
+"$BIN" emulate "$SC" --speedup 200 --out "$TMP/api" --set 'workload.services=[{name: web, instances: 1, gpus: 1}]' \
+  >"$TMP/api.stdout" 2>"$TMP/stderr" &
 emu_pid=$!
 port=""
 for _ in $(seq 100); do
@@ -170,6 +172,13 @@ if [ -z "$port" ]; then
 else
   sleep 1
   cluster=$(http GET /v1/cluster)
+  services=$(http GET /v1/services)
+  scaled=$(http POST /v1/services/web/scale '{"version":1,"instances":3}')
+  unknown_service=$(http POST /v1/services/nope/scale '{"version":1,"instances":1}')
+  bad_scale=$(http POST /v1/services/web/scale '{"version":1,"instances":-1}')
+  scaled_up=$(http GET /v1/services)
+  # Stopped before the jobs below: the job as large as the cluster needs web's GPU too.
+  service_stopped=$(http POST /v1/services/web/scale '{"version":1,"instances":0}')
   # A job as large as the cluster, then a small one: both wait (behind the running jobs).
   whole=$(http POST /v1/jobs '{"version":1,"tasks":4,"gpus_per_task":4,"duration_s":600,"name":"whole"}')
   submitted=$(http POST /v1/jobs '{"version":1,"tasks":1,"gpus_per_task":2,"duration_s":600,"name":"from-api"}')
@@ -202,7 +211,9 @@ print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_
     "submit whole 201:$(code "$whole")"
     "stop 200:$(code "$stopped")" "bad job 400:$(code "$bad_job")" "unknown job 404:$(code "$unknown")"
     "oversized 413:$(code "$oversized")" "version 426:$(code "$version")" "stale agent 409:$(code "$stale")"
-    "after garbage 200:$(code "$still")")
+    "after garbage 200:$(code "$still")" "services 200:$(code "$services")" "scale 200:$(code "$scaled")"
+    "unknown service 404:$(code "$unknown_service")" "bad scale 400:$(code "$bad_scale")"
+    "service stop 200:$(code "$service_stopped")")
   bad=""
   for c in "${checks[@]}"; do
     want=${c%%:*}
@@ -217,10 +228,19 @@ print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_
     rows=$(($(wc -l <"$TMP/api/jobs.csv") - 1))
     api_state=$(grep ',from-api,' "$TMP/api/jobs.csv" | cut -d, -f16)
     stopped_state=$(awk -F, -v id="$running" '$1 == id { print $16 }' "$TMP/api/jobs.csv")
-    if [ "$rows" = 26 ] && [ "$api_state" = finished ] && [ "$stopped_state" = failed ]; then
+    if [ "$rows" = 29 ] && [ "$api_state" = finished ] && [ "$stopped_state" = failed ]; then
       pass emulate_api
     else
       fail emulate_api "jobs.csv: $rows rows, API job $api_state, stopped job $running $stopped_state"
+    fi
+    # web.0 from the scenario, web.1 and web.2 from the scale; all three retired by the stop.
+    instances=$(grep -c ',service$' "$TMP/api/jobs.csv")
+    web_max=$(json "$TMP/api/summary.json" "d['services'][0]['instances_max']")
+    if [ "$instances" = 3 ] && [ "$web_max" = 3 ] && echo "$scaled_up" | tail -1 | grep -q '"instances":3' &&
+      echo "$service_stopped" | tail -1 | grep -q '"instances":0'; then
+      pass emulate_api_service_scale
+    else
+      fail emulate_api_service_scale "$instances service rows, instances_max $web_max; $(echo "$scaled_up" | tail -1)"
     fi
   fi
   if echo "$queue" | tail -1 | grep -q '"waiting"'; then pass emulate_api_queue_reasons; else

@@ -72,6 +72,7 @@ TEST_CASE("Emulation.Journal.EveryInputReadsBackAsItWasWritten") {
     w.record(HostBackInput{1});
     w.record(SubmitInput{job});
     w.record(KillInput{42});
+    w.record(ScaleInput{"web", 3});
     w.end_batch(sec(8));
   }
   CHECK_THROWS_AS(JournalWriter::create(path, {}), EnvironmentError);  // never overwritten
@@ -85,7 +86,7 @@ TEST_CASE("Emulation.Journal.EveryInputReadsBackAsItWasWritten") {
   CHECK(std::get<ReportInput>(j.batches[0].inputs[0]) == ReportInput{2, ended});
   CHECK(std::get<HostLostInput>(j.batches[0].inputs[1]).host == 1);
   CHECK(j.batches[1].at == sec(8));
-  REQUIRE(j.batches[1].inputs.size() == 3);
+  REQUIRE(j.batches[1].inputs.size() == 4);
   CHECK(std::get<HostBackInput>(j.batches[1].inputs[0]).host == 1);
   const auto& back = std::get<SubmitInput>(j.batches[1].inputs[1]).job;
   CHECK(back.spec.tasks == 2);
@@ -96,6 +97,7 @@ TEST_CASE("Emulation.Journal.EveryInputReadsBackAsItWasWritten") {
   CHECK(back.user == "ann");
   CHECK(back.model == "A100|H100");
   CHECK(std::get<KillInput>(j.batches[1].inputs[2]).job == 42);
+  CHECK(std::get<ScaleInput>(j.batches[1].inputs[3]) == ScaleInput{"web", 3});
 }
 
 TEST_CASE("Emulation.Journal.ALineCutShortByACrashIsIgnoredAndTheResumedWriterGoesOnAfterIt") {

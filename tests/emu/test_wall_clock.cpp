@@ -18,6 +18,9 @@ struct Outside final : sim::OutsideEvents {
   void host_back(cluster::HostId, engine::Time) override {}
   workload::JobId submit(const sim::SubmittedJob&, engine::Time) override { return 0; }
   bool kill(workload::JobId, engine::Time) override { return false; }
+  std::optional<sim::ServiceScaled> scale_service(const std::string&, std::uint32_t, engine::Time) override {
+    return std::nullopt;
+  }
   void inspect(sim::RunView&, std::size_t, bool) const override {}
 };
 

@@ -26,6 +26,8 @@
 #include "engine/rng.h"
 #include "config/pools_config.h"
 #include "sched/registry.h"
+#include "workload/chronos_schedule.h"
+#include "workload/long_running.h"
 
 using namespace schedlab;
 using namespace schedlab::cluster;
@@ -363,6 +365,90 @@ TEST_CASE("Sched.Conformance.with_pools_every_queue_and_placement_keeps_the_inva
   }
   CHECK(runs > 0);
   CHECK(reclaimed > 0);  // the workload is one that reclaims
+}
+
+TEST_CASE("Sched.Conformance.with_services_and_cron_every_queue_placement_and_preemption_keeps_the_invariants") {
+  // Beside the random rows: a service of two 1-GPU instances scaled to four and back to one
+  // (relaunched after a backoff when a failure takes an instance), a cron entry of 2 GPUs
+  // every 60 s that may overlap itself, and a child entry that waits for it and skips while
+  // its previous occurrence is still there; with checkpoint costs, a grace period and failures.
+  workload::ServiceSpec web;
+  web.name = "web";
+  web.instances = 2;
+  web.shape.gpus_per_task = 1;
+  web.shape.cpu_given = web.shape.mem_given = true;
+  web.stop = engine::from_seconds(900);
+  web.scale = {{engine::from_seconds(200), 4}, {engine::from_seconds(500), 1}};
+  web.backoff = engine::from_seconds(5);
+  workload::CronSpec etl;
+  etl.name = "etl";
+  etl.shape.gpus_per_task = 2;
+  etl.shape.cpu_given = etl.shape.mem_given = true;
+  etl.duration = engine::from_seconds(45);
+  etl.schedule_text = "R8/2026-01-05T00:00:30Z/PT60S";
+  etl.schedule = workload::parse_chronos_schedule(etl.schedule_text);
+  workload::CronSpec report = etl;
+  report.name = "report";
+  report.shape.gpus_per_task = 1;
+  report.duration = engine::from_seconds(70);
+  report.parents = {"etl"};
+  report.skip_overlap = true;
+  workload::LongRunningWork work;
+  work.services = {web};
+  work.cron = {etl, report};
+  work.epoch_us = workload::parse_iso_datetime_us("2026-01-05T00:00:00Z");
+  const auto& r = sched::builtin_parts();
+  const auto jobs = random_jobs(4, 40);
+  std::size_t runs = 0, preempted = 0, restarts = 0, cron_started = 0;
+  for (const auto& [name, spec] : std::vector<std::pair<std::string, ClusterSpec>>{
+           {"hetero", with_cpus(hetero_cluster())}, {"mixed", with_cpus(mixed_cluster())}}) {
+    SimOptions options = lifecycle_on(4, spec, jobs);
+    options.long_running = &work;
+    std::size_t i = 0;
+    for (const auto& q : r.queues.names())
+      for (const auto& p : r.placements.names())
+        for (const auto& pre : without_pool_parts(r.preemptions.names())) {
+          if (i++ % kCombinationStride) continue;
+          sched::SchedulerConfig c;
+          c.queue = q;
+          c.admission = {"gang"};
+          c.placement = p;
+          c.preemption = pre;
+          INFO("cluster ", name, " policy ", label(c));
+          SimRun run(spec, c, jobs, options);
+          CHECK(run.observer.violations() == 0);
+          CHECK(run.observer.held_at_end() == 0);
+          CHECK(run.observer.running_mismatches() == 0);
+          for (const auto& e : run.observer.lifecycle_errors()) FAIL_CHECK(e);
+          CHECK(run.collector.run_gpu_seconds() == doctest::Approx(run.collector.integral_gpu_seconds()).epsilon(1e-9));
+          // The rows, the service's four instances and the cron occurrences: each ends once or
+          // is dropped once (a skipped occurrence is dropped, with its reason).
+          CHECK(run.observer.jobs().size() > jobs.size() + 4);
+          for (const auto& [id, l] : run.observer.jobs()) {
+            CAPTURE(id);
+            CHECK(l.submits + l.drops == 1);
+            if (l.drops) CHECK_FALSE(l.drop_reason.empty());
+            else CHECK(l.finishes + l.fails == 1);
+            restarts += l.restarts;
+          }
+          REQUIRE(run.services.size() == 1);
+          CHECK(run.services[0].availability >= 0);
+          CHECK(run.services[0].availability <= 1);
+          CHECK(run.services[0].instances_max == 4);
+          REQUIRE(run.cron.size() == 2);
+          for (const auto& f : run.cron) {
+            CHECK(f.occurrences == 8);
+            CHECK(f.started + f.skipped + f.dropped <= f.occurrences);
+            cron_started += f.started;
+          }
+          preempted += run.stats.preemptions;
+          ++runs;
+        }
+  }
+  CHECK(runs > 0);
+  CHECK(cron_started > 0);
+  CHECK(preempted > 0);  // preemption meets services and cron jobs
+  CHECK(restarts > 0);   // and failures do
 }
 
 TEST_CASE("Sched.Conformance.failures_strike_running_jobs_and_some_run_out_of_retries") {

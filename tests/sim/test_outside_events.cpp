@@ -28,6 +28,13 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
   std::vector<std::pair<engine::Time, sim::SubmittedJob>> submits;  // API submissions
   std::vector<std::pair<engine::Time, workload::JobId>> kills;       // API stops
   std::vector<bool> kill_results;
+  struct Scale {
+    engine::Time at;
+    std::string service;
+    std::uint32_t instances;
+  };
+  std::vector<Scale> scales;  // API scales, in time order
+  std::vector<std::optional<sim::ServiceScaled>> scaled;
   engine::Time look_at = -1;  // inspect the run at this instant (into `view`)
   sim::RunView view;
   std::vector<workload::JobId> submitted;
@@ -35,8 +42,9 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
 
   void start(sim::RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
              double work, engine::Time delay) override {
+    // A service instance's work is endless (kTimeMax): its end saturates.
     live_[run] = Proc{job.id, placement.tasks.front().host, now + delay,
-                      now + delay + static_cast<engine::Time>(std::ceil(work))};
+                      engine::add_saturating(now + delay, engine::from_micros(std::ceil(work)))};
   }
   bool is_current(const engine::Event& e) const override { return live_.count(e.subject) > 0; }
   void finished(sim::RunId run, engine::Time) override { live_.erase(run); }
@@ -58,6 +66,7 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
     for (const auto& f : script) t = std::min(t, f.at);
     for (const auto& s : submits) t = std::min(t, s.first);
     for (const auto& k : kills) t = std::min(t, k.first);
+    for (const auto& s : scales) t = std::min(t, s.at);
     if (look_at >= 0) t = std::min(t, look_at);
     for (const auto& [host, at] : backs_) t = std::min(t, at);
     if (next <= t) return record(next);
@@ -97,6 +106,10 @@ class ScriptedWorld final : public sim::Executor, public sim::Clock {
       } else {
         ++it;
       }
+    while (!scales.empty() && scales.front().at == t) {
+      scaled.push_back(outside.scale_service(scales.front().service, scales.front().instances, t));
+      scales.erase(scales.begin());
+    }
     if (look_at == t) {
       view.now = t;
       outside.inspect(view, 100, false);
@@ -140,10 +153,14 @@ struct DrivenRun {
   sim::SimulationStats stats;
 
   DrivenRun(const cluster::ClusterSpec& spec, const std::vector<JobRow>& rows, ScriptedWorld& world,
-            sim::LifecycleConfig lifecycle = {})
+            sim::LifecycleConfig lifecycle = {}, const workload::LongRunningWork* long_running = nullptr)
       : topo(spec, catalog), source(rows), collector(topo, 60 * kMicrosPerSecond), observer(topo, collector) {
-    sim::Simulation simulation(topo, scheduler_config("best-fit"), source, *perf, observer, "memory", lifecycle,
-                               nullptr, sim::Driver{&world, &world});
+    std::unique_ptr<workload::JobSource> mixed;
+    if (long_running)
+      mixed = std::make_unique<workload::MixedSource>(std::make_unique<BorrowedSource>(source), *long_running);
+    sim::Simulation simulation(topo, scheduler_config("best-fit"), mixed ? *mixed : source, *perf, observer, "memory",
+                               lifecycle, nullptr, sim::Driver{&world, &world});
+    if (long_running) simulation.use_long_running(*long_running);
     stats = simulation.run();
   }
 };
@@ -268,6 +285,62 @@ TEST_CASE("Emulation.Api.InspectShowsHostsJobsAndWhyTheyWait") {
   CHECK(v.jobs[2].waiting.find("needs 1 more task(s) of 8 GPU(s)") != std::string::npos);
   CHECK(v.jobs[3].queue_position == 2);
   CHECK(v.jobs[3].waiting == "waits behind job 2 (position 2 in the queue)");
+}
+
+TEST_CASE("Emulation.Api.AServiceScaledUpDownToZeroAndUpAgainAsMarathonsScaleStopAndStart") {
+  // One host of 8 GPUs; a batch job (2 GPUs, 300 s) is job 0, the service web's first
+  // instance (2 GPUs, as long as the run's other work) job 1, and late's first (from 250 s) job
+  // 2 (read ahead). At 50 s web is scaled to 3: jobs 3 and 4 (web.1, web.2) start at once. At
+  // 100 s back to 1: the newest two retire. At 150 s to 0 (Marathon's stop): web.0 retires. At
+  // 200 s to 2 (its start again): jobs 5 and 6 (web.3, web.4) run until the batch job ends at
+  // 300 s. A service nobody planned is not found; late, whose first instance has not arrived,
+  // cannot be scaled up yet.
+  workload::ServiceSpec web;
+  web.name = "web";
+  web.shape.gpus_per_task = 2;
+  web.shape.cpu_given = web.shape.mem_given = true;
+  workload::ServiceSpec late = web;
+  late.name = "late";
+  late.start = sec(250);
+  workload::LongRunningWork work;
+  work.services = {web, late};
+  ScriptedWorld world;
+  world.scales = {{sec(50), "web", 3}, {sec(60), "nope", 1}, {sec(60), "late", 2}, {sec(100), "web", 1},
+                  {sec(150), "web", 0}, {sec(200), "web", 2}};
+  world.look_at = sec(70);
+  DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 300, 1, 2}}, world, {}, &work);
+  REQUIRE(world.scaled.size() == 6);
+  CHECK(world.scaled[0]->before == 1);
+  CHECK(world.scaled[0]->after == 3);
+  CHECK_FALSE(world.scaled[1].has_value());
+  CHECK(world.scaled[2]->not_started);
+  CHECK(world.scaled[3]->before == 3);
+  CHECK(world.scaled[4]->after == 0);
+  CHECK(world.scaled[5]->before == 0);
+  const auto& o = driven.observer;
+  CHECK(o.job(1).starts.front() == sec(0));
+  CHECK(o.job(3).starts.front() == sec(50));
+  CHECK(o.job(4).starts.front() == sec(50));
+  CHECK(o.job(3).end == sec(100));
+  CHECK(o.job(4).end == sec(100));
+  CHECK(o.job(1).end == sec(150));
+  CHECK(o.job(2).starts.front() == sec(250));
+  CHECK(o.job(5).starts.front() == sec(200));
+  CHECK(o.job(6).starts.front() == sec(200));
+  CHECK(o.job(5).end == sec(300));
+  CHECK(o.job(6).end == sec(300));
+  CHECK(driven.collector.jobs()[5].state == sched::JobState::finished);
+  const auto& strings = driven.source.strings();
+  CHECK(strings.str(driven.collector.jobs()[3].trace_id) == "web.1");
+  CHECK(strings.str(driven.collector.jobs()[6].trace_id) == "web.4");
+  // The view at 70 s: web wants 3 and runs 3; late has none yet.
+  REQUIRE(world.view.services.size() == 2);
+  CHECK(world.view.services[0].name == "web");
+  CHECK(world.view.services[0].instances == 3);
+  CHECK(world.view.services[0].running == 3);
+  CHECK(world.view.services[1].name == "late");
+  CHECK(world.view.services[1].instances == 0);
+  CHECK(engine::to_seconds(driven.stats.end_time) == 300);
 }
 
 }  // namespace schedlab::testing
