@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Replays the full Microsoft Philly trace (111,549 jobs, ../shared/traces/philly) on the
-# Philly-like cluster under fifo+gang+best-fit and under las+reorder (Tiresias), end to end
-# including parsing and writing results (target: <= 2 s each). Skips cleanly when ../shared
-# is absent.
+# Philly-like cluster under fifo+gang+best-fit, under las+reorder (Tiresias) and in 14
+# elastic pools, end to end including parsing and writing results (targets: <= 2 s, 3 s with
+# pools). Skips cleanly when ../shared is absent.
 #   scripts/bench-philly.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,12 +12,16 @@ trace=../shared/traces/philly/philly_trace.csv
 [ -x "$bin" ] || { echo "bench-philly: build first (scripts/setup.sh)"; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for policy in fifo las; do
+# pools: scenarios/philly-pools.yaml, its jobs spread over 14 pools under pools + pool-reclaim
+# (target: <= 3 s).
+for policy in fifo las pools; do
   sets=()
+  scenario=scenarios/philly.yaml
   [ "$policy" = las ] && sets=(--set scheduler.queue=las --set scheduler.preemption=reorder)
+  [ "$policy" = pools ] && scenario=scenarios/philly-pools.yaml
   for i in 1 2 3; do
     start=$(date +%s.%N)
-    result=$("$bin" run scenarios/philly.yaml "${sets[@]}" --out "$out/r")
+    result=$("$bin" run "$scenario" "${sets[@]}" --out "$out/r")
     end=$(date +%s.%N)
     printf '%-4s run %d: %.2f s end to end | %s | %s\n' "$policy" "$i" "$(echo "$end - $start" | bc)" \
       "$(grep '^run:' <<<"$result")" "$(grep -E '^ +preemptions' <<<"$result" | xargs)"

@@ -47,9 +47,9 @@ no_leftovers() {
 
 # --- a small emulation against its simulation -------------------------------------------
 # Generous: a loaded 2-core CI machine at speedup 1000 (docs/emulation.md has the figures at
-# 10, 100 and 1000). Sanitized builds (scripts/test.sh's second stage sets ASAN_OPTIONS) start
-# every agent and worker several times slower, which multiplies the fixed costs in trace time:
-# there the bound only catches an emulation that is wildly off.
+# 10, 100 and 1000). Sanitized builds (run by hand: `ctest --test-dir build-asan -R
+# e2e-emulate`, ASAN_OPTIONS set) start every agent and worker several times slower, which
+# multiplies the fixed costs in trace time: there the bound only catches a run wildly off.
 bound=0.15
 [ -n "${ASAN_OPTIONS:-}" ] && bound=1000000
 run emulate "$SC" --speedup 1000 --out "$TMP/tiny"

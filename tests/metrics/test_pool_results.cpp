@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../support/sim_harness.h"
+#include "../support/pool_fixtures.h"
 #include "config/pools_config.h"
 #include "metrics/summary.h"
 #include "metrics/writers.h"
@@ -16,23 +17,6 @@ using namespace schedlab::metrics;
 using namespace schedlab::testing;
 
 namespace {
-
-config::PoolSpec pool(const std::string& name, double reserve_gpus) {
-  config::PoolSpec p;
-  p.name = name;
-  p.reservation = {reserve_gpus, 0, 0};
-  return p;
-}
-
-// production and research, 8 GPUs reserved each, share 1; entitlements every 60 s.
-config::PoolsConfig two_pools() {
-  config::PoolsConfig c;
-  c.enabled = true;
-  c.pools = {pool("production", 8), pool("research", 8)};
-  c.period = sec(60);
-  c.sustained_periods = 1;
-  return c;
-}
 
 JobRow in_pool(double submit, double duration, std::uint32_t gpus, const std::string& p, std::uint32_t tasks = 1) {
   JobRow r(submit, duration, tasks, gpus);
@@ -107,7 +91,7 @@ std::string line_of(const std::string& csv, const std::string& prefix) {
 //   research: holds 16 over [0, 1000): mean 8. Entitled 16 over [0, 120), 8 to 1020, 4 to 2000:
 //     1920 + 7200 + 3920 = 13040, mean 6.52. Due 16, then 8 (holding 16): fairness 1.
 TEST_CASE("Metrics.Pools.allocation_entitlement_and_fairness_of_a_pool_kept_waiting") {
-  const auto pools = two_pools();
+  const auto pools = production_and_research();
   PoolRun run(
       {in_pool(0, 1000, 4, "research"), in_pool(0, 1000, 4, "research"), in_pool(0, 1000, 4, "research"),
        in_pool(0, 1000, 4, "research"), in_pool(100, 1000, 4, "production"), in_pool(100, 1000, 4, "production")},
@@ -199,7 +183,7 @@ TEST_CASE("Metrics.Pools.allocation_entitlement_and_fairness_of_a_pool_kept_wait
 }
 
 TEST_CASE("Metrics.Pools.a_pool_never_due_gpus_has_no_fairness_and_a_run_without_pools_no_pool_results") {
-  const auto pools = two_pools();
+  const auto pools = production_and_research();
   // Only research has jobs: production is entitled to GPUs nobody wants, and never wants any.
   PoolRun run({in_pool(0, 100, 4, "research")}, &pools);
   REQUIRE(run.summary.pools.size() == 2);
@@ -224,7 +208,7 @@ TEST_CASE("Metrics.Pools.a_pool_never_due_gpus_has_no_fairness_and_a_run_without
 // jobs.csv's last columns: the job's pool (the scenario's, by its rules, when it has pools; else
 // the trace's pool column) and its kind. Per-pool waits and JCTs leave services out.
 TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of_pool_jcts") {
-  auto pools = two_pools();
+  auto pools = production_and_research();
   config::PoolRule rule;
   rule.on = config::PoolRule::On::label;
   rule.equals = "vc-prod";
@@ -270,7 +254,7 @@ TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of
 TEST_CASE("Metrics.Pools.a_coarsened_timeline_keeps_each_pools_rows_and_averages") {
   config::PoolsConfig config;
   config.enabled = true;
-  for (int i = 0; i < 20; ++i) config.pools.push_back(pool("p" + std::to_string(i), 1));
+  for (int i = 0; i < 20; ++i) config.pools.push_back(reserved_pool("p" + std::to_string(i), 1));
   const pools::Amounts capacity{20, 0, 0};
   pools::PoolBook book(config, capacity);
   workload::JobSpec job;

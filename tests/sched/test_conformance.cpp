@@ -16,7 +16,9 @@
 //   - a gang's tasks start, stop and end together (one run per attempt);
 //   - work done never exceeds the job's work and goes back only by the work a stop lost;
 //   - attained GPU-seconds equal the integral of the job's allocation;
-//   - every job ends exactly once: finished, failed (retries exhausted) or dropped.
+//   - every job ends exactly once: finished, failed (retries exhausted) or dropped;
+// with pools: no pool ever holds more than its limit; with services and cron entries: every
+// instance and occurrence ends once or is dropped once, and the services' figures hold.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -218,6 +220,7 @@ void check_run(const SimRun& r, const sched::SchedulerConfig& c, const std::vect
   const bool gpu_model = contains(c.filters, "gpu-model");
   const bool gpu_hosts_kept = contains(c.filters, "gpu-hosts-for-gpu-jobs");
   CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.pools_over_limit() == 0);
   CHECK(r.observer.held_at_end() == 0);
   CHECK(r.observer.running_mismatches() == 0);
   CHECK(r.observer.bad_first_flags() == 0);
@@ -339,7 +342,7 @@ TEST_CASE("Sched.Conformance.with_pools_every_queue_and_placement_keeps_the_inva
   pools.period = engine::from_seconds(30);
   pools.sustained_periods = 1;
   const auto& r = sched::builtin_parts();
-  std::size_t runs = 0, reclaimed = 0;
+  std::size_t runs = 0, reclaimed = 0, at_limit = 0;
   const auto jobs = random_jobs(3, 40);
   for (const auto& [name, spec] : std::vector<std::pair<std::string, ClusterSpec>>{
            {"hetero", with_cpus(hetero_cluster())}, {"mixed", with_cpus(mixed_cluster())}}) {
@@ -360,11 +363,13 @@ TEST_CASE("Sched.Conformance.with_pools_every_queue_and_placement_keeps_the_inva
           SimRun run(spec, c, jobs, options);
           check_run(run, c, jobs);
           reclaimed += run.stats.preemptions;
+          at_limit += run.observer.pools_at_limit();
           ++runs;
         }
   }
   CHECK(runs > 0);
   CHECK(reclaimed > 0);  // the workload is one that reclaims
+  CHECK(at_limit > 0);   // and one that presses b against its limit
 }
 
 TEST_CASE("Sched.Conformance.with_services_and_cron_every_queue_placement_and_preemption_keeps_the_invariants") {

@@ -5,27 +5,10 @@
 
 #include "config/pools_config.h"
 #include "support/sim_harness.h"
+#include "support/pool_fixtures.h"
 
 namespace schedlab::testing {
 namespace {
-
-config::PoolSpec pool(const std::string& name, double reserve_gpus) {
-  config::PoolSpec p;
-  p.name = name;
-  p.reservation = {reserve_gpus, 0, 0};
-  return p;
-}
-
-// production and research, 8 GPUs reserved each; entitlements every 60 s; a pool over its
-// entitlement at one recomputation is reclaimed at once.
-config::PoolsConfig two_pools() {
-  config::PoolsConfig c;
-  c.enabled = true;
-  c.pools = {pool("production", 8), pool("research", 8)};
-  c.period = sec(60);
-  c.sustained_periods = 1;
-  return c;
-}
 
 JobRow in_pool(double submit, double duration, std::uint32_t gpus, const std::string& p, std::int32_t priority = 0,
                std::uint32_t tasks = 1) {
@@ -44,7 +27,7 @@ sched::SchedulerConfig with(std::vector<std::string> admission, std::string pree
 }  // namespace
 
 TEST_CASE("Pools.Run.ResearchBorrowsIdleProductionGpusAndGivesThemBackByReclaim") {
-  const auto pools = two_pools();
+  const auto pools = production_and_research();
   SimOptions o;
   o.pools = &pools;
   // Four research jobs fill the cluster while production is idle (entitlement at 0 s:
@@ -76,7 +59,7 @@ TEST_CASE("Pools.Run.ResearchBorrowsIdleProductionGpusAndGivesThemBackByReclaim"
 }
 
 TEST_CASE("Pools.Run.AJobWaitingForItsPoolsEntitlementDoesNotHoldUpOtherPools") {
-  const auto pools = two_pools();
+  const auto pools = production_and_research();
   SimOptions o;
   o.pools = &pools;
   // At 0 s research demands 8: its reservation, and the 8 nobody demands split by share, 4
@@ -95,7 +78,7 @@ TEST_CASE("Pools.Run.AJobWaitingForItsPoolsEntitlementDoesNotHoldUpOtherPools") 
 }
 
 TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
-  auto pools = two_pools();
+  auto pools = production_and_research();
   pools.pools[0].preemptible = false;  // production: 8 GPUs guaranteed, never more
   SimOptions o;
   o.pools = &pools;
@@ -111,7 +94,7 @@ TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
 namespace schedlab::testing {
 
 TEST_CASE("Pools.Run.AJobAboveItsNonPreemptiblePoolsReservationIsDroppedAtSubmit") {
-  auto pools = two_pools();
+  auto pools = production_and_research();
   pools.pools[0].preemptible = false;
   pools.pools[0].reservation = {4, 0, 0};  // production: 4 GPUs guaranteed, never more
   SimOptions o;
@@ -128,7 +111,7 @@ TEST_CASE("Pools.Run.AJobAboveItsNonPreemptiblePoolsReservationIsDroppedAtSubmit
 }
 
 TEST_CASE("Pools.Run.AJobAboveItsPoolsLimitIsDroppedAtSubmitAndDoesNotKeepARekeyingQueueGoing") {
-  auto pools = two_pools();
+  auto pools = production_and_research();
   pools.pools[1].limit[0] = 12;  // research: never more than 12 GPUs
   SimOptions o;
   o.pools = &pools;
@@ -142,7 +125,7 @@ TEST_CASE("Pools.Run.AJobAboveItsPoolsLimitIsDroppedAtSubmitAndDoesNotKeepARekey
 }
 
 TEST_CASE("Pools.Run.WithoutThePoolsAdmissionALimitDropsNothing") {
-  auto pools = two_pools();
+  auto pools = production_and_research();
   pools.pools[1].limit[0] = 12;
   SimOptions o;
   o.pools = &pools;

@@ -16,6 +16,7 @@
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
 #include "metrics/collector.h"
+#include "pools/pool_book.h"
 #include "perf/perf_model.h"
 #include "sched/scheduler.h"
 #include "sim/failure_source.h"
@@ -316,6 +317,15 @@ class RecordingObserver final : public metrics::RunObserver {
     if (s.free_gpus > topo_->total_gpus()) ++violations_;
     // Running jobs: started and not yet ended.
     if (s.running_jobs != running_) ++running_mismatches_;
+    // No pool ever holds more than its limit of any resource.
+    if (s.pools)
+      for (std::size_t p = 0; p < s.pools->tree().size(); ++p)
+        for (std::size_t r = 0; r < pools::kResources; ++r) {
+          const double held = s.pools->allocation(static_cast<std::int32_t>(p))[r];
+          const double limit = s.pools->tree()[p].limit[r];
+          if (held > limit + 1e-6) ++pools_over_limit_;
+          if (limit < pools::kUnlimited && held >= limit - 1e-6 && held > 0) ++pools_at_limit_;
+        }
     // Every host: whole GPUs plus GPUs holding shares never exceed its GPUs; a shared GPU
     // holds at most 1000 thousandths.
     for (cluster::HostId h = 0; h < whole_.size(); ++h) {
@@ -338,6 +348,9 @@ class RecordingObserver final : public metrics::RunObserver {
   // Instants at which GPUs, CPUs or memory were over-allocated or the reported use disagreed
   // with the runs.
   std::uint64_t violations() const { return violations_; }
+  // Instants at which a pool held more than its limit; at which one held exactly its limit.
+  std::uint64_t pools_over_limit() const { return pools_over_limit_; }
+  std::uint64_t pools_at_limit() const { return pools_at_limit_; }
   // Instants at which the reported running-job count disagreed with the runs.
   std::uint64_t running_mismatches() const { return running_mismatches_; }
   // Starts whose `first` flag was wrong.
@@ -372,6 +385,7 @@ class RecordingObserver final : public metrics::RunObserver {
   std::vector<std::uint64_t> cpu_, mem_;  // [host] held
   std::uint64_t used_cpu_ = 0;
   std::uint64_t violations_ = 0;
+  std::uint64_t pools_over_limit_ = 0, pools_at_limit_ = 0;
   std::uint64_t running_mismatches_ = 0;
   std::uint64_t bad_first_flags_ = 0;
   std::uint64_t running_ = 0;
