@@ -17,5 +17,6 @@ void add_model_command(CLI::App& app, int& exit_code);
 void add_emulate_command(CLI::App& app, int& exit_code);
 void add_agent_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
+void add_sweep_command(CLI::App& app, int& exit_code);
 
 }  // namespace schedlab::cli

@@ -15,6 +15,7 @@
 #include "sched/registry.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "workload/arrival_scale.h"
 
 namespace schedlab::config {
 
@@ -303,7 +304,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   At wat = at / "workload";
   if (!w) fail(root, wat, "required key is missing (trace: FILE or generate: {...})");
   {
-    std::vector<std::string> keys{"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs"};
+    std::vector<std::string> keys{"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs", "arrival_scale"};
     keys.insert(keys.end(), kLongRunningKeys.begin(), kLongRunningKeys.end());
     check_keys(w, keys, wat);
   }
@@ -330,6 +331,9 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
+  if (w["arrival_scale"])
+    sc.workload.arrival_scale = get_real_in(w["arrival_scale"], wat / "arrival_scale", workload::kMinArrivalScale,
+                                            workload::kMaxArrivalScale);
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
 

@@ -29,6 +29,7 @@ struct WorkloadConfig {
   workload::TraceOptions options;
   std::optional<workload::GeneratorConfig> generate;
   std::uint64_t max_jobs = 0;  // 0 = all
+  double arrival_scale = 1;    // gaps between submissions multiplied (workload/arrival_scale.h)
   // `resources:` CPUs and memory per GPU for jobs whose trace has no such columns.
   workload::ResourceDefaults resources;
   // `services:` and `cron:` beside the trace (or instead of one), with `epoch` and `until_s`.

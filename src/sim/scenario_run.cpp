@@ -14,6 +14,7 @@
 #include "sim/failures.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
+#include "workload/arrival_scale.h"
 #include "workload/mixed_source.h"
 
 namespace schedlab::sim {
@@ -72,6 +73,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   else if (!sc.workload.trace.empty())
     src = workload::open_trace(sc.workload.trace, sc.workload.options);
   if (src && sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
+  if (src) src = workload::with_arrival_scale(std::move(src), sc.workload.arrival_scale);
   if (!sc.workload.long_running.empty() || !src)
     src = std::make_unique<workload::MixedSource>(std::move(src), sc.workload.long_running);
   return workload::with_resource_defaults(std::move(src), sc.workload.resources);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/process_alive.h"
 
 namespace schedlab {
 
@@ -100,7 +101,7 @@ void remove_stale_staging(const fs::path& parent, const std::string& name) {
     if (!pid) pid = pid_after(entry, old_prefix);
     if (!pid || pid == ::getpid()) continue;
     // Alive, or owned by another user (EPERM): not ours to judge.
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (process_alive(pid)) continue;
     std::error_code e2;
     if (it->symlink_status(e2).type() == fs::file_type::directory) stale.push_back(it->path());
   }

@@ -152,6 +152,7 @@ stderr_has perf_unknown_model_lists "valid: trace, none, placement"
 
 bad_input unknown_part_in_set "$FIX/base.yaml: scheduler.placement: " run "$FIX/base.yaml" --set scheduler.placement=rackpack
 stderr_has unknown_part_in_set_lists_valid "valid: first-fit, best-fit, rack-pack, spread"
+bad_input arrival_scale_zero "$FIX/base.yaml: workload.arrival_scale: " run "$FIX/base.yaml" --set workload.arrival_scale=0
 
 # A short row names the first column it lacks, and the count.
 bad_input trace_missing_field "$FIX/missing_field.csv:3: gpus_per_task: " run "$FIX/base.yaml" --set workload.trace=missing_field.csv
@@ -787,6 +788,69 @@ if [ "$rc" -eq 0 ] && grep -qF "SIGTERM received, stopping" "$TMP/stderr"; then
   pass agent_sigterm_exits_0
 else
   fail agent_sigterm_exits_0 "exit code $rc"
+fi
+
+# --- sweeps (docs/sweeps.md) ---------------------------------------------------------------
+bad_input sweep_bad_value "tests/fixtures/sweeps/bad_value.yaml:5: grid.scheduler.placement: " \
+  sweep tests/fixtures/sweeps/bad_value.yaml -o "$TMP/sweep-bad"
+[ -e "$TMP/sweep-bad" ] && fail sweep_bad_value_no_folder "a sweep folder was made" || pass sweep_bad_value_no_folder
+mkdir -p "$TMP/not-a-sweep" && echo mine >"$TMP/not-a-sweep/notes.txt"
+bad_input sweep_refuses_other_folder "$TMP/not-a-sweep: --out: is not empty and not a sweep folder" \
+  sweep tests/fixtures/sweeps/small.yaml -o "$TMP/not-a-sweep"
+# A whole sweep: 12 cells, the tidy table (a header and 12 cells x the summary's numbers) and
+# one summary row per grid point and metric.
+run sweep tests/fixtures/sweeps/small.yaml -o "$TMP/sweep" -j 2
+if [ "$rc" -eq 0 ] && [ "$(ls -d "$TMP"/sweep/cells/cell-* | grep -vc '\.log$')" = 12 ] &&
+  [ "$(grep -c ',jct_mean_s,' "$TMP/sweep/sweep.csv")" = 12 ] &&
+  [ "$(grep -c ',jct_mean_s,3,' "$TMP/sweep/sweep-summary.csv")" = 4 ] && grep -q '^rack-pack  *1.0 ' "$TMP/stdout"; then
+  pass sweep_runs_and_collects
+else
+  fail sweep_runs_and_collects "exit code $rc; $(head -3 "$TMP/stdout")"
+fi
+run sweep tests/fixtures/sweeps/small.yaml -o "$TMP/sweep"
+if [ "$rc" -eq 0 ] && grep -q "12 cells: 0 run now, 12 done before, 0 failed" "$TMP/stdout"; then
+  pass sweep_rerun_skips_done_cells
+else
+  fail sweep_rerun_skips_done_cells "exit code $rc; $(sed -n 2p "$TMP/stdout")"
+fi
+# A failing cell does not stop the other; the sweep exits 2 and names it with its error.
+run sweep tests/e2e/fixtures/sweep_one_fails.yaml -o "$TMP/sweep-fail"
+if [ "$rc" -eq 2 ] && grep -qF "not_number.csv:3: duration_s: 'fifty' is not a number" "$TMP/stdout" &&
+  [ -f "$TMP/sweep-fail/cells/cell-000000/summary.json" ]; then
+  pass sweep_failing_cell
+else
+  fail sweep_failing_cell "exit code $rc; $(grep failed "$TMP/stdout" | head -2)"
+fi
+run sweep status "$TMP/sweep-fail"
+if grep -q "2 cells: 1 done, 0 running, 1 failed, 0 missing" "$TMP/stdout"; then pass sweep_status; else
+  fail sweep_status "$(head -1 "$TMP/stdout")"; fi
+# kill -9 in the middle of a sweep; the rerun finishes it, and every cell's files are those
+# of a sweep that was never interrupted.
+run sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-whole" -j 1
+"$BIN" sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-killed" -j 1 >/dev/null 2>&1 &
+sweep_pid=$!
+for _ in $(seq 400); do
+  [ "$(ls -d "$TMP"/slow-killed/cells/cell-?????? 2>/dev/null | wc -l)" -ge 1 ] && break
+  sleep 0.01
+done
+exec 3>&2 2>/dev/null  # not bash's "Killed" notice
+kill -9 "$sweep_pid"
+wait "$sweep_pid"
+exec 2>&3 3>&-
+sleep 0.2
+done_before=$(ls -d "$TMP"/slow-killed/cells/cell-?????? 2>/dev/null | wc -l)
+run sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-killed" -j 1
+same=yes
+for c in 0 1 2 3; do
+  for f in jobs.csv timeline.csv summary.json; do
+    cmp -s "$TMP/slow-whole/cells/cell-00000$c/$f" "$TMP/slow-killed/cells/cell-00000$c/$f" || same=no
+  done
+done
+leftovers=$(find "$TMP/slow-killed/cells" -name '.cell-*' | wc -l)
+if [ "$rc" -eq 0 ] && [ "$done_before" -lt 4 ] && [ "$same" = yes ] && [ "$leftovers" = 0 ]; then
+  pass sweep_killed_and_resumed
+else
+  fail sweep_killed_and_resumed "exit $rc, $done_before cells done at the kill, identical: $same, $leftovers staging folders"
 fi
 
 echo "e2e: $passed passed, $failed failed"

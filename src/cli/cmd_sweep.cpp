@@ -1,0 +1,123 @@
+// `schedlab sweep`: a grid of runs on this machine (one process per cell), and the pieces a
+// cluster's scheduler runs instead: `run-cell` (one cell), `status` and `collect`.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "emu/emulation.h"
+#include "sweep/sweep_collect.h"
+#include "sweep/sweep_folder.h"
+#include "sweep/sweep_runner.h"
+#include "util/error.h"
+
+namespace schedlab::cli {
+
+namespace {
+std::string grid_shape(const sweep::SweepSpec& spec) {
+  std::string s;
+  for (const auto& a : spec.grid) s += fmt::format("{} x ", a.values.size());
+  return fmt::format("{}{} seed(s)", s, spec.seeds.size());
+}
+
+void print_collected(const sweep::SweepSpec& spec, const sweep::SweepFolder& folder, const sweep::Collected& c) {
+  fmt::print("{}", sweep::format_collected(spec, c));
+  if (!c.missing.empty())
+    fmt::print("{} of {} cells have no results yet (first: {}); the figures are over the others\n", c.missing.size(),
+               c.cells, sweep::cell_name(c.missing.front()));
+  fmt::print("collected: {}/sweep.csv, {}/sweep-summary.csv\n", folder.dir, folder.dir);
+}
+}  // namespace
+
+void add_sweep_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("sweep", "Run a grid of scenario variants over seeds (a sweep file: scenario, "
+                                          "grid, seeds), one results folder per cell; resumes where it stopped");
+  cmd->require_subcommand(0, 1);
+  auto file = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto jobs = std::make_shared<unsigned>(0);
+  auto force = std::make_shared<bool>(false);
+  cmd->add_option("sweep_file", *file, "The sweep file (YAML)")->type_name("SWEEP.yaml");
+  cmd->add_option("-o,--out", *out, "The sweep's folder (default: results/<sweep file name>); rerunning with the "
+                                    "same folder resumes");
+  cmd->add_option("-j,--jobs", *jobs, "Cells run at once (default: number of cores)");
+  cmd->add_flag("--force", *force, fmt::format("Run a sweep of more than {} cells", sweep::kMaxCellsUnforced));
+
+  auto dir = std::make_shared<std::string>();
+  auto index = std::make_shared<std::size_t>(0);
+  auto* run_cell = cmd->add_subcommand("run-cell", "Run one cell of a prepared sweep folder (what each Slurm array "
+                                                   "task runs)");
+  run_cell->add_option("dir", *dir, "The sweep's folder")->required();
+  run_cell->add_option("index", *index, "The cell's index (0 to cells - 1)")->required();
+  run_cell->callback([dir, index, &exit_code] {
+    const auto spec = sweep::read_folder(*dir);
+    sweep::run_cell(spec, sweep::SweepFolder{*dir}, *index);
+    exit_code = 0;
+  });
+
+  auto* status = cmd->add_subcommand("status", "Count a sweep's cells: done, running, failed, missing");
+  status->add_option("dir", *dir, "The sweep's folder")->required();
+  status->callback([dir, &exit_code] {
+    const auto spec = sweep::read_folder(*dir);
+    const sweep::SweepFolder folder{*dir};
+    const auto s = sweep::folder_status(spec, folder);
+    fmt::print("{}: {} cells: {} done, {} running, {} failed, {} missing\n", *dir, s.cells, s.done, s.running,
+               s.failed, s.missing);
+    for (std::size_t i = 0, shown = 0; i < s.cells && shown < 10; ++i)
+      if (folder.failed(i)) {
+        ++shown;
+        std::ifstream in(folder.cell_error(i));
+        std::string why;
+        std::getline(in, why);
+        fmt::print("  failed {}: {}\n", sweep::cell_name(i), why);
+      }
+    exit_code = 0;
+  });
+
+  auto* collect = cmd->add_subcommand("collect", "Gather a sweep's cells into sweep.csv (tidy) and "
+                                                 "sweep-summary.csv (mean, sd, 95% CI over seeds)");
+  collect->add_option("dir", *dir, "The sweep's folder")->required();
+  collect->callback([dir, &exit_code] {
+    const auto spec = sweep::read_folder(*dir);
+    const sweep::SweepFolder folder{*dir};
+    print_collected(spec, folder, sweep::collect(spec, folder));
+    exit_code = 0;
+  });
+
+  cmd->callback([cmd, file, out, jobs, force, &exit_code] {
+    if (!cmd->get_subcommands().empty()) return;
+    if (file->empty()) throw InputError("sweep: give a sweep file, or one of run-cell, status, collect");
+    const auto spec = sweep::load_sweep(*file);
+    const std::size_t cells = sweep::cell_count(spec);
+    if (cells > sweep::kMaxCellsUnforced && !*force)
+      throw InputError(*file, 0, "grid",
+                       fmt::format("expands to {} cells ({}), more than {}: add --force to run them all", cells,
+                                   grid_shape(spec), sweep::kMaxCellsUnforced));
+    const std::string target =
+        out->empty() ? "results/" + std::filesystem::path(*file).stem().string() : *out;
+    const auto folder = sweep::prepare_folder(spec, target);
+    const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
+    fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
+    std::fflush(stdout);
+    const bool tty = ::isatty(STDERR_FILENO);
+    const auto report = sweep::run_local(spec, folder, width, emu::self_executable(), [tty](std::size_t n, std::size_t of) {
+      if (tty) fmt::print(stderr, "\r{} of {} cells ended", n, of);
+    });
+    if (tty && report.ran > 0) fmt::print(stderr, "\n");
+    fmt::print("{} cells: {} run now, {} done before, {} failed\n", report.cells, report.ran, report.skipped,
+               report.failures.size());
+    int code = 0;
+    for (const auto& f : report.failures) {
+      fmt::print("  failed {}: {}\n", sweep::cell_name(f.index), f.why);
+      code = std::max(code, f.exit_code == 2 ? 2 : 3);
+    }
+    print_collected(spec, folder, sweep::collect(spec, folder));
+    fmt::print("results: {}/ (cells/, cells.csv, sweep.csv, sweep-summary.csv)\n", folder.dir);
+    exit_code = code;
+  });
+}
+
+}  // namespace schedlab::cli

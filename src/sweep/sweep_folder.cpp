@@ -1,0 +1,110 @@
+// Sweep folders: created once, resumed by anyone holding the same sweep.
+#include "sweep/sweep_folder.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/scenario.h"
+#include "sim/scenario_run.h"
+#include "util/csv.h"
+#include "util/error.h"
+#include "util/staging_dir.h"
+
+namespace schedlab::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+void write_atomically(const std::string& path, const std::string& text) {
+  StagedFile f(path);
+  f.stream() << text;
+  f.commit();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+bool SweepFolder::done(std::size_t i) const { return is_results_folder(cell_dir(i)); }
+
+bool SweepFolder::failed(std::size_t i) const {
+  std::error_code ec;
+  return !done(i) && fs::is_regular_file(cell_error(i), ec);
+}
+
+SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const std::string& option) {
+  SweepFolder folder{dir};
+  std::error_code ec;
+  const nlohmann::json manifest = to_json(spec);
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) throw InputError(dir, 0, option, "exists and is not a folder");
+    if (fs::exists(dir + "/" + kSweepMarker, ec)) {
+      nlohmann::json old;
+      try {
+        old = nlohmann::json::parse(read_text(folder.manifest()));
+      } catch (const nlohmann::json::exception&) {
+      }
+      if (old != manifest)
+        throw InputError(dir, 0, option,
+                         "holds another sweep (another scenario, grid or seeds): give another --out, or remove it");
+      return folder;  // the same sweep: resume it
+    }
+    if (!fs::is_empty(dir, ec))
+      throw InputError(dir, 0, option, "is not empty and not a sweep folder: give a new or empty folder");
+  }
+  fs::create_directories(dir + "/cells", ec);
+  if (ec) throw EnvironmentError(fmt::format("{}: cannot create: {}", dir, ec.message()));
+  write_atomically(folder.manifest(), manifest.dump(2) + "\n");
+  std::string csv = "cell,index,seed";
+  for (const auto& a : spec.grid) csv += "," + csv_field(a.key);
+  csv += "\n";
+  for (std::size_t i = 0; i < cell_count(spec); ++i) {
+    const auto c = cell_at(spec, i);
+    csv += fmt::format("{},{},{}", cell_name(i), i, c.seed);
+    for (const auto& v : c.values) csv += "," + csv_field(v);
+    csv += "\n";
+  }
+  write_atomically(dir + "/cells.csv", csv);
+  // The marker last: a folder interrupted before it is an ordinary (empty-ish) folder again.
+  write_atomically(dir + "/" + kSweepMarker, fmt::format("schedlab {} sweep\n", SCHEDLAB_VERSION));
+  return folder;
+}
+
+SweepSpec read_folder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir + "/" + kSweepMarker, ec))
+    throw InputError(dir, 0, "", "is not a sweep folder (no " + std::string(kSweepMarker) + ")");
+  const std::string path = dir + "/sweep.json";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
+  }
+  return sweep_from_json(j, path);
+}
+
+void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index) {
+  if (index >= cell_count(spec))
+    throw InputError(fmt::format("cell {}: the sweep has cells 0 to {}", index, cell_count(spec) - 1));
+  const auto cell = cell_at(spec, index);
+  try {
+    auto scenario = config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
+    sim::run_scenario(scenario, folder.cell_dir(index));
+    std::error_code ec;
+    fs::remove(folder.cell_error(index), ec);
+  } catch (const std::exception& e) {
+    write_atomically(folder.cell_error(index), std::string(e.what()) + "\n");
+    throw;
+  }
+}
+
+}  // namespace schedlab::sweep

@@ -1,0 +1,115 @@
+// The local runner: a pool of child processes polled every few milliseconds.
+#include "sweep/sweep_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "emu/process.h"
+#include "util/error.h"
+#include "util/process_alive.h"
+
+namespace schedlab::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+}  // namespace
+
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, const std::string& self_exe,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
+  SweepReport report;
+  report.cells = cell_count(spec);
+  std::deque<std::size_t> todo;
+  for (std::size_t i = 0; i < report.cells; ++i) {
+    if (folder.done(i))
+      ++report.skipped;
+    else
+      todo.push_back(i);
+  }
+  const std::size_t to_run = todo.size();
+  struct Running {
+    std::size_t index;
+    emu::Process process;
+  };
+  std::vector<Running> running;
+  jobs = std::max(1u, jobs);
+  while (!todo.empty() || !running.empty()) {
+    while (!todo.empty() && running.size() < jobs) {
+      const std::size_t i = todo.front();
+      todo.pop_front();
+      emu::ProcessSpec ps;
+      ps.argv = {self_exe, "sweep", "run-cell", folder.dir, std::to_string(i)};
+      ps.log_file = folder.cell_log(i);
+      ps.die_with_parent = true;  // a killed sweep leaves no cell running behind it
+      std::error_code ec;
+      fs::remove(ps.log_file, ec);
+      running.push_back({i, emu::Process::spawn(ps)});
+    }
+    bool ended = false;
+    for (auto it = running.begin(); it != running.end();) {
+      const auto status = it->process.poll();
+      if (!status) {
+        ++it;
+        continue;
+      }
+      ++report.ran;
+      ended = true;
+      if (!(status->kind == emu::ExitStatus::Kind::exited && status->code == 0) || !folder.done(it->index)) {
+        CellFailure f;
+        f.index = it->index;
+        f.exit_code = status->kind == emu::ExitStatus::Kind::exited ? status->code : 128 + status->code;
+        f.why = first_line(folder.cell_error(it->index));
+        if (f.why.empty()) f.why = "its process " + status->describe();
+        report.failures.push_back(std::move(f));
+      }
+      if (progress) progress(report.ran, to_run);
+      it = running.erase(it);
+    }
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::sort(report.failures.begin(), report.failures.end(),
+            [](const CellFailure& a, const CellFailure& b) { return a.index < b.index; });
+  return report;
+}
+
+SweepStatus folder_status(const SweepSpec& spec, const SweepFolder& folder) {
+  SweepStatus s;
+  s.cells = cell_count(spec);
+  // Staging folders of live writers: ".cell-000042.tmp-PID".
+  std::vector<bool> live(s.cells, false);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder.dir + "/cells", ec)) {
+    const std::string name = e.path().filename().string();
+    const auto tmp = name.find(".tmp-");
+    if (name.size() < 6 || name[0] != '.' || tmp == std::string::npos || name.compare(1, 5, "cell-") != 0) continue;
+    try {
+      const std::size_t index = std::stoul(name.substr(6, tmp - 6));
+      const long pid = std::stol(name.substr(tmp + 5));
+      if (index < s.cells && process_alive(static_cast<pid_t>(pid))) live[index] = true;
+    } catch (const std::exception&) {
+    }
+  }
+  for (std::size_t i = 0; i < s.cells; ++i) {
+    if (folder.done(i))
+      ++s.done;
+    else if (live[i])
+      ++s.running;
+    else if (folder.failed(i))
+      ++s.failed;
+    else
+      ++s.missing;
+  }
+  return s;
+}
+
+}  // namespace schedlab::sweep

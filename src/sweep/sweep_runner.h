@@ -1,0 +1,36 @@
+// Runs a sweep's cells on this machine: one `schedlab sweep run-cell DIR INDEX` process per
+// cell, at most `jobs` at once; cells already done are skipped, so a rerun after an
+// interruption (even kill -9: the cells' processes die with the sweep) finishes the rest. A
+// failing cell does not stop the others.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_folder.h"
+
+namespace schedlab::sweep {
+
+struct CellFailure {
+  std::size_t index = 0;
+  std::string why;  // the cell's error, or how its process ended
+  int exit_code = 0;
+};
+
+struct SweepReport {
+  std::size_t cells = 0, skipped = 0, ran = 0;
+  std::vector<CellFailure> failures;  // in index order
+};
+
+// `progress` is called after each cell ends with (cells ended so far, cells to run).
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, const std::string& self_exe,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+struct SweepStatus {
+  std::size_t cells = 0, done = 0, failed = 0, running = 0, missing = 0;
+};
+// From the folder alone: a cell is running while a live process writes its staging folder.
+SweepStatus folder_status(const SweepSpec& spec, const SweepFolder& folder);
+
+}  // namespace schedlab::sweep

@@ -1,0 +1,143 @@
+// Sweeps (sweep/): a grid expanded to cells in a fixed order, mistakes at their line in the
+// sweep file, and collect's tables on a hand-made sweep folder with known numbers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "support/scratch_dir.h"
+#include "sweep/sweep_collect.h"
+#include "sweep/sweep_folder.h"
+#include "sweep/sweep_spec.h"
+#include "sweep/sweep_stats.h"
+#include "util/error.h"
+
+using namespace schedlab;
+using namespace schedlab::sweep;
+
+namespace {
+
+const std::string kFixtures = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/sweeps/";
+
+// A finished cell as a run leaves it: the results marker and a summary.json.
+void fake_cell(const SweepFolder& folder, std::size_t i, double jct, double util) {
+  const auto dir = folder.cell_dir(i);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/.schedlab-results") << "schedlab test results folder\n";
+  std::ofstream(dir + "/summary.json") << "{\"scenario\": \"x\", \"jct_mean_s\": " << jct
+                                       << ", \"gpu_utilization\": " << util << ", \"pools\": {\"a\": 1}}\n";
+}
+
+SweepSpec two_points_three_seeds() {
+  SweepSpec spec;
+  spec.file = "/nowhere/sweep.yaml";
+  spec.scenario = "/nowhere/scenario.yaml";
+  spec.grid = {{"scheduler.placement", {"best-fit", "rack-pack"}, 3}};
+  spec.seeds = {1, 2, 3};
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("Sweep.Expand.GridKeysInFileOrderTheLastFastestSeedsInnermost") {
+  const auto spec = load_sweep(kFixtures + "small.yaml");
+  REQUIRE(cell_count(spec) == 12);
+  REQUIRE(spec.grid.size() == 2);
+  CHECK(spec.grid[0].key == "scheduler.placement");
+  CHECK(spec.grid[1].values == std::vector<std::string>{"0.5", "1.0"});
+  auto c = cell_at(spec, 0);
+  CHECK(c.values == std::vector<std::string>{"best-fit", "0.5"});
+  CHECK(c.seed == 1);
+  c = cell_at(spec, 1);
+  CHECK(c.values == std::vector<std::string>{"best-fit", "0.5"});
+  CHECK(c.seed == 2);
+  c = cell_at(spec, 3);
+  CHECK(c.values == std::vector<std::string>{"best-fit", "1.0"});
+  CHECK(c.seed == 1);
+  c = cell_at(spec, 11);
+  CHECK(c.values == std::vector<std::string>{"rack-pack", "1.0"});
+  CHECK(c.seed == 3);
+  CHECK(cell_sets(spec, c) == std::vector<std::string>{"scheduler.placement=rack-pack", "workload.arrival_scale=1.0"});
+  CHECK(cell_name(11) == "cell-000011");
+}
+
+TEST_CASE("Sweep.Expand.TheManifestReadsBackAsTheSameSweep") {
+  const auto spec = load_sweep(kFixtures + "small.yaml");
+  const auto back = sweep_from_json(to_json(spec), "sweep.json");
+  CHECK(to_json(back) == to_json(spec));
+  CHECK(cell_count(back) == 12);
+}
+
+TEST_CASE("Sweep.Expand.AValueTheScenarioRefusesIsReportedAtItsLineInTheSweepFile") {
+  try {
+    load_sweep(kFixtures + "bad_value.yaml");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 5);
+    CHECK(e.field() == "grid.scheduler.placement");
+    CHECK(std::string(e.what()).find("rackpack") != std::string::npos);
+  }
+  CHECK_THROWS_WITH_AS(load_sweep(kFixtures + "not_a_list.yaml"), doctest::Contains("expected a list"), InputError);
+}
+
+TEST_CASE("Sweep.Stats.MeanSdAndTheStudentTConfidenceInterval") {
+  // 10, 12, 14: mean 12, sd 2, 95% CI 12 +/- 4.303 x 2 / sqrt(3) = 12 +/- 4.9687.
+  const auto s = seed_stats({10, 12, 14});
+  CHECK(s.n == 3);
+  CHECK(s.mean == doctest::Approx(12));
+  CHECK(s.sd == doctest::Approx(2));
+  CHECK(s.ci95 == doctest::Approx(4.303 * 2 / std::sqrt(3.0)));
+  CHECK(seed_stats({7}).ci95 == 0);
+  CHECK(t_quantile_95(1) == doctest::Approx(12.706));
+  CHECK(t_quantile_95(60) == doctest::Approx(2.000).epsilon(1e-3));
+  CHECK(t_quantile_95(100000) == doctest::Approx(1.960).epsilon(1e-3));
+}
+
+TEST_CASE("Sweep.Collect.TidyRowsPerCellAndMetricAndASummaryPerGridPoint") {
+  testing::ScratchDir tmp("sweep-collect");
+  const auto spec = two_points_three_seeds();
+  const auto folder = prepare_folder(spec, (tmp.path / "s").string());
+  // best-fit: JCT 100, 110, 120 s; rack-pack: 200, 200 (its third seed has no results).
+  fake_cell(folder, 0, 100, 0.5);
+  fake_cell(folder, 1, 110, 0.6);
+  fake_cell(folder, 2, 120, 0.7);
+  fake_cell(folder, 3, 200, 0.8);
+  fake_cell(folder, 4, 200, 0.8);
+  const auto c = collect(spec, folder);
+  CHECK(c.read == 5);
+  CHECK(c.missing == std::vector<std::size_t>{5});
+  const auto tidy = testing::file_text(tmp.path / "s/sweep.csv");
+  CHECK(tidy.rfind("cell,seed,scheduler.placement,metric,value\n"
+                   "cell-000000,1,best-fit,jct_mean_s,100\n"
+                   "cell-000000,1,best-fit,gpu_utilization,0.5\n"
+                   "cell-000001,2,best-fit,jct_mean_s,110\n",
+                   0) == 0);
+  CHECK(tidy.find("pools") == std::string::npos);  // nested sections are not figures
+  const auto summary = testing::file_text(tmp.path / "s/sweep-summary.csv");
+  // best-fit's JCT: mean 110, sd 10, CI 110 +/- 4.303 x 10 / sqrt(3) = 110 +/- 24.8434.
+  const double half = 4.303 * 10 / std::sqrt(3.0);
+  const std::string first = summary.substr(0, summary.find('\n', summary.find('\n') + 1) + 1);
+  CHECK(first == "scheduler.placement,metric,n,mean,sd,ci95_low,ci95_high\n" +
+                     fmt::format("best-fit,jct_mean_s,3,110,10,{},{}\n", 110 - half, 110 + half));
+  // rack-pack from two seeds: sd 0, so the interval is a point.
+  CHECK(summary.find("rack-pack,jct_mean_s,2,200,0,200,200\n") != std::string::npos);
+  REQUIRE(c.summary.size() == 4);
+  CHECK(c.summary[2].values == std::vector<std::string>{"rack-pack"});
+  CHECK(format_collected(spec, c).find("rack-pack") != std::string::npos);
+}
+
+TEST_CASE("Sweep.Folder.AFolderHoldingAnotherSweepOrOtherFilesIsRefused") {
+  testing::ScratchDir tmp("sweep-folder");
+  auto spec = two_points_three_seeds();
+  const auto dir = (tmp.path / "s").string();
+  prepare_folder(spec, dir);
+  CHECK_NOTHROW(prepare_folder(spec, dir));  // the same sweep: resumed
+  spec.seeds = {1, 2};
+  CHECK_THROWS_WITH_AS(prepare_folder(spec, dir), doctest::Contains("holds another sweep"), InputError);
+  std::filesystem::create_directories(tmp.path / "other");
+  std::ofstream(tmp.path / "other/notes.txt") << "mine\n";
+  CHECK_THROWS_WITH_AS(prepare_folder(spec, (tmp.path / "other").string()), doctest::Contains("not a sweep folder"),
+                       InputError);
+  CHECK(testing::file_text(tmp.path / "other/notes.txt") == "mine\n");
+}

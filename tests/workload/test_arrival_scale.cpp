@@ -1,0 +1,65 @@
+// workload.arrival_scale (workload/arrival_scale.h): the gaps between submissions scaled from
+// the first submission, everything else as the trace gives it.
+#include <doctest/doctest.h>
+
+#include <memory>
+
+#include "workload/arrival_scale.h"
+
+using namespace schedlab;
+using namespace schedlab::workload;
+
+namespace {
+
+constexpr engine::Time secs(std::int64_t seconds) { return seconds * engine::kMicrosPerSecond; }
+
+// Jobs at the given submit seconds, each 100 s long.
+class SubmitTimes final : public JobSource {
+ public:
+  explicit SubmitTimes(std::vector<std::int64_t> at) : at_(std::move(at)) {}
+  bool next(JobSpec& out) override {
+    if (i_ == at_.size()) return false;
+    out = JobSpec{};
+    out.submit = secs(at_[i_++]);
+    out.duration = secs(100);
+    return true;
+  }
+  StringPool& strings() override { return strings_; }
+
+ private:
+  std::vector<std::int64_t> at_;
+  std::size_t i_ = 0;
+  StringPool strings_;
+};
+
+std::vector<engine::Time> submits_after(double scale, std::vector<std::int64_t> at) {
+  auto src = with_arrival_scale(std::make_unique<SubmitTimes>(std::move(at)), scale);
+  std::vector<engine::Time> out;
+  JobSpec j;
+  while (src->next(j)) {
+    CHECK(j.duration == secs(100));
+    out.push_back(j.submit);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Workload.ArrivalScale.HalfTheGapsDoublesTheLoadFromTheFirstSubmission") {
+  // Submissions at 10, 20, 40 and 40 s: gaps 10, 20, 0. Halved: 10, 15, 25, 25.
+  CHECK(submits_after(0.5, {10, 20, 40, 40}) == std::vector<engine::Time>{secs(10), secs(15), secs(25), secs(25)});
+}
+
+TEST_CASE("Workload.ArrivalScale.TwiceTheGapsHalvesTheLoad") {
+  CHECK(submits_after(2, {10, 20, 40}) == std::vector<engine::Time>{secs(10), secs(30), secs(70)});
+}
+
+TEST_CASE("Workload.ArrivalScale.OneLeavesTheTraceAsItIs") {
+  CHECK(submits_after(1, {3, 5, 8}) == std::vector<engine::Time>{secs(3), secs(5), secs(8)});
+}
+
+TEST_CASE("Workload.ArrivalScale.ThousandfoldGapsNearTheEndOfTimeSaturateInsteadOfWrapping") {
+  const auto late = engine::kTimeMax / engine::kMicrosPerSecond - 10;
+  const auto out = submits_after(1000, {0, late});
+  CHECK(out[1] == engine::kTimeMax);
+}
