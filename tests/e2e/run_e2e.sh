@@ -807,6 +807,13 @@ if [ "$rc" -eq 0 ] && [ "$(ls -d "$TMP"/sweep/cells/cell-* | grep -vc '\.log$')"
 else
   fail sweep_runs_and_collects "exit code $rc; $(head -3 "$TMP/stdout")"
 fi
+# The sweep's figure (Debian's matplotlib, installed by the set-up): PNG and PDF, not empty.
+if /usr/bin/python3 scripts/plot-sweep.py "$TMP/sweep" -o "$TMP/sweep-fig.png" >/dev/null 2>"$TMP/stderr" &&
+  [ -s "$TMP/sweep-fig.png" ] && [ -s "$TMP/sweep-fig.pdf" ] && head -c 4 "$TMP/sweep-fig.pdf" | grep -q '%PDF'; then
+  pass sweep_plot_png_pdf
+else
+  fail sweep_plot_png_pdf "plot-sweep.py failed or wrote empty files"
+fi
 run sweep tests/fixtures/sweeps/small.yaml -o "$TMP/sweep"
 if [ "$rc" -eq 0 ] && grep -q "12 cells: 0 run now, 12 done before, 0 failed" "$TMP/stdout"; then
   pass sweep_rerun_skips_done_cells
