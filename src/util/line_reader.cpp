@@ -9,7 +9,7 @@
 
 namespace schedlab {
 
-LineReader::LineReader(const std::string& path) : path_(path), buf_(1 << 20) {
+LineReader::LineReader(const std::string& path) : path_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {
   gz_ = gzopen(path.c_str(), "rb");
   if (!gz_) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
   gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
@@ -21,7 +21,7 @@ LineReader::~LineReader() {
 
 bool LineReader::refill() {
   if (eof_) return false;
-  int n = gzread(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size()));
+  int n = gzread(static_cast<gzFile>(gz_), buf_.get(), static_cast<unsigned>(kBufferBytes));
   if (n < 0) {
     int err = 0;
     throw ReadError(path_, line_no_ + 1, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
@@ -49,7 +49,7 @@ bool LineReader::next(std::string_view& line) {
       }
       return false;
     }
-    const char* start = buf_.data() + begin_;
+    const char* start = buf_.get() + begin_;
     const void* nl = std::memchr(start, '\n', end_ - begin_);
     if (nl) {
       std::size_t len = static_cast<const char*>(nl) - start;
