@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Plot schedlab results with matplotlib (Debian's python3-matplotlib).
 
+Each figure as PNG and PDF (plot.png and plot.pdf, or -o's name and the same with .pdf).
+`schedlab plot DIR` runs this script for a run or compare folder (and plot-sweep.py for a sweep).
+
   scripts/plot-results.py results/quickstart [-o quickstart.png]
       timeline.csv: GPU and CPU utilization, running and pending jobs, fragmented GPUs over time.
   scripts/plot-results.py results/hetero-compare-compare [-o compare.png]
@@ -165,7 +168,8 @@ def main():
         sys.exit(f"plot-results: {folder} has neither timeline.csv nor compare.csv")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
-    print(f"wrote {out}")
+    fig.savefig(os.path.splitext(out)[0] + ".pdf")  # for papers
+    print(f"wrote {out} and {os.path.splitext(out)[0]}.pdf")
     if pools_fig is not None:
         save_pools_figure(pools_fig, out)
 

@@ -176,7 +176,7 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ranks", o->ranks, "number of ranks in the logs, when they do not say")->check(CLI::PositiveNumber);
   cmd->add_option("--gpu", o->gpu, "GPU name for the profile's provenance, when the logs do not say");
   cmd->add_option("--host", o->host, "host name for the profile's provenance, when the logs do not say");
-  cmd->add_option("--out", o->out, "profile YAML to write (default: standard output, report on standard error)");
+  cmd->add_option("-o,--out", o->out, "profile YAML to write (default: standard output, report on standard error)");
   cmd->add_option("--nccl-lib", o->nccl_lib, "path of libnccl.so.2 (default: LD_LIBRARY_PATH, then pip wheels)");
   cmd->add_option("--max-bytes", o->max_bytes, "largest allreduce size per GPU, e.g. 1G, 256M (default 1G)");
   cmd->add_option("--iters", o->iters, "timed iterations per size (default 20)");

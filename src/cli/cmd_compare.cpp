@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <set>
 #include <thread>
 
@@ -59,14 +61,16 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto out = std::make_shared<std::string>();
   auto jobs = std::make_shared<unsigned>(0);
   auto force = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>("text");
   add_scenario_options(cmd, *opts);
+  add_format_option(cmd, *format);
   cmd->add_option("--variant", *variants, "NAME:key.path=value[,key.path=value...] (repeatable; replaces the "
                                           "scenario's list)");
-  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-compare); replaces only a "
+  cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-compare); replaces only a "
                                  "schedlab results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
-  cmd->callback([opts, variants, out, jobs, force, &exit_code] {
+  cmd->callback([opts, variants, out, jobs, force, format, &exit_code] {
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
@@ -98,11 +102,12 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
 
+    std::FILE* human = human_stream(*format);
     // Table: rows are figures, columns variants, with the ratio to the first variant.
-    fmt::print("scenario {} on {}: {} variants\n", base.name, base.cluster.name, list.size());
+    fmt::print(human, "scenario {} on {}: {} variants\n", base.name, base.cluster.name, list.size());
     std::string header = fmt::format("  {:<18}", "");
     for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
-    fmt::print("{}\n", header);
+    fmt::print(human, "{}\n", header);
     std::ofstream csv(staging.file("compare.csv"), std::ios::binary);
     csv << "metric";
     for (const auto& v : list) csv << "," << csv_field(v.name);
@@ -119,21 +124,33 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         double v = outcomes[i].summary.figures()[f].second;
         double b = figures0[f].second;
         std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
-        std::string value = count ? fmt::format("{}", static_cast<std::uint64_t>(v)) : fmt::format("{:.4g}", v);
+        std::string value = metrics::human_figure(name, v);
         line += fmt::format(" {:>22}", value + ratio);
-        csv << (count ? "," + value : fmt::format(",{:.6f}", v));
+        csv << (count ? fmt::format(",{}", static_cast<std::uint64_t>(v)) : fmt::format(",{:.6f}", v));
       }
       for (std::size_t i = 1; i < outcomes.size(); ++i) {
         double b = figures0[f].second;
         csv << (b != 0 ? fmt::format(",{:.6f}", outcomes[i].summary.figures()[f].second / b) : std::string(","));
       }
       csv << "\n";
-      fmt::print("{}\n", line);
+      fmt::print(human, "{}\n", line);
     }
     csv.close();
     if (!csv) throw InputError(staging.file("compare.csv"), 0, "", "write failed");
     staging.commit();
-    fmt::print("results: {}/ (compare.csv and one folder per variant)\n", dir);
+    if (*format == "json") {
+      // Each variant's summary as its summary.json has it.
+      nlohmann::ordered_json doc;
+      doc["scenario"] = base.name;
+      doc["variants"] = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        std::ostringstream one;
+        metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
+        doc["variants"].push_back({{"name", list[i].name}, {"summary", nlohmann::ordered_json::parse(one.str())}});
+      }
+      fmt::print("{}\n", doc.dump(2));
+    }
+    fmt::print(human, "results: {}/ (compare.csv and one folder per variant)\n", dir);
     exit_code = 0;
   });
 }

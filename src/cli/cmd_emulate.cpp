@@ -66,7 +66,7 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   auto resume = std::make_shared<std::string>();
   add_scenario_options(cmd, *opts, false);
   cmd->add_option("--speedup", eo->speedup, "Trace seconds per wall second")->default_val(100);
-  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>-emulated)");
+  cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-emulated)");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("--listen", eo->listen, "The controller's ADDRESS:PORT (port 0: any free one); an address other "
                                           "than loopback needs --token-file")

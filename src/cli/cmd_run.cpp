@@ -2,8 +2,10 @@
 #include <fmt/format.h>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -23,8 +25,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   auto events = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  auto quiet = std::make_shared<bool>(false);
   add_scenario_options(cmd, *opts);
-  cmd->add_option("--out", *out, "Results folder (default: results/<scenario name>); replaces only a schedlab "
+  add_format_option(cmd, *format);
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
+  cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>); replaces only a schedlab "
                                  "results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("--events", *events, "Also write the run's event log (CSV: every start, stop and why, restart, "
@@ -35,7 +41,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                        "Print the pools (demand, reservation, entitlement, allocation) as they are "
                                        "at this trace time")
                            ->type_name("SECONDS");
-  cmd->callback([opts, out, force, events, pools_report, pools_report_s, &exit_code] {
+  cmd->callback([opts, out, force, events, pools_report, pools_report_s, format, quiet, &exit_code] {
     auto scenario = load(*opts);
     if (pools_report->count() > 0) {
       if (!scenario.pools.enabled)
@@ -46,20 +52,26 @@ void add_run_command(CLI::App& app, int& exit_code) {
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
     auto t0 = std::chrono::steady_clock::now();
-    auto outcome = sim::run_scenario(scenario, dir, *force, *events);
+    sim::RunHooks hooks;
+    if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
+    auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
+    std::FILE* human = human_stream(*format);
+    fmt::print(human, "scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
                scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
-    fmt::print("{}", metrics::format_summary_table(outcome.summary));
+    if (*format == "json")
+      metrics::write_summary_json(std::cout, outcome.summary, scenario.name);
+    else
+      fmt::print("{}", metrics::format_summary_table(outcome.summary));
     if (pools_report->count() > 0)
-      fmt::print("{}", outcome.pools_report.empty() ? "pools: the run ended before --pools-report's time\n"
-                                                    : outcome.pools_report);
+      fmt::print(human, "{}", outcome.pools_report.empty() ? "pools: the run ended before --pools-report's time\n"
+                                                           : outcome.pools_report);
     struct rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
-    fmt::print("results: {}/\n", dir);
-    if (!events->empty()) fmt::print("events: {}\n", *events);
+    fmt::print(human, "results: {}/\n", dir);
+    if (!events->empty()) fmt::print(human, "events: {}\n", *events);
     // Wall time and memory go to the terminal only: results files stay byte-identical.
-    fmt::print("run: {} events, {} instants in {:.2f} s wall ({:.0f} events/s), peak RSS {:.0f} MiB\n",
+    fmt::print(human, "run: {} events, {} instants in {:.2f} s wall ({:.0f} events/s), peak RSS {:.0f} MiB\n",
                outcome.stats.events, outcome.stats.instants, wall, wall > 0 ? outcome.stats.events / wall : 0.0,
                usage.ru_maxrss / 1024.0);
     exit_code = 0;

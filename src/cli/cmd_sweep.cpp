@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/common.h"
 #include "emu/emulation.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
@@ -45,6 +47,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                                     "same folder resumes");
   cmd->add_option("-j,--jobs", *jobs, "Cells run at once (default: number of cores)");
   cmd->add_flag("--force", *force, fmt::format("Run a sweep of more than {} cells", sweep::kMaxCellsUnforced));
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
 
   auto dir = std::make_shared<std::string>();
   auto index = std::make_shared<std::size_t>(0);
@@ -80,14 +84,35 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   auto* collect = cmd->add_subcommand("collect", "Gather a sweep's cells into sweep.csv (tidy) and "
                                                  "sweep-summary.csv (mean, sd, 95% CI over seeds)");
   collect->add_option("dir", *dir, "The sweep's folder")->required();
-  collect->callback([dir, &exit_code] {
+  auto format = std::make_shared<std::string>("text");
+  add_format_option(collect, *format);
+  collect->callback([dir, format, &exit_code] {
     const auto spec = sweep::read_folder(*dir);
     const sweep::SweepFolder folder{*dir};
-    print_collected(spec, folder, sweep::collect(spec, folder));
+    const auto c = sweep::collect(spec, folder);
+    if (*format == "json") {
+      // sweep-summary.csv's rows as objects, the grid keys by name.
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const auto& p : c.summary) {
+        nlohmann::ordered_json row;
+        for (std::size_t a = 0; a < spec.grid.size(); ++a) row[spec.grid[a].key] = p.values[a];
+        row["metric"] = p.metric;
+        row["n"] = p.stats.n;
+        row["mean"] = p.stats.mean;
+        row["sd"] = p.stats.sd;
+        row["ci95_low"] = p.stats.mean - p.stats.ci95;
+        row["ci95_high"] = p.stats.mean + p.stats.ci95;
+        rows.push_back(std::move(row));
+      }
+      const nlohmann::ordered_json doc{{"cells", c.cells}, {"cells_with_results", c.read}, {"summary", rows}};
+      fmt::print("{}\n", doc.dump(2));
+    } else {
+      print_collected(spec, folder, c);
+    }
     exit_code = 0;
   });
 
-  cmd->callback([cmd, file, out, jobs, force, &exit_code] {
+  cmd->callback([cmd, file, out, jobs, force, quiet, &exit_code] {
     if (!cmd->get_subcommands().empty()) return;
     if (file->empty()) throw InputError("sweep: give a sweep file, or one of run-cell, status, collect");
     const auto spec = sweep::load_sweep(*file);
@@ -102,9 +127,14 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
     std::fflush(stdout);
-    const bool tty = ::isatty(STDERR_FILENO);
-    const auto report = sweep::run_local(spec, folder, width, emu::self_executable(), [tty](std::size_t n, std::size_t of) {
-      if (tty) fmt::print(stderr, "\r{} of {} cells ended", n, of);
+    const bool tty = !*quiet && ::isatty(STDERR_FILENO);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto report = sweep::run_local(spec, folder, width, emu::self_executable(), [tty, t0](std::size_t n,
+                                                                                              std::size_t of) {
+      if (!tty) return;
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print(stderr, "\r\033[K{} of {} cells ended, {:.1f} s, about {:.0f} s left", n, of, wall,
+                 wall / static_cast<double>(n) * static_cast<double>(of - n));
     });
     if (tty && report.ran > 0) fmt::print(stderr, "\n");
     fmt::print("{} cells: {} run now, {} done before, {} failed\n", report.cells, report.ran, report.skipped,

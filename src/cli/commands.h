@@ -18,5 +18,6 @@ void add_emulate_command(CLI::App& app, int& exit_code);
 void add_agent_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
+void add_plot_command(CLI::App& app, int& exit_code);
 
 }  // namespace schedlab::cli

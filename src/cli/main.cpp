@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   schedlab::cli::add_agent_command(app, exit_code);
   schedlab::cli::add_worker_command(app, exit_code);
   schedlab::cli::add_sweep_command(app, exit_code);
+  schedlab::cli::add_plot_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

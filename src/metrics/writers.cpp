@@ -28,6 +28,17 @@ bool is_count_figure(const std::string& name) {
          name == "failures" || name == "finished_without_gpu";
 }
 
+std::string human_figure(const std::string& name, double v) {
+  if (is_count_figure(name)) return fmt::format("{}", static_cast<std::uint64_t>(v));
+  const bool seconds = name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0;
+  if (seconds) return std::abs(v) >= 3600 ? fmt::format("{:.2f} h", v / 3600) : fmt::format("{:.1f} s", v);
+  if (name.find("utilization") != std::string::npos || name == "goodput" || name == "fragmentation")
+    return fmt::format("{:.1f}%", v * 100);
+  if (std::abs(v) >= 1e4) return fmt::format("{:.0f}", v);
+  if (v != 0 && std::abs(v) < 1e-3) return fmt::format("{:.6f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
 std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings) {
   return trace_id != workload::kNoLabel ? strings.str(trace_id) : std::to_string(trace_number);
 }

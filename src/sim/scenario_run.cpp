@@ -96,8 +96,10 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
     events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events");
     observers.push_back(&log.emplace(events->stream(), source->strings()));
   }
+  std::optional<metrics::ProgressObserver> progress;
+  if (hooks.progress) observers.push_back(&progress.emplace(hooks.progress));
   metrics::FanOut fan_out(observers);
-  metrics::RunObserver& observer = log ? static_cast<metrics::RunObserver&>(fan_out) : collector;
+  metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
   auto failures = hooks.drive ? nullptr : make_failure_source(sc.lifecycle.failures, topo, sc.seed);

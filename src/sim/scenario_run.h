@@ -8,6 +8,7 @@
 
 #include "config/scenario.h"
 #include "metrics/collector.h"
+#include "metrics/progress_observer.h"
 #include "metrics/summary.h"
 #include "sim/simulation.h"
 
@@ -30,6 +31,8 @@ struct RunHooks {
   std::function<Driver(const cluster::Topology& topo, perf::PerfModel& perf)> drive;
   std::function<void(const PathOf& path_of, const metrics::Collector& collector, const metrics::Summary& summary)>
       finish;
+  // A long run's progress, for a terminal (metrics/progress_observer.h); none when empty.
+  std::function<void(const metrics::Progress&)> progress;
 };
 
 // Simulates `scenario`; writes results to `out_dir` unless it is empty (see StagingDir:

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "metrics/writers.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
@@ -35,13 +36,6 @@ std::string number(double v) { return fmt::format("{}", v); }
 
 const char* kHeadline[] = {"jct_mean_s", "wait_mean_s", "makespan_s", "gpu_utilization"};
 
-std::string human(const std::string& metric, double v) {
-  const bool seconds = metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0;
-  if (seconds) return v >= 3600 ? fmt::format("{:.2f} h", v / 3600) : fmt::format("{:.1f} s", v);
-  if (metric == "gpu_utilization" || metric == "goodput" || metric == "fragmentation")
-    return fmt::format("{:.1f}%", v * 100);
-  return fmt::format("{:.4g}", v);
-}
 }  // namespace
 
 Collected collect(const SweepSpec& spec, const SweepFolder& folder) {
@@ -132,7 +126,8 @@ std::string format_collected(const SweepSpec& spec, const Collected& c) {
       std::string cell = "-";
       if (it != row.end()) {
         const auto& s = it->second->stats;
-        cell = s.n > 1 ? fmt::format("{} ± {}", human(m, s.mean), human(m, s.ci95)) : human(m, s.mean);
+        cell = metrics::human_figure(m, s.mean);
+        if (s.n > 1) cell += " ± " + metrics::human_figure(m, s.ci95);
       }
       line += fmt::format("  {:>24}", cell);
     }

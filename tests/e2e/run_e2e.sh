@@ -790,6 +790,22 @@ else
   fail agent_sigterm_exits_0 "exit code $rc"
 fi
 
+# --format json: standard output is one JSON document (the summary), for scripts.
+run run tests/fixtures/scenarios/tiny.yaml -o "$TMP/json-run" --format json
+if [ "$rc" -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['jobs'] > 0 and 'jct_mean_s' in d" \
+  "$TMP/stdout" 2>/dev/null && grep -q "^results: " "$TMP/stderr"; then
+  pass run_format_json
+else
+  fail run_format_json "exit code $rc, or stdout is not the summary as JSON"
+fi
+run compare tests/fixtures/scenarios/tiny.yaml -o "$TMP/json-cmp" --format json
+if [ "$rc" -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [v['name'] for v in d['variants']] == ['ff', 'inc']" \
+  "$TMP/stdout" 2>/dev/null; then
+  pass compare_format_json
+else
+  fail compare_format_json "exit code $rc, or stdout is not the variants as JSON"
+fi
+
 # --- sweeps (docs/sweeps.md) ---------------------------------------------------------------
 bad_input sweep_bad_value "tests/fixtures/sweeps/bad_value.yaml:5: grid.scheduler.placement: " \
   sweep tests/fixtures/sweeps/bad_value.yaml -o "$TMP/sweep-bad"
@@ -807,13 +823,22 @@ if [ "$rc" -eq 0 ] && [ "$(ls -d "$TMP"/sweep/cells/cell-* | grep -vc '\.log$')"
 else
   fail sweep_runs_and_collects "exit code $rc; $(head -3 "$TMP/stdout")"
 fi
-# The sweep's figure (Debian's matplotlib, installed by the set-up): PNG and PDF, not empty.
-if /usr/bin/python3 scripts/plot-sweep.py "$TMP/sweep" -o "$TMP/sweep-fig.png" >/dev/null 2>"$TMP/stderr" &&
-  [ -s "$TMP/sweep-fig.png" ] && [ -s "$TMP/sweep-fig.pdf" ] && head -c 4 "$TMP/sweep-fig.pdf" | grep -q '%PDF'; then
-  pass sweep_plot_png_pdf
+# Figures (Debian's matplotlib, installed by the set-up), through `schedlab plot` and its
+# embedded scripts: a sweep's and a run's, each PNG and PDF, not empty.
+run plot "$TMP/sweep" -o "$TMP/sweep-fig.png"
+if [ "$rc" -eq 0 ] && [ -s "$TMP/sweep-fig.png" ] && head -c 4 "$TMP/sweep-fig.pdf" | grep -q '%PDF'; then
+  pass plot_sweep_png_pdf
 else
-  fail sweep_plot_png_pdf "plot-sweep.py failed or wrote empty files"
+  fail plot_sweep_png_pdf "exit code $rc, or empty files"
 fi
+run plot "$TMP/sweep/cells/cell-000000"
+if [ "$rc" -eq 0 ] && [ -s "$TMP/sweep/cells/cell-000000/plot.png" ] &&
+  head -c 4 "$TMP/sweep/cells/cell-000000/plot.pdf" | grep -q '%PDF'; then
+  pass plot_run_png_pdf
+else
+  fail plot_run_png_pdf "exit code $rc, or empty files"
+fi
+bad_input plot_not_a_results_folder "tests/fixtures: is not a run, compare or sweep folder" plot tests/fixtures
 run sweep tests/fixtures/sweeps/small.yaml -o "$TMP/sweep"
 if [ "$rc" -eq 0 ] && grep -q "12 cells: 0 run now, 12 done before, 0 failed" "$TMP/stdout"; then
   pass sweep_rerun_skips_done_cells
@@ -832,9 +857,17 @@ run sweep status "$TMP/sweep-fail"
 if grep -q "2 cells: 1 done, 0 running, 1 failed, 0 missing" "$TMP/stdout"; then pass sweep_status; else
   fail sweep_status "$(head -1 "$TMP/stdout")"; fi
 # kill -9 in the middle of a sweep; the rerun finishes it, and every cell's files are those
-# of a sweep that was never interrupted.
-run sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-whole" -j 1
-"$BIN" sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-killed" -j 1 >/dev/null 2>&1 &
+# of a sweep that was never interrupted. Sanitized builds run 10 times slower: a tenth of the
+# jobs keeps a cell as long.
+mkdir -p "$TMP/slow-sweep"
+slow_jobs=20000
+[ -n "${ASAN_OPTIONS:-}" ] && slow_jobs=2000
+sed "s#jobs: 20000#jobs: $slow_jobs#; s#\.\./\.\./\.\./configs#$PWD/configs#" "$FIX/sweep_slow_scenario.yaml" \
+  >"$TMP/slow-sweep/sweep_slow_scenario.yaml"
+cp "$FIX/sweep_slow.yaml" "$TMP/slow-sweep/"
+SLOW=$TMP/slow-sweep/sweep_slow.yaml
+run sweep "$SLOW" -o "$TMP/slow-whole" -j 1
+"$BIN" sweep "$SLOW" -o "$TMP/slow-killed" -j 1 >/dev/null 2>&1 &
 sweep_pid=$!
 for _ in $(seq 400); do
   [ "$(ls -d "$TMP"/slow-killed/cells/cell-?????? 2>/dev/null | wc -l)" -ge 1 ] && break
@@ -846,7 +879,7 @@ wait "$sweep_pid"
 exec 2>&3 3>&-
 sleep 0.2
 done_before=$(ls -d "$TMP"/slow-killed/cells/cell-?????? 2>/dev/null | wc -l)
-run sweep "$FIX/sweep_slow.yaml" -o "$TMP/slow-killed" -j 1
+run sweep "$SLOW" -o "$TMP/slow-killed" -j 1
 same=yes
 for c in 0 1 2 3; do
   for f in jobs.csv timeline.csv summary.json; do

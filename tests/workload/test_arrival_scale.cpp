@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "support/submit_times.h"
 #include "workload/arrival_scale.h"
 
 using namespace schedlab;
@@ -13,27 +14,8 @@ namespace {
 
 constexpr engine::Time secs(std::int64_t seconds) { return seconds * engine::kMicrosPerSecond; }
 
-// Jobs at the given submit seconds, each 100 s long.
-class SubmitTimes final : public JobSource {
- public:
-  explicit SubmitTimes(std::vector<std::int64_t> at) : at_(std::move(at)) {}
-  bool next(JobSpec& out) override {
-    if (i_ == at_.size()) return false;
-    out = JobSpec{};
-    out.submit = secs(at_[i_++]);
-    out.duration = secs(100);
-    return true;
-  }
-  StringPool& strings() override { return strings_; }
-
- private:
-  std::vector<std::int64_t> at_;
-  std::size_t i_ = 0;
-  StringPool strings_;
-};
-
 std::vector<engine::Time> submits_after(double scale, std::vector<std::int64_t> at) {
-  auto src = with_arrival_scale(std::make_unique<SubmitTimes>(std::move(at)), scale);
+  auto src = with_arrival_scale(std::make_unique<testing::SubmitTimes>(std::move(at)), scale);
   std::vector<engine::Time> out;
   JobSpec j;
   while (src->next(j)) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "support/submit_times.h"
 #include "workload/chronos_schedule.h"
 #include "workload/mixed_source.h"
 
@@ -13,25 +14,6 @@ using namespace schedlab::workload;
 namespace {
 
 constexpr engine::Time s(std::int64_t seconds) { return seconds * engine::kMicrosPerSecond; }
-
-// Jobs at the given submit seconds.
-class Submits final : public JobSource {
- public:
-  explicit Submits(std::vector<std::int64_t> at) : at_(std::move(at)) {}
-  bool next(JobSpec& out) override {
-    if (i_ == at_.size()) return false;
-    out = JobSpec{};
-    out.submit = s(at_[i_]);
-    out.trace_id = strings_.intern("t" + std::to_string(i_++));
-    return true;
-  }
-  StringPool& strings() override { return strings_; }
-
- private:
-  std::vector<std::int64_t> at_;
-  std::size_t i_ = 0;
-  StringPool strings_;
-};
 
 CronSpec every(const std::string& name, const std::string& schedule) {
   CronSpec c;
@@ -81,7 +63,7 @@ TEST_CASE("MixedSource.AtOneInstantTheTraceComesFirstThenServicesThenCronInListO
   web.stop = s(100);
   w.services = {web};
   w.cron = {every("b", "R2/2026-01-05T00:00:00Z/PT1M"), every("a", "R2/2026-01-05T00:00:00Z/PT1M")};
-  MixedSource m(std::make_unique<Submits>(std::vector<std::int64_t>{0, 60, 90}), w);
+  MixedSource m(std::make_unique<testing::SubmitTimes>(std::vector<std::int64_t>{0, 60, 90}), w);
   CHECK(drain(m) == std::vector<std::string>{"t0@0", "b#0@0", "a#0@0", "t1@60", "web.0@60", "b#1@60", "a#1@60", "t2@90"});
 }
 
@@ -104,7 +86,7 @@ TEST_CASE("MixedSource.AnUnboundedScheduleEndsWithTheTracesLastSubmit") {
   LongRunningWork w;
   w.epoch_us = parse_iso_datetime_us("2026-01-05T00:00:00Z");
   w.cron = {every("etl", "R/2026-01-05T00:00:00Z/PT1M")};
-  MixedSource m(std::make_unique<Submits>(std::vector<std::int64_t>{30, 150}), w);
+  MixedSource m(std::make_unique<testing::SubmitTimes>(std::vector<std::int64_t>{30, 150}), w);
   CHECK(drain(m) == std::vector<std::string>{"etl#0@0", "t0@30", "etl#1@60", "etl#2@120", "t1@150"});
 }
 
