@@ -42,4 +42,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # emulator's end-to-end tests run only in the Release stage: under the sanitizers they can
 # check little but completion (agents and workers start several times slower), which costs
 # 100 s of CI's 15 minutes; its loop, executor, journal and protocol are in the unit tests.
-ctest --test-dir build-asan --output-on-failure -j2 -E e2e-emulate
+# So does the Slurm test: it checks the sbatch script and the array, which the e2e tests'
+# sanitized sweeps (run-cell, collect) already cover here.
+ctest --test-dir build-asan --output-on-failure -j2 -E 'e2e-emulate|e2e-slurm'

@@ -13,6 +13,7 @@
 #include "emu/emulation.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
+#include "sweep/slurm.h"
 #include "sweep/sweep_runner.h"
 #include "util/error.h"
 
@@ -49,6 +50,15 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--force", *force, fmt::format("Run a sweep of more than {} cells", sweep::kMaxCellsUnforced));
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
+  auto slurm = std::make_shared<bool>(false);
+  auto dry_run = std::make_shared<bool>(false);
+  auto slurm_opts = std::make_shared<sweep::SlurmOptions>();
+  cmd->add_flag("--slurm", *slurm, "Submit the cells not done yet as a Slurm job array (sweep.sbatch), and a "
+                                   "dependent job that collects them");
+  cmd->add_option("--partition", slurm_opts->partition, "With --slurm: the partition");
+  cmd->add_option("--time", slurm_opts->time, "With --slurm: each cell's time limit, as sbatch takes it");
+  cmd->add_option("--max-running", slurm_opts->max_running, "With --slurm: array tasks running at once (%K)");
+  cmd->add_flag("--dry-run", *dry_run, "With --slurm: only write sweep.sbatch");
 
   auto dir = std::make_shared<std::string>();
   auto index = std::make_shared<std::size_t>(0);
@@ -70,6 +80,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const auto s = sweep::folder_status(spec, folder);
     fmt::print("{}: {} cells: {} done, {} running, {} failed, {} missing\n", *dir, s.cells, s.done, s.running,
                s.failed, s.missing);
+    if (const auto q = sweep::slurm_queue(folder))
+      fmt::print("slurm array job {}: {} task(s) running, {} pending\n", q->array_job, q->running, q->pending);
     for (std::size_t i = 0, shown = 0; i < s.cells && shown < 10; ++i)
       if (folder.failed(i)) {
         ++shown;
@@ -112,7 +124,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     exit_code = 0;
   });
 
-  cmd->callback([cmd, file, out, jobs, force, quiet, &exit_code] {
+  cmd->callback([cmd, file, out, jobs, force, quiet, slurm, dry_run, slurm_opts, &exit_code] {
     if (!cmd->get_subcommands().empty()) return;
     if (file->empty()) throw InputError("sweep: give a sweep file, or one of run-cell, status, collect");
     const auto spec = sweep::load_sweep(*file);
@@ -123,7 +135,25 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                                    grid_shape(spec), sweep::kMaxCellsUnforced));
     const std::string target =
         out->empty() ? "results/" + std::filesystem::path(*file).stem().string() : *out;
+    if (!*slurm && (*dry_run || !slurm_opts->partition.empty() || !slurm_opts->time.empty() ||
+                    slurm_opts->max_running))
+      throw InputError("--partition, --time, --max-running and --dry-run go with --slurm");
     const auto folder = sweep::prepare_folder(spec, target);
+    if (*slurm) {
+      std::vector<std::size_t> todo;
+      for (std::size_t i = 0; i < cells; ++i)
+        if (!folder.done(i)) todo.push_back(i);
+      const auto ids = sweep::submit_to_slurm(*slurm_opts, emu::self_executable(), folder, todo, *dry_run);
+      fmt::print("sweep {}: {} cells ({}), {} not done: {}/sweep.sbatch\n", *file, cells, grid_shape(spec),
+                 todo.size(), folder.dir);
+      if (!ids.array_job.empty())
+        fmt::print("submitted: array job {} (--array={}{}), collect job {} after it; `schedlab sweep status {}`\n",
+                   ids.array_job, sweep::array_ranges(todo),
+                   slurm_opts->max_running ? fmt::format("%{}", slurm_opts->max_running) : std::string(),
+                   ids.collect_job, folder.dir);
+      exit_code = 0;
+      return;
+    }
     const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
     std::fflush(stdout);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "support/scratch_dir.h"
+#include "sweep/slurm.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
 #include "sweep/sweep_spec.h"
@@ -140,4 +141,19 @@ TEST_CASE("Sweep.Folder.AFolderHoldingAnotherSweepOrOtherFilesIsRefused") {
   CHECK_THROWS_WITH_AS(prepare_folder(spec, (tmp.path / "other").string()), doctest::Contains("not a sweep folder"),
                        InputError);
   CHECK(testing::file_text(tmp.path / "other/notes.txt") == "mine\n");
+}
+
+TEST_CASE("Sweep.Slurm.TheArrayListsTheCellsNotDoneAsRanges") {
+  CHECK(array_ranges({0, 1, 2, 3, 5, 7, 8, 9}) == "0-3,5,7-9");
+  CHECK(array_ranges({4}) == "4");
+  CHECK(array_ranges({}) == "");
+  CHECK(shell_quote("/tmp/it's here") == "'/tmp/it'\\''s here'");
+  SlurmOptions o;
+  o.max_running = 2;
+  o.partition = "gpu";
+  const auto script = sbatch_script(o, "/opt/schedlab", "/data/study", {0, 1, 2, 5});
+  CHECK(script.find("#SBATCH --array=0-2,5%2\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --partition=gpu\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --time") == std::string::npos);
+  CHECK(script.find("exec '/opt/schedlab' sweep run-cell '/data/study' \"$SLURM_ARRAY_TASK_ID\"\n") != std::string::npos);
 }

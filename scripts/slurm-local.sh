@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A one-node Slurm on this machine, for the sweep's Slurm test and for trying `schedlab sweep
+# --slurm` without a cluster: installs Debian's slurmctld, slurmd, slurm-client and munge
+# (apt-get), writes a slurm.conf for this host under $SCHEDLAB_SLURM_DIR, and starts munged,
+# slurmctld and slurmd. Clients find it through SLURM_CONF (printed by `env`).
+#   scripts/slurm-local.sh start    install what is missing, start the daemons, wait until the node is idle
+#   scripts/slurm-local.sh env      the line to eval: export SLURM_CONF=...
+#   scripts/slurm-local.sh stop     stop the daemons this script started
+# Exits 1 with one line saying why when Slurm cannot run here (not root, no apt-get, a daemon
+# that will not start).
+set -uo pipefail
+dir=${SCHEDLAB_SLURM_DIR:-/tmp/schedlab-slurm}
+conf=$dir/slurm.conf
+why() { echo "slurm-local: $*" >&2; exit 1; }
+
+start() {
+  [ "$(id -u)" = 0 ] || why "needs root (to run slurmd and munged)"
+  if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null ||
+    ! command -v munged >/dev/null; then
+    command -v apt-get >/dev/null || why "no apt-get to install slurmctld, slurmd, slurm-client and munge"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends slurmctld slurmd slurm-client munge \
+      >"$dir.apt.log" 2>&1 || why "apt-get install failed (see $dir.apt.log)"
+  fi
+  stop 2>/dev/null
+  mkdir -p "$dir/state" "$dir/spool" "$dir/munge" "$dir/log"
+  local host cpus
+  host=$(hostname -s)
+  cpus=$(nproc)
+  # munge: its own key and socket here, so that a system munged is never touched.
+  [ -s "$dir/munge/munge.key" ] || { head -c 1024 /dev/urandom >"$dir/munge/munge.key"; chmod 400 "$dir/munge/munge.key"; }
+  chown -R munge:munge "$dir/munge" 2>/dev/null || true
+  cat >"$conf" <<CONF
+# Written by scripts/slurm-local.sh: one node, no accounting, no cgroups.
+ClusterName=schedlab
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldPort=6917
+SlurmdPort=6918
+ReturnToService=2
+MaxArraySize=100001
+NodeName=$host CPUs=$cpus State=UNKNOWN
+PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+  munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" --pid-file="$dir/munge/munged.pid" \
+    --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed" -f 2>>"$dir/log/start.log" ||
+    why "munged would not start (see $dir/log/)"
+  export SLURM_CONF=$conf
+  slurmctld -f "$conf" 2>>"$dir/log/start.log" || why "slurmctld would not start (see $dir/log/)"
+  slurmd -f "$conf" 2>>"$dir/log/start.log" || why "slurmd would not start (see $dir/log/)"
+  for _ in $(seq 100); do
+    if sinfo -h -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)'; then
+      echo "slurm-local: one node ($host, $cpus CPUs) up; export SLURM_CONF=$conf"
+      return 0
+    fi
+    sleep 0.2
+  done
+  why "the node did not come up within 20 s (see $dir/log/)"
+}
+
+stop() {
+  for pid in "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munge/munged.pid"; do
+    [ -s "$pid" ] && kill "$(cat "$pid")" 2>/dev/null
+  done
+  sleep 0.3
+  return 0
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  env) echo "export SLURM_CONF=$conf" ;;
+  *) echo "usage: scripts/slurm-local.sh start|stop|env" >&2; exit 2 ;;
+esac
