@@ -64,13 +64,17 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto format = std::make_shared<std::string>("text");
   add_scenario_options(cmd, *opts);
   add_format_option(cmd, *format);
+  auto explain = std::make_shared<std::uint32_t>(0);
+  auto* explain_opt = cmd->add_option("--explain", *explain, "Tell one job's story (its id in jobs.csv) under each "
+                                                             "variant")
+                          ->type_name("JOB");
   cmd->add_option("--variant", *variants, "NAME:key.path=value[,key.path=value...] (repeatable; replaces the "
                                           "scenario's list)");
   cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-compare); replaces only a "
                                  "schedlab results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
-  cmd->callback([opts, variants, out, jobs, force, format, &exit_code] {
+  cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, &exit_code] {
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
@@ -92,7 +96,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       for (std::size_t i = begin; i < std::min(scenarios.size(), begin + width); ++i)
         threads.emplace_back([&, i] {
           try {
-            outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name));
+            sim::RunHooks hooks;
+            if (explain_opt->count() > 0) hooks.explain = *explain;
+            outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name), false, {}, hooks);
           } catch (...) {
             errors[i] = std::current_exception();
           }
@@ -150,6 +156,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       }
       fmt::print("{}\n", doc.dump(2));
     }
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (!outcomes[i].story.empty()) fmt::print(human, "{}: {}", list[i].name, outcomes[i].story);
     fmt::print(human, "results: {}/ (compare.csv and one folder per variant)\n", dir);
     exit_code = 0;
   });

@@ -30,6 +30,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   add_format_option(cmd, *format);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
+  auto explain = std::make_shared<std::uint32_t>(0);
+  auto* explain_opt = cmd->add_option("--explain", *explain, "Tell the story of one job (its id in jobs.csv): "
+                                                             "submitted, why it waited, where it started, why it "
+                                                             "stopped, how it ended")
+                          ->type_name("JOB");
   cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>); replaces only a schedlab "
                                  "results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
@@ -41,7 +46,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                        "Print the pools (demand, reservation, entitlement, allocation) as they are "
                                        "at this trace time")
                            ->type_name("SECONDS");
-  cmd->callback([opts, out, force, events, pools_report, pools_report_s, format, quiet, &exit_code] {
+  cmd->callback([opts, out, force, events, pools_report, pools_report_s, format, quiet, explain, explain_opt,
+                 &exit_code] {
     auto scenario = load(*opts);
     if (pools_report->count() > 0) {
       if (!scenario.pools.enabled)
@@ -53,6 +59,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     check_results_target(dir, *force);
     auto t0 = std::chrono::steady_clock::now();
     sim::RunHooks hooks;
+    if (explain_opt->count() > 0) hooks.explain = *explain;
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
     auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -70,6 +77,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     getrusage(RUSAGE_SELF, &usage);
     fmt::print(human, "results: {}/\n", dir);
     if (!events->empty()) fmt::print(human, "events: {}\n", *events);
+    if (!outcome.story.empty()) fmt::print(human, "{}", outcome.story);
     // Wall time and memory go to the terminal only: results files stay byte-identical.
     fmt::print(human, "run: {} events, {} instants in {:.2f} s wall ({:.0f} events/s), peak RSS {:.0f} MiB\n",
                outcome.stats.events, outcome.stats.instants, wall, wall > 0 ? outcome.stats.events / wall : 0.0,

@@ -12,6 +12,7 @@
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
+#include "sim/job_story.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
@@ -98,6 +99,8 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   }
   std::optional<metrics::ProgressObserver> progress;
   if (hooks.progress) observers.push_back(&progress.emplace(hooks.progress));
+  std::optional<JobStory> story;
+  if (hooks.explain) observers.push_back(&story.emplace(*hooks.explain, source->strings()));
   metrics::FanOut fan_out(observers);
   metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
@@ -112,8 +115,10 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                         failures.get(), driver);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
+  if (story) story->ask_why_with([&simulation](workload::JobId id) { return simulation.waiting_reason(id); });
   RunOutcome outcome;
   outcome.stats = simulation.run();
+  if (story) outcome.story = story->text();
   outcome.pools_report = simulation.pools_report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.summary.services = simulation.long_running_stats().services();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "config/scenario.h"
@@ -19,6 +20,7 @@ struct RunOutcome {
   SimulationStats stats;
   std::string out_dir;
   std::string pools_report;  // `run --pools-report` (scenario.pools.report_at); "" otherwise
+  std::string story;         // `run --explain JOB`; "" otherwise
 };
 
 // What turns `run_scenario` into an emulation (emu/emulation.h): `drive` is called with the
@@ -33,6 +35,8 @@ struct RunHooks {
       finish;
   // A long run's progress, for a terminal (metrics/progress_observer.h); none when empty.
   std::function<void(const metrics::Progress&)> progress;
+  // `run --explain JOB`: the job whose story RunOutcome::story tells (sim/job_story.h).
+  std::optional<workload::JobId> explain;
 };
 
 // Simulates `scenario`; writes results to `out_dir` unless it is empty (see StagingDir:

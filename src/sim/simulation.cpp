@@ -666,6 +666,26 @@ void Simulation::describe_job(workload::JobId id, RunView::Job& j) const {
   }
 }
 
+std::string Simulation::why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const {
+  if (position > 1) return fmt::format("waits behind job {} (position {} in the queue)", head, position);
+  const auto allowed = scheduler_.allowed_models(p);
+  std::uint64_t usable = 0;
+  const auto g = static_cast<std::uint16_t>(p.spec->fractional() ? 1 : p.spec->gpus_per_task);
+  for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
+    if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g);
+  return fmt::format("first in the queue: needs {} more task(s) of {} GPU(s) on one host; {} free GPUs are on "
+                     "hosts with room for one such task, {} free in all",
+                     p.tasks_left, p.spec->gpus_per_task, usable, alloc_.free_gpus());
+}
+
+std::string Simulation::waiting_reason(workload::JobId id) const {
+  std::vector<const sched::PendingJob*> waiting;
+  scheduler_.queue_order(waiting, std::numeric_limits<std::size_t>::max());
+  for (std::size_t i = 0; i < waiting.size(); ++i)
+    if (waiting[i]->id() == id) return why_waiting(*waiting[i], static_cast<std::uint32_t>(i + 1), waiting.front()->id());
+  return {};
+}
+
 void Simulation::inspect(RunView& out, std::size_t limit, bool queue_only) const {
   const engine::Time now = out.now;
   out.hosts.clear();
@@ -687,17 +707,8 @@ void Simulation::inspect(RunView& out, std::size_t limit, bool queue_only) const
   scheduler_.queue_order(waiting, queue_only ? limit : std::numeric_limits<std::size_t>::max());
   std::unordered_map<workload::JobId, std::uint32_t> position;
   for (std::size_t i = 0; i < waiting.size(); ++i) position[waiting[i]->id()] = static_cast<std::uint32_t>(i + 1);
-  auto reason = [&](const sched::PendingJob& p, std::uint32_t pos) -> std::string {
-    if (pos > 1)
-      return fmt::format("waits behind job {} (position {} in the queue)", waiting.front()->id(), pos);
-    const auto allowed = scheduler_.allowed_models(p);
-    std::uint64_t usable = 0;
-    const auto g = static_cast<std::uint16_t>(p.spec->fractional() ? 1 : p.spec->gpus_per_task);
-    for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
-      if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g);
-    return fmt::format("first in the queue: needs {} more task(s) of {} GPU(s) on one host; {} free GPUs are on "
-                       "hosts with room for one such task, {} free in all",
-                       p.tasks_left, p.spec->gpus_per_task, usable, alloc_.free_gpus());
+  auto reason = [&](const sched::PendingJob& p, std::uint32_t pos) {
+    return why_waiting(p, pos, waiting.front()->id());
   };
   auto add = [&](workload::JobId id) {
     RunView::Job j;

@@ -62,6 +62,9 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void use_pools(const config::PoolsConfig& config, std::uint64_t seed);
   // The pools report (config.report_at), once the run has passed that instant; "" before.
   const std::string& pools_report() const { return pools_report_; }
+  // Why a job waits now, as the emulator's queue view says it ("" when it does not wait in the
+  // queue): behind which job and at which place, or, first in line, what it lacks.
+  std::string waiting_reason(workload::JobId id) const;
   // The scenario's services and cron entries (before run()): their jobs come from the source
   // (workload::MixedSource); this gives the rules the run applies to them.
   void use_long_running(const workload::LongRunningWork& work);
@@ -121,6 +124,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
                                              engine::Time now) override;
   void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
   void describe_job(workload::JobId id, RunView::Job& out) const;
+  std::string why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const;
 
   // A graceful preemption of this job saves all its work (the save fits in the grace period).
   bool saves_on_preemption(const JobRuntime& rt) const;

@@ -790,6 +790,23 @@ else
   fail agent_sigterm_exits_0 "exit code $rc"
 fi
 
+# run --explain JOB, worked by hand in tests/e2e/fixtures/explain/explain.yaml.
+run run tests/e2e/fixtures/explain/explain.yaml -o "$TMP/explain" --explain 2
+cat >"$TMP/story-want" <<'STORY'
+job 2 (trace id 12): 1 task(s) x 4 GPU(s)
+     20.000000 s  submitted
+     20.000000 s  waits behind job 1 (position 2 in the queue)
+    100.000000 s  first in the queue: needs 1 more task(s) of 4 GPU(s) on one host; 0 free GPUs are on hosts with room for one such task, 0 free in all
+    150.000000 s  started on h0:4
+    180.000000 s  finished (JCT 160.000000 s)
+STORY
+sed -n '/^job 2 /,/finished/p' "$TMP/stdout" >"$TMP/story-got"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/story-want" "$TMP/story-got"; then pass run_explain_story; else
+  fail run_explain_story "exit code $rc; $(diff "$TMP/story-want" "$TMP/story-got" | head -4)"; fi
+run run tests/e2e/fixtures/explain/explain.yaml -o "$TMP/explain" --explain 7
+if [ "$rc" -eq 0 ] && grep -q "^--explain: no job 7 in this run" "$TMP/stdout"; then pass run_explain_unknown_job; else
+  fail run_explain_unknown_job "exit code $rc"; fi
+
 # --format json: standard output is one JSON document (the summary), for scripts.
 run run tests/fixtures/scenarios/tiny.yaml -o "$TMP/json-run" --format json
 if [ "$rc" -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['jobs'] > 0 and 'jct_mean_s' in d" \
