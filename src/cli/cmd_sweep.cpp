@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "cli/commands.h"
@@ -85,10 +84,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     for (std::size_t i = 0, shown = 0; i < s.cells && shown < 10; ++i)
       if (folder.failed(i)) {
         ++shown;
-        std::ifstream in(folder.cell_error(i));
-        std::string why;
-        std::getline(in, why);
-        fmt::print("  failed {}: {}\n", sweep::cell_name(i), why);
+        fmt::print("  failed {}: {}\n", sweep::cell_name(i), folder.why_failed(i));
       }
     exit_code = 0;
   });

@@ -77,11 +77,7 @@ SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, co
                           const std::vector<std::size_t>& cells, bool dry_run) {
   const std::string dir = std::filesystem::absolute(folder.dir).lexically_normal().string();
   const std::string script = dir + "/sweep.sbatch";
-  {
-    StagedFile f(script);
-    f.stream() << sbatch_script(o, self_exe, dir, cells);
-    f.commit();
-  }
+  write_staged(script, sbatch_script(o, self_exe, dir, cells));
   std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
   SlurmJobs jobs;
   if (dry_run || cells.empty()) return jobs;
@@ -100,9 +96,8 @@ SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, co
   jobs.collect_job = job_id_of(cout);
   if (crc != 0 || jobs.collect_job.empty())
     throw EnvironmentError(fmt::format("sweep --slurm: sbatch refused the collect job: {}", first_line_of(cout)));
-  StagedFile f(dir + "/slurm.json");
-  f.stream() << nlohmann::json{{"array_job", jobs.array_job}, {"collect_job", jobs.collect_job}}.dump(2) << "\n";
-  f.commit();
+  write_staged(dir + "/slurm.json",
+               nlohmann::json{{"array_job", jobs.array_job}, {"collect_job", jobs.collect_job}}.dump(2) + "\n");
   return jobs;
 }
 

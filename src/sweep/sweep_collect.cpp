@@ -89,11 +89,8 @@ Collected collect(const SweepSpec& spec, const SweepFolder& folder) {
                            number(p.stats.sd), number(p.stats.mean - p.stats.ci95),
                            number(p.stats.mean + p.stats.ci95));
   }
-  for (const auto& [name, text] : {std::pair{"sweep.csv", &tidy}, std::pair{"sweep-summary.csv", &summary}}) {
-    StagedFile f(folder.dir + "/" + name);
-    f.stream() << *text;
-    f.commit();
-  }
+  write_staged(folder.dir + "/sweep.csv", tidy);
+  write_staged(folder.dir + "/sweep-summary.csv", summary);
   return c;
 }
 

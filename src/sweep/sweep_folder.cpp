@@ -5,9 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "config/scenario.h"
+#include "config/yaml_util.h"
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -17,23 +17,15 @@ namespace schedlab::sweep {
 
 namespace fs = std::filesystem;
 
-namespace {
-void write_atomically(const std::string& path, const std::string& text) {
-  StagedFile f(path);
-  f.stream() << text;
-  f.commit();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 bool SweepFolder::done(std::size_t i) const { return is_results_folder(cell_dir(i)); }
+
+std::string SweepFolder::why_failed(std::size_t i) const {
+  std::ifstream in(cell_error(i));
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
 
 bool SweepFolder::failed(std::size_t i) const {
   std::error_code ec;
@@ -49,7 +41,7 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
     if (fs::exists(dir + "/" + kSweepMarker, ec)) {
       nlohmann::json old;
       try {
-        old = nlohmann::json::parse(read_text(folder.manifest()));
+        old = nlohmann::json::parse(config::read_config_file(folder.manifest()));
       } catch (const nlohmann::json::exception&) {
       }
       if (old != manifest)
@@ -62,7 +54,7 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
   }
   fs::create_directories(dir + "/cells", ec);
   if (ec) throw EnvironmentError(fmt::format("{}: cannot create: {}", dir, ec.message()));
-  write_atomically(folder.manifest(), manifest.dump(2) + "\n");
+  write_staged(folder.manifest(), manifest.dump(2) + "\n");
   std::string csv = "cell,index,seed";
   for (const auto& a : spec.grid) csv += "," + csv_field(a.key);
   csv += "\n";
@@ -72,9 +64,9 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
     for (const auto& v : c.values) csv += "," + csv_field(v);
     csv += "\n";
   }
-  write_atomically(dir + "/cells.csv", csv);
+  write_staged(dir + "/cells.csv", csv);
   // The marker last: a folder interrupted before it is an ordinary (empty-ish) folder again.
-  write_atomically(dir + "/" + kSweepMarker, fmt::format("schedlab {} sweep\n", SCHEDLAB_VERSION));
+  write_staged(dir + "/" + kSweepMarker, fmt::format("schedlab {} sweep\n", SCHEDLAB_VERSION));
   return folder;
 }
 
@@ -85,7 +77,7 @@ SweepSpec read_folder(const std::string& dir) {
   const std::string path = dir + "/sweep.json";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_text(path));
+    j = nlohmann::json::parse(config::read_config_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
   }
@@ -102,7 +94,7 @@ void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
     std::error_code ec;
     fs::remove(folder.cell_error(index), ec);
   } catch (const std::exception& e) {
-    write_atomically(folder.cell_error(index), std::string(e.what()) + "\n");
+    write_staged(folder.cell_error(index), std::string(e.what()) + "\n");
     throw;
   }
 }

@@ -23,6 +23,7 @@ struct SweepFolder {
   std::string cell_log(std::size_t i) const { return cell_dir(i) + ".log"; }
   bool done(std::size_t i) const;
   bool failed(std::size_t i) const;  // an error file and no results
+  std::string why_failed(std::size_t i) const;  // the error file's first line ("" when none)
 };
 
 // Creates the folder for `spec`, or checks that it already holds the same sweep (throws

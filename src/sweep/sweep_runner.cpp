@@ -5,7 +5,6 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "emu/process.h"
@@ -16,14 +15,6 @@ namespace schedlab::sweep {
 
 namespace fs = std::filesystem;
 
-namespace {
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-}  // namespace
 
 SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, const std::string& self_exe,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
@@ -68,7 +59,7 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
         CellFailure f;
         f.index = it->index;
         f.exit_code = status->kind == emu::ExitStatus::Kind::exited ? status->code : 128 + status->code;
-        f.why = first_line(folder.cell_error(it->index));
+        f.why = folder.why_failed(it->index);
         if (f.why.empty()) f.why = "its process " + status->describe();
         report.failures.push_back(std::move(f));
       }

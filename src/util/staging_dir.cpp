@@ -250,4 +250,10 @@ void StagedFile::commit() {
   committed_ = true;
 }
 
+void write_staged(const std::string& target, std::string_view text, const std::string& option) {
+  StagedFile f(target, option);
+  f.stream() << text;
+  f.commit();
+}
+
 }  // namespace schedlab

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <string>
+#include <string_view>
 
 namespace schedlab {
 
@@ -48,6 +49,9 @@ class StagingDir {
 // A file that appears only when complete: written as `.NAME.tmp-PID` beside the target and
 // renamed over it by commit(), removed otherwise. A target that exists but is not a regular
 // file (/dev/null, a pipe) is written directly; a folder is refused.
+// The whole of `text` as `target`, through a StagedFile: it appears complete or not at all.
+void write_staged(const std::string& target, std::string_view text, const std::string& option = "--out");
+
 class StagedFile {
  public:
   explicit StagedFile(std::string target, std::string option = "--out");

@@ -12,6 +12,7 @@
 #include "perf/calibration_profile.h"
 #include "perf/model_catalog.h"
 #include "sim/scenario_run.h"
+#include "sweep/sweep_spec.h"
 #include "util/error.h"
 
 namespace schedlab::fuzz {
@@ -60,6 +61,30 @@ int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
     constexpr std::uint64_t kMaxJobs = 200;
     if (sc.workload.max_jobs == 0 || sc.workload.max_jobs > kMaxJobs) sc.workload.max_jobs = kMaxJobs;
     check_summary(sim::run_scenario(sc, "").summary);
+  });
+}
+
+// A sweep file beside the e2e scenarios (`scenario: base.yaml` resolves): expanded, and a few
+// cells checked against the grid and the manifest's round trip.
+int fuzz_sweep(const std::uint8_t* data, std::size_t size) {
+  std::string path = write_input("tests/fixtures/scenarios/fuzz-sweep.yaml", data, size);
+  return expected_errors_ok([&] {
+    const sweep::SweepSpec spec = sweep::load_sweep(path);
+    std::size_t n = spec.seeds.size();
+    for (const auto& a : spec.grid) n *= a.values.size();
+    expect(sweep::cell_count(spec) == n && n > 0, "cell count is not the grid's product");
+    expect(n <= sweep::kMaxCells, "more cells than the limit");
+    for (std::size_t i : {std::size_t{0}, n / 2, n - 1}) {
+      const auto c = sweep::cell_at(spec, i);
+      expect(c.values.size() == spec.grid.size(), "a cell without a value per axis");
+      for (std::size_t a = 0; a < spec.grid.size(); ++a)
+        expect(std::find(spec.grid[a].values.begin(), spec.grid[a].values.end(), c.values[a]) !=
+                   spec.grid[a].values.end(),
+               "a cell value not on its axis");
+      expect(sweep::cell_sets(spec, c).size() == spec.grid.size(), "a cell's overrides do not match the grid");
+    }
+    expect(sweep::to_json(sweep::sweep_from_json(sweep::to_json(spec), "sweep.json")) == sweep::to_json(spec),
+           "the manifest does not read back as the same sweep");
   });
 }
 

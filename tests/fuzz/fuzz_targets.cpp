@@ -20,6 +20,7 @@ const std::vector<Target>& targets() {
       {"trace_swf", fuzz_trace_swf},
       {"trace_auto", fuzz_trace_auto},
       {"protocol", fuzz_protocol},
+      {"sweep", fuzz_sweep},
   };
   return list;
 }

@@ -34,6 +34,7 @@ class InvariantError : public std::logic_error {
 };
 
 int fuzz_scenario(const std::uint8_t* data, std::size_t size);
+int fuzz_sweep(const std::uint8_t* data, std::size_t size);
 int fuzz_cluster(const std::uint8_t* data, std::size_t size);
 int fuzz_gpu_catalog(const std::uint8_t* data, std::size_t size);
 int fuzz_model_catalog(const std::uint8_t* data, std::size_t size);
