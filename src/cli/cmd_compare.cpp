@@ -7,12 +7,15 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
@@ -74,7 +77,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                                  "schedlab results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
-  cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, &exit_code] {
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
+  cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, quiet, &exit_code] {
+    set_notices_quiet(*quiet);
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
@@ -91,6 +97,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::vector<sim::RunOutcome> outcomes(scenarios.size());
     std::vector<std::exception_ptr> errors(scenarios.size());
     unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
+    const bool tty = !*quiet && ::isatty(STDERR_FILENO);
+    ProgressBoard board(scenarios.size());
     for (std::size_t begin = 0; begin < scenarios.size(); begin += width) {
       std::vector<std::thread> threads;
       for (std::size_t i = begin; i < std::min(scenarios.size(), begin + width); ++i)
@@ -98,6 +106,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
           try {
             sim::RunHooks hooks;
             if (explain_opt->count() > 0) hooks.explain = *explain;
+            if (tty) hooks.progress = board.reporter(i);
             outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name), false, {}, hooks);
           } catch (...) {
             errors[i] = std::current_exception();

@@ -14,6 +14,7 @@
 #include "sim/scenario_run.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
@@ -29,7 +30,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto quiet = std::make_shared<bool>(false);
   add_scenario_options(cmd, *opts);
   add_format_option(cmd, *format);
-  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   auto explain = std::make_shared<std::uint32_t>(0);
   auto* explain_opt = cmd->add_option("--explain", *explain, "Tell the story of one job (its id in jobs.csv): "
                                                              "submitted, why it waited, where it started, why it "
@@ -60,6 +61,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     auto t0 = std::chrono::steady_clock::now();
     sim::RunHooks hooks;
     if (explain_opt->count() > 0) hooks.explain = *explain;
+    set_notices_quiet(*quiet);
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
     auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

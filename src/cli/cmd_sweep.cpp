@@ -15,6 +15,7 @@
 #include "sweep/slurm.h"
 #include "sweep/sweep_runner.h"
 #include "util/error.h"
+#include "util/notice.h"
 
 namespace schedlab::cli {
 
@@ -48,7 +49,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-j,--jobs", *jobs, "Cells run at once (default: number of cores)");
   cmd->add_flag("--force", *force, fmt::format("Run a sweep of more than {} cells", sweep::kMaxCellsUnforced));
   auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal");
+  cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   auto slurm = std::make_shared<bool>(false);
   auto dry_run = std::make_shared<bool>(false);
   auto slurm_opts = std::make_shared<sweep::SlurmOptions>();
@@ -153,6 +154,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
     std::fflush(stdout);
+    set_notices_quiet(*quiet);
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
     const auto report = sweep::run_local(spec, folder, width, emu::self_executable(), [tty, t0](std::size_t n,

@@ -1,6 +1,7 @@
 // `schedlab trace generate|stats|convert`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "util/staging_dir.h"
 #include "workload/generator.h"
 #include "workload/native_csv.h"
+#include "workload/trace_format.h"
 #include "workload/trace_fit.h"
 #include "workload/trace_stats.h"
 
@@ -99,31 +101,47 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> args;
   };
   auto so = std::make_shared<StatsOpts>();
-  so->options.format_field = "--format";  // messages name the option the user typed
+  so->options.format_field = "--trace-format";  // messages name the option the user typed
   so->options.args_field = "--arg";
+  auto output = std::make_shared<std::string>("text");
   stats->add_option("file", so->file, "Trace file")->required();
-  stats->add_option("--format", so->options.format, "Trace format (default: detect)")->capture_default_str();
+  stats->add_option("-t,--trace-format", so->options.format, "Trace format (default: detect)")->capture_default_str();
+  // --format is the output, as on run, compare and sweep collect; a trace format's name there
+  // still means the trace format (it did before --trace-format existed).
+  stats->add_option("--format", *output, "What standard output holds: text, or json (the figures, for scripts)")
+      ->capture_default_str();
   stats->add_flag("--skip-bad-rows", so->options.skip_bad_rows, "Count and skip unreadable rows");
   stats->add_option("--arg", so->args, "Format setting KEY=VALUE (e.g. gpus_per_processor=1)");
-  stats->callback([so, &exit_code] {
+  stats->callback([so, output, &exit_code] {
     for (const auto& a : so->args) {
       auto eq = a.find('=');
       if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
       so->options.args[a.substr(0, eq)] = a.substr(eq + 1);
     }
+    if (*output != "text" && *output != "json") {
+      const auto& formats = workload::trace_formats();
+      if (std::none_of(formats.begin(), formats.end(), [&](const auto& f) { return f.name == *output; }))
+        throw InputError("--format", 0, *output, "expected text or json (the trace's format is --trace-format)");
+      so->options.format = *output;
+      so->options.format_field = "--format";
+      *output = "text";
+    }
     auto src = workload::open_trace(so->file, so->options);
     auto s = workload::compute_trace_stats(*src);
-    fmt::print("{}", workload::format_trace_stats(s, so->file));
+    fmt::print("{}", *output == "json" ? workload::trace_stats_json(s, so->file)
+                                       : workload::format_trace_stats(s, so->file));
     exit_code = 0;
   });
 
   auto* convert = trace->add_subcommand("convert", "Convert a trace to the native CSV format");
   auto co = std::make_shared<StatsOpts>();
-  co->options.format_field = "--format";
+  co->options.format_field = "--trace-format";
   co->options.args_field = "--arg";
   auto cout_path = std::make_shared<std::string>("-");
   convert->add_option("file", co->file, "Trace file")->required();
-  convert->add_option("--format", co->options.format, "Input format (default: detect)")->capture_default_str();
+  convert->add_option("-t,--trace-format,--format", co->options.format, "Input format (default: detect; --format is "
+                                                                       "the older name)")
+      ->capture_default_str();
   convert->add_flag("--skip-bad-rows", co->options.skip_bad_rows, "Count and skip unreadable rows");
   convert->add_option("--arg", co->args, "Format setting KEY=VALUE");
   convert->add_option("-o,--out", *cout_path, "Output file (- for stdout)")->capture_default_str();

@@ -1,11 +1,14 @@
 // Per-job records and the piecewise-constant timeline.
 #include "metrics/collector.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 
 #include "pools/pool_book.h"
 #include "util/checked.h"
+#include "util/notice.h"
 
 namespace schedlab::metrics {
 
@@ -340,11 +343,10 @@ void Collector::on_finish(engine::Time now) {
     }
   }
   if (announce_ && interval_ != requested_interval_)
-    std::fprintf(stderr,
-                 "schedlab: notice: timeline interval coarsened from %g s to %g s: the run spans %g s and the "
-                 "timeline holds at most %zu rows\n",
-                 static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
-                 static_cast<double>(sub_time(now, origin_)) / 1e6, kMaxTimelineRows);
+    notice(fmt::format("timeline interval coarsened from {:g} s to {:g} s: the run spans {:g} s and the timeline "
+                       "holds at most {} rows",
+                       static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
+                       static_cast<double>(sub_time(now, origin_)) / 1e6, kMaxTimelineRows));
 }
 
 }  // namespace schedlab::metrics

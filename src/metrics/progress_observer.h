@@ -15,13 +15,15 @@ struct Progress {
   engine::Time now = 0;
   std::uint64_t jobs_seen = 0, jobs_ended = 0;
   double wall_s = 0;
+  double share = -1;  // of the workload handed out (JobSource::fraction_done), -1 unknown
   bool done = false;
 };
 
 class ProgressObserver final : public RunObserver {
  public:
-  explicit ProgressObserver(std::function<void(const Progress&)> report)
-      : report_(std::move(report)), start_(std::chrono::steady_clock::now()), last_(start_) {}
+  // `share` tells how much of the workload has been handed out (may be empty).
+  ProgressObserver(std::function<void(const Progress&)> report, std::function<double()> share = {})
+      : report_(std::move(report)), share_(std::move(share)), start_(std::chrono::steady_clock::now()), last_(start_) {}
   void on_submit(const workload::JobSpec&, engine::Time) override { ++p_.jobs_seen; }
   void on_drop(const workload::JobSpec&, engine::Time, const std::string&) override {
     ++p_.jobs_seen;
@@ -37,17 +39,20 @@ class ProgressObserver final : public RunObserver {
     last_ = t;
     p_.now = s.now;
     p_.wall_s = std::chrono::duration<double>(t - start_).count();
+    if (share_) p_.share = share_();
     report_(p_);
   }
   void on_finish(engine::Time now) override {
     p_.now = now;
     p_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     p_.done = true;
+    p_.share = 1;
     report_(p_);
   }
 
  private:
   std::function<void(const Progress&)> report_;
+  std::function<double()> share_;
   std::chrono::steady_clock::time_point start_, last_;
   std::uint64_t instants_ = 0;
   Progress p_;

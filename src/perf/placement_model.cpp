@@ -13,6 +13,7 @@
 #include "perf/max_min_share.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 
@@ -152,9 +153,8 @@ class PlacementModel final : public PerfModel {
   PlacementModel(PlacementModelSettings s, const cluster::Topology& topo)
       : s_(std::move(s)), ref_gpu_(s_.reference_gpu ? *s_.reference_gpu : most_numerous_model(topo)) {
     if (s_.datasheet)
-      std::fprintf(stderr,
-                   "schedlab: notice: perf model 'placement' uses datasheet link and compute defaults "
-                   "(no perf.profile given; see docs/perf-model.md)\n");
+      notice("perf model 'placement' uses datasheet link and compute defaults (no perf.profile given; see "
+             "docs/perf-model.md)");
   }
 
   std::string name() const override { return "placement"; }

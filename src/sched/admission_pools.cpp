@@ -30,6 +30,18 @@ class PoolsAdmission final : public Admission {
     return Status::wait(kPatterns[guaranteed_only ? 1 : 0][r], static_cast<std::uint64_t>(over),
                         static_cast<std::uint64_t>(bound[r]));
   }
+  std::string refusal(const PendingJob& job, const SchedContext& ctx, const Status& status) const override {
+    std::string why = status.reason();
+    const auto& book = *ctx.pools;
+    const auto pool = static_cast<std::size_t>(book.pool_of(job.id()));
+    // The pattern numbers pools; here they have their names.
+    for (std::size_t p = book.tree().size(); p-- > 0;) {
+      const auto tag = fmt::format("#{}", p);
+      if (auto at = why.find(tag); at != std::string::npos) why.replace(at, tag.size(), "'" + book.tree()[p].name + "'");
+    }
+    const auto own = "'" + book.tree()[pool].name + "'";
+    return why.find(own) != std::string::npos ? why : fmt::format("in pool {}: {}", own, why);
+  }
   bool blocks_queue() const override { return false; }
   std::optional<std::string> never_admits(const PendingJob& job, const pools::PoolBook* book) const override {
     if (!book) return std::nullopt;

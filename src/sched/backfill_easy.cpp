@@ -2,6 +2,8 @@
 // earliest time enough GPUs will be free (its "shadow time", from running jobs' expected
 // ends); a later job may start now if it ends before the shadow time or uses only GPUs the
 // reservation leaves spare. Counts GPUs of the blocked job's allowed models, not topology.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sched/builtin_parts.h"
@@ -21,6 +23,7 @@ class EasyBackfill final : public Backfill {
     std::uint64_t free = ctx.alloc.free_gpus(blocked.allowed);
     shadow_ = engine::kTimeMax;
     spare_ = 0;
+    blocked_ = blocked.id();
     for (const auto& r : running) {
       free += r.gpus;
       if (free >= need) {
@@ -39,6 +42,11 @@ class EasyBackfill final : public Backfill {
     if (!ends_before_shadow(candidate, ctx)) spare_ -= std::min(spare_, gpus);
   }
 
+  std::string refusal(const PendingJob&, std::uint64_t gpus, const SchedContext&) const override {
+    return fmt::format("would delay the reservation of job {} at t={:.0f} s: ends after it and needs {} GPUs, {} spare",
+                       blocked_, static_cast<double>(shadow_) / 1e6, gpus, spare_);
+  }
+
  private:
   bool ends_before_shadow(const PendingJob& candidate, const SchedContext& ctx) const {
     const auto& s = *candidate.spec;
@@ -48,6 +56,7 @@ class EasyBackfill final : public Backfill {
   std::size_t max_scan_;
   engine::Time shadow_ = 0;
   std::uint64_t spare_ = 0;
+  workload::JobId blocked_ = 0;
 };
 }  // namespace
 

@@ -79,6 +79,11 @@ class Admission {
   // entitlement): the job then waits without blocking the jobs behind it, as if each pool
   // had a queue of its own.
   virtual bool blocks_queue() const { return true; }
+  // A refusal from admit() in full words (`run --explain`), where the Status's numbers
+  // name something better said by name; asked only then.
+  virtual std::string refusal(const PendingJob& /*job*/, const SchedContext& /*ctx*/, const Status& status) const {
+    return status.reason();
+  }
   // Why this part could never admit the job, however long it waited (it asks for more than
   // its pool may ever hold); checked once, at submit, where the job is then dropped.
   virtual std::optional<std::string> never_admits(const PendingJob& /*job*/,
@@ -195,6 +200,11 @@ class Backfill {
   }
   // The candidate did start with `gpus` GPUs: the reservation accounts for them.
   virtual void started(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) {}
+  // Why may_start said no, in words (`run --explain`); asked only then.
+  virtual std::string refusal(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/,
+                              const SchedContext& /*ctx*/) const {
+    return "jobs behind a blocked one wait (strict order)";
+  }
 };
 
 }  // namespace schedlab::sched

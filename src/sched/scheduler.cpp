@@ -35,7 +35,10 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
       queue_order_(r.queues.make(c.queue, args_for(c, c.queue))),
       placement_(r.placements.make(c.placement, args_for(c, c.placement))),
       preemption_(r.preemptions.make(c.preemption, args_for(c, c.preemption))),
-      backfill_(r.backfills.make(c.backfill, args_for(c, c.backfill))) {
+      backfill_(r.backfills.make(c.backfill, args_for(c, c.backfill))),
+      admission_names_(c.admission),
+      placement_name_(c.placement),
+      backfill_name_(c.backfill) {
   for (const auto& a : c.admission) admissions_.push_back(r.admissions.make(a, args_for(c, a)));
   for (const auto& f : c.filters) filters_.push_back(r.filters.make(f, args_for(c, f)));
   for (const auto& f : filters_)
@@ -277,18 +280,27 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
                           std::vector<cluster::TaskSlot>& slots, bool& blocks) {
   bool whole = false;
   blocks = true;
-  for (const auto& a : admissions_) {
-    if (!a->admit(job, ctx).is_ok()) {
+  const bool watched = job.id() == watched_;
+  for (std::size_t i = 0; i < admissions_.size(); ++i) {
+    const auto& a = admissions_[i];
+    if (auto status = a->admit(job, ctx); !status.is_ok()) {
       blocks = a->blocks_queue();
+      if (watched) refusal_ = Refusal{"admission " + admission_names_[i], a->refusal(job, ctx, status)};
       return false;
     }
     whole = whole || a->all_or_nothing(job);
   }
   const std::uint32_t need = whole ? job.tasks_left : 1;
   const std::uint64_t per_task = job.spec->fractional() ? 1 : job.spec->gpus_per_task;
+  auto backfill_refuses = [&](std::uint64_t gpus) {
+    if (backfill_->may_start(job, gpus, ctx)) return false;
+    if (watched) refusal_ = Refusal{"backfill " + backfill_name_, backfill_->refusal(job, gpus, ctx)};
+    return true;
+  };
   // Behind a blocked job, ask the backfill part first (with the fewest GPUs the job could
   // start on): most candidates are refused without a placement attempt.
-  if (after_block && !backfill_->may_start(job, need * per_task, ctx)) return false;
+  if (after_block && backfill_refuses(need * per_task)) return false;
+  if (watched) refusal_ = Refusal{"placement " + placement_name_, {}};
   for (auto mask : placement_groups(job, &ctx)) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
@@ -296,7 +308,7 @@ bool Scheduler::try_start(PendingJob& job, bool after_block, const SchedContext&
     if (slots.size() < need) continue;  // discarded: tx rolls back
     if (after_block) {
       std::uint64_t gpus = cluster::gpus_of(slots);
-      if (!backfill_->may_start(job, gpus, ctx)) continue;
+      if (backfill_refuses(gpus)) continue;
       backfill_->started(job, gpus, ctx);
     }
     tx.commit();
@@ -354,6 +366,7 @@ void Scheduler::start_pass(engine::Time now, cluster::AllocationState& alloc, st
       alloc.release_epoch() == last_block_.epoch)
     return;
   last_block_.valid = false;
+  refusal_.reset();
   SchedContext ctx{*topo_, alloc, now, pools_};
   bool blocked = false;
   std::size_t scanned_after_block = 0;

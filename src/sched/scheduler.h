@@ -109,6 +109,16 @@ class Scheduler {
   OrderKey key_of(workload::JobId id) const { return has_key(id) ? key_state(id).key : OrderKey{}; }
   std::uint64_t preemptions() const { return preemptions_; }
 
+  // `run --explain`: the scheduler notes which part refused one job, and why, in each pass
+  // that tried it (only that job, so other runs pay nothing).
+  struct Refusal {
+    std::string part;    // "admission pools", "backfill easy", "placement best-fit"
+    std::string reason;  // empty for placement: the caller describes the cluster
+  };
+  void watch(workload::JobId id) { watched_ = id; }
+  // The watched job's refusal in the last pass that ran, if that pass tried it.
+  const std::optional<Refusal>& watched_refusal() const { return refusal_; }
+
  private:
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
@@ -239,6 +249,10 @@ class Scheduler {
   // Preemptors whose victims are still saving a checkpoint, and those victims.
   std::unordered_map<workload::JobId, std::vector<workload::JobId>> stopping_for_;
   std::vector<workload::JobId> started_now_;  // jobs started in this pass, sorted
+  std::vector<std::string> admission_names_;
+  std::string placement_name_, backfill_name_;
+  workload::JobId watched_ = kNoJob;
+  std::optional<Refusal> refusal_;
 };
 
 }  // namespace schedlab::sched

@@ -29,6 +29,7 @@ class JobStory final : public metrics::RunObserver {
   void on_instant(const metrics::InstantState& s) override;
 
   bool found() const { return id_.has_value(); }
+  workload::JobId target() const { return target_; }
   // The story, one line per step; a line saying the job was not found when it was not.
   std::string text() const;
 

@@ -29,6 +29,9 @@ class LimitedSource final : public workload::JobSource {
   bool next(workload::JobSpec& out) override { return produced_ < limit_ && inner_->next(out) && ++produced_; }
   workload::StringPool& strings() override { return inner_->strings(); }
   std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
+  double fraction_done() const override {
+    return std::max(inner_->fraction_done(), static_cast<double>(produced_) / static_cast<double>(limit_));
+  }
 
  private:
   std::unique_ptr<workload::JobSource> inner_;
@@ -98,7 +101,8 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
     observers.push_back(&log.emplace(events->stream(), source->strings()));
   }
   std::optional<metrics::ProgressObserver> progress;
-  if (hooks.progress) observers.push_back(&progress.emplace(hooks.progress));
+  if (hooks.progress)
+    observers.push_back(&progress.emplace(hooks.progress, [s = source.get()] { return s->fraction_done(); }));
   std::optional<JobStory> story;
   if (hooks.explain) observers.push_back(&story.emplace(*hooks.explain, source->strings()));
   metrics::FanOut fan_out(observers);
@@ -115,7 +119,10 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                         failures.get(), driver);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
-  if (story) story->ask_why_with([&simulation](workload::JobId id) { return simulation.waiting_reason(id); });
+  if (story) {
+    simulation.watch(story->target());
+    story->ask_why_with([&simulation](workload::JobId id) { return simulation.waiting_reason(id); });
+  }
   RunOutcome outcome;
   outcome.stats = simulation.run();
   if (story) outcome.story = story->text();

@@ -666,23 +666,34 @@ void Simulation::describe_job(workload::JobId id, RunView::Job& j) const {
   }
 }
 
-std::string Simulation::why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const {
-  if (position > 1) return fmt::format("waits behind job {} (position {} in the queue)", head, position);
+std::string Simulation::lacking(const sched::PendingJob& p) const {
   const auto allowed = scheduler_.allowed_models(p);
   std::uint64_t usable = 0;
   const auto g = static_cast<std::uint16_t>(p.spec->fractional() ? 1 : p.spec->gpus_per_task);
   for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
     if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g);
-  return fmt::format("first in the queue: needs {} more task(s) of {} GPU(s) on one host; {} free GPUs are on "
-                     "hosts with room for one such task, {} free in all",
+  return fmt::format("needs {} more task(s) of {} GPU(s) on one host; {} free GPUs are on hosts with room for one "
+                     "such task, {} free in all",
                      p.tasks_left, p.spec->gpus_per_task, usable, alloc_.free_gpus());
+}
+
+std::string Simulation::why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const {
+  if (position > 1) return fmt::format("waits behind job {} (position {} in the queue)", head, position);
+  return "first in the queue: " + lacking(p);
 }
 
 std::string Simulation::waiting_reason(workload::JobId id) const {
   std::vector<const sched::PendingJob*> waiting;
   scheduler_.queue_order(waiting, std::numeric_limits<std::size_t>::max());
-  for (std::size_t i = 0; i < waiting.size(); ++i)
-    if (waiting[i]->id() == id) return why_waiting(*waiting[i], static_cast<std::uint32_t>(i + 1), waiting.front()->id());
+  for (std::size_t i = 0; i < waiting.size(); ++i) {
+    if (waiting[i]->id() != id) continue;
+    const auto position = static_cast<std::uint32_t>(i + 1);
+    // The part that refused it in the last pass, when that pass got as far as this job.
+    if (const auto& r = scheduler_.watched_refusal())
+      return fmt::format("{}: {} (position {} in the queue)", r->part,
+                         r->reason.empty() ? lacking(*waiting[i]) : r->reason, position);
+    return why_waiting(*waiting[i], position, waiting.front()->id());
+  }
   return {};
 }
 

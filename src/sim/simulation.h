@@ -65,6 +65,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   // Why a job waits now, as the emulator's queue view says it ("" when it does not wait in the
   // queue): behind which job and at which place, or, first in line, what it lacks.
   std::string waiting_reason(workload::JobId id) const;
+  // The scheduler notes which of its parts refuses this job, for waiting_reason.
+  void watch(workload::JobId id) { scheduler_.watch(id); }
   // The scenario's services and cron entries (before run()): their jobs come from the source
   // (workload::MixedSource); this gives the rules the run applies to them.
   void use_long_running(const workload::LongRunningWork& work);
@@ -125,6 +127,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
   void describe_job(workload::JobId id, RunView::Job& out) const;
   std::string why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const;
+  // What the cluster lacks for the job's next task(s) (a placement refusal, in numbers).
+  std::string lacking(const sched::PendingJob& p) const;
 
   // A graceful preemption of this job saves all its work (the save fits in the grace period).
   bool saves_on_preemption(const JobRuntime& rt) const;

@@ -3,6 +3,9 @@
 
 #include <zlib.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "util/error.h"
@@ -13,6 +16,15 @@ LineReader::LineReader(const std::string& path) : path_(path), buf_(std::make_un
   gz_ = gzopen(path.c_str(), "rb");
   if (!gz_) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
   gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<double>(st.st_size);
+}
+
+double LineReader::fraction_read() const {
+  if (eof_) return 1.0;
+  if (file_bytes_ <= 0) return -1.0;
+  const auto at = gzoffset(static_cast<gzFile>(gz_));
+  return at < 0 ? -1.0 : std::min(1.0, static_cast<double>(at) / file_bytes_);
 }
 
 LineReader::~LineReader() {

@@ -34,6 +34,9 @@ class LineReader {
   const std::string& path() const { return path_; }
   // True when the last line returned had no newline after it (a truncated file, maybe).
   bool last_line_unterminated() const { return unterminated_; }
+  // The share of the file read so far, 0 to 1 (of the compressed bytes for a gzip file;
+  // read ahead by the buffer), for a progress line.
+  double fraction_read() const;
 
  private:
   bool refill();
@@ -49,6 +52,7 @@ class LineReader {
   bool unterminated_ = false;
   long line_no_ = 0;
   std::string carry_;
+  double file_bytes_ = 0;
 };
 
 }  // namespace schedlab

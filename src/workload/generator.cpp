@@ -161,6 +161,9 @@ class Generator final : public JobSource {
     return true;
   }
   StringPool& strings() override { return strings_; }
+  double fraction_done() const override {
+    return c_.jobs ? static_cast<double>(produced_) / static_cast<double>(c_.jobs) : 1.0;
+  }
 
  private:
   GeneratorConfig c_;
@@ -184,6 +187,7 @@ class GeneratedMix final : public JobSource {
     return true;
   }
   StringPool& strings() override { return mixed_.strings(); }
+  double fraction_done() const override { return mixed_.fraction_done(); }
 
  private:
   LongRunningWork work_;  // before mixed_, which keeps a reference to it

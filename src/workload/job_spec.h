@@ -88,6 +88,9 @@ class JobSource {
   virtual StringPool& strings() = 0;
   // Rows skipped (with --skip-bad-rows) or dropped by the format's rules, for the summary.
   virtual std::uint64_t skipped_rows() const { return 0; }
+  // The share of the workload handed out so far, 0 to 1, or -1 when the source cannot
+  // tell (a progress line's "done" and ETA).
+  virtual double fraction_done() const { return -1.0; }
 };
 
 }  // namespace schedlab::workload

@@ -25,6 +25,7 @@ class MixedSource final : public JobSource {
   bool next(JobSpec& out) override;
   StringPool& strings() override { return base_ ? base_->strings() : own_strings_; }
   std::uint64_t skipped_rows() const override { return base_ ? base_->skipped_rows() : 0; }
+  double fraction_done() const override { return base_ ? base_->fraction_done() : -1.0; }
 
  private:
   struct CronCursor {

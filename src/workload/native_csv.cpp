@@ -75,6 +75,7 @@ class NativeCsvSource final : public JobSource {
     }
   }
   StringPool& strings() override { return strings_; }
+  double fraction_done() const override { return reader_.fraction_read(); }
   std::uint64_t skipped_rows() const override { return skipped_; }
 
  private:

@@ -25,6 +25,7 @@ class DefaultsSource final : public JobSource {
   }
   StringPool& strings() override { return inner_->strings(); }
   std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
+  double fraction_done() const override { return inner_->fraction_done(); }
 
  private:
   std::unique_ptr<JobSource> inner_;

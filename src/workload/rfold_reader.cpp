@@ -69,6 +69,7 @@ class RfoldSource final : public TraceReaderSource {
  private:
   FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
 
+  double file_fraction() const override { return reader_.fraction_read(); }
   LineReader reader_;
   std::uint64_t host_limit_ = 8;
   std::string reshaped_;  // the notice for a reshaped job

@@ -142,6 +142,7 @@ class SwfSource final : public TraceReaderSource {
     if (key == "MaxNodes" && try_parse_int(value, v) && v > 0) max_nodes_ = v;
   }
 
+  double file_fraction() const override { return reader_.fraction_read(); }
   LineReader reader_;
   std::uint32_t gpus_per_processor_ = 1;
   std::uint32_t host_limit_ = 8;

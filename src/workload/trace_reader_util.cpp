@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/line_reader.h"
+#include "util/notice.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 
@@ -81,7 +82,14 @@ void TraceReaderSource::fill_buffer() {
 void TraceReaderSource::finish() {
   if (finished_) return;
   finished_ = true;
-  if (notices_.total() > 0) std::cerr << fmt::format("{}: {}\n", path_, notices_.summary());
+  if (notices_.total() > 0) notice(fmt::format("{}: {}", path_, notices_.summary()));
+}
+
+double TraceReaderSource::fraction_done() const {
+  if (finished_) return 1.0;
+  if (order_ == Order::sorted)
+    return buffer_.empty() ? 0.0 : static_cast<double>(served_) / static_cast<double>(buffer_.size());
+  return file_fraction();
 }
 
 bool TraceReaderSource::next(JobSpec& out) {

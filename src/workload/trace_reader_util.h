@@ -62,6 +62,7 @@ class TraceReaderSource : public JobSource {
   // Bad rows skipped with --skip-bad-rows plus rows dropped by the format's rules.
   std::uint64_t skipped_rows() const override { return bad_rows_ + drops_.total(); }
   std::uint64_t bad_rows() const { return bad_rows_; }
+  double fraction_done() const override;
   const DropCounts& drops() const { return drops_; }
   // Jobs kept but changed by a documented rule (reshaped, rounded up, ...), per reason;
   // printed as one line on stderr when the stream ends.
@@ -81,6 +82,8 @@ class TraceReaderSource : public JobSource {
   virtual bool read_row(JobSpec& out) = 0;
   // The line of the row read last, for messages (0 when the format has no lines).
   virtual long row_line() const { return 0; }
+  // The share of the file read (LineReader::fraction_read), or -1 when unknown.
+  virtual double file_fraction() const { return -1.0; }
 
   DropCounts& drops_mut() { return drops_; }
   DropCounts& notices_mut() { return notices_; }

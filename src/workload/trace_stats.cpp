@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 
@@ -75,6 +77,28 @@ std::string format_trace_stats(const TraceStats& s, const std::string& name) {
   for (std::size_t h = 0; h < 24; ++h) o += fmt::format(" {:02}h:{}", h, s.arrivals_by_hour[h]);
   o += "\n";
   return o;
+}
+
+std::string trace_stats_json(const TraceStats& s, const std::string& name) {
+  nlohmann::ordered_json j;
+  j["trace"] = name;
+  j["jobs"] = s.jobs;
+  j["skipped_rows"] = s.skipped_rows;
+  j["first_submit_s"] = s.first_submit_s;
+  j["last_submit_s"] = s.last_submit_s;
+  const double span = s.last_submit_s - s.first_submit_s;
+  j["arrival_rate_per_hour"] = span > 0 ? static_cast<double>(s.jobs) / (span / 3600) : 0.0;
+  j["multi_task_jobs"] = s.multi_task_jobs;
+  j["gpu_hours"] = s.total_gpu_hours;
+  auto& pct = j["duration_percentiles_s"] = nlohmann::ordered_json::object();
+  for (std::size_t i = 0; i < s.duration_percentiles_s.size(); ++i)
+    pct[fmt::format("p{:g}", TraceStats::kPercentiles[i])] = s.duration_percentiles_s[i];
+  // Keys are GPU counts as text ("0.5", "8"): JSON keys are strings.
+  auto& hist = j["gpus_per_job"] = nlohmann::ordered_json::object();
+  for (const auto& [g, n] : s.gpu_histogram) hist[fmt::format("{:g}", g)] = n;
+  j["gpu_hours_by_size_class"] = s.gpu_hours_by_class;
+  j["arrivals_by_hour"] = s.arrivals_by_hour;
+  return j.dump(2) + "\n";
 }
 
 }  // namespace schedlab::workload

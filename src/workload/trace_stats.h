@@ -29,5 +29,7 @@ struct TraceStats {
 
 TraceStats compute_trace_stats(JobSource& source);
 std::string format_trace_stats(const TraceStats& s, const std::string& name);
+// The same figures as one JSON document (`trace stats --format json`), numbers unrounded.
+std::string trace_stats_json(const TraceStats& s, const std::string& name);
 
 }  // namespace schedlab::workload

@@ -417,8 +417,18 @@ bad_input trace_philly_number_overflow "$TRF/philly/number_overflow.json:3: " \
   trace stats "$TRF/philly/number_overflow.json" --format philly
 stderr_has trace_philly_number_overflow_says "number overflow"
 bad_input trace_generate_rate_tiny "generate.arrival_rate_per_hour: " trace generate --jobs 5 --rate 1e-300
-bad_input trace_stats_names_format_option "tests/fixtures/native/unknown_format.txt:1: --format: " \
+bad_input trace_stats_names_format_option "tests/fixtures/native/unknown_format.txt:1: --trace-format: " \
   trace stats tests/fixtures/native/unknown_format.txt
+bad_input trace_stats_bad_output_format "--format: yaml: expected text or json" \
+  trace stats tests/fixtures/native/comment_first.csv --format yaml
+# --format json: the figures as one JSON document; -t names the trace's format.
+run trace stats tests/fixtures/native/comment_first.csv -t native --format json
+if [ "$rc" -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['jobs'] == 2 and 'p50' in d['duration_percentiles_s']" \
+  "$TMP/stdout" 2>/dev/null; then
+  pass trace_stats_format_json
+else
+  fail trace_stats_format_json "exit code $rc, or stdout is not the figures as JSON"
+fi
 run trace stats tests/fixtures/native/comment_first.csv
 if [ "$rc" -eq 0 ] && grep -q "jobs                 2" "$TMP/stdout"; then pass trace_detects_native_after_comment; else
   fail trace_detects_native_after_comment "exit code $rc"; fi
@@ -803,6 +813,26 @@ STORY
 sed -n '/^job 2 /,/finished/p' "$TMP/stdout" >"$TMP/story-got"
 if [ "$rc" -eq 0 ] && cmp -s "$TMP/story-want" "$TMP/story-got"; then pass run_explain_story; else
   fail run_explain_story "exit code $rc; $(diff "$TMP/story-want" "$TMP/story-got" | head -4)"; fi
+# The part that refused it: backfill easy's reservation, worked by hand in backfill.yaml.
+run run tests/e2e/fixtures/explain/backfill.yaml -o "$TMP/explain-bf" --explain 2
+cat >"$TMP/story-want" <<'STORY'
+job 2 (trace id 12): 1 task(s) x 4 GPU(s)
+     20.000000 s  submitted
+     20.000000 s  backfill easy: would delay the reservation of job 1 at t=100 s: ends after it and needs 4 GPUs, 0 spare (position 2 in the queue)
+    100.000000 s  first in the queue: needs 1 more task(s) of 4 GPU(s) on one host; 0 free GPUs are on hosts with room for one such task, 0 free in all
+    150.000000 s  started on h0:4
+    350.000000 s  finished (JCT 330.000000 s)
+STORY
+sed -n '/^job 2 /,/finished/p' "$TMP/stdout" >"$TMP/story-got"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/story-want" "$TMP/story-got"; then pass run_explain_backfill_reservation; else
+  fail run_explain_backfill_reservation "exit code $rc; $(diff "$TMP/story-want" "$TMP/story-got" | head -4)"; fi
+# ... and admission pools: the pool over its entitlement, by name (pools.yaml).
+run run tests/e2e/fixtures/explain/pools.yaml -o "$TMP/explain-pools" --explain 1
+if [ "$rc" -eq 0 ] && grep -qF "10.000000 s  admission pools: pool 'small' would go above its entitlement of 4 GPUs (position 1 in the queue)" "$TMP/stdout"; then
+  pass run_explain_pool_entitlement
+else
+  fail run_explain_pool_entitlement "exit code $rc; $(grep -A3 '^job 1 ' "$TMP/stdout")"
+fi
 run run tests/e2e/fixtures/explain/explain.yaml -o "$TMP/explain" --explain 7
 if [ "$rc" -eq 0 ] && grep -q "^--explain: no job 7 in this run" "$TMP/stdout"; then pass run_explain_unknown_job; else
   fail run_explain_unknown_job "exit code $rc"; fi
