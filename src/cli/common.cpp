@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "util/suggest.h"
 
 namespace schedlab::cli {
@@ -11,11 +13,17 @@ void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts, bool required) {
   cmd->add_option("scenario", opts.scenario, "Scenario file (scenarios/*.yaml)")->required(required);
   cmd->add_option("--set", opts.sets, "Override a scenario key, e.g. --set scheduler.placement=rack-pack");
   cmd->add_option("--seed", opts.seed, "Replace the scenario's seed");
+  cmd->add_option("--scheduler-cmd", opts.scheduler_cmd,
+                  "An external policy decides (docs/external-scheduler.md): its command line, as "
+                  "--set scheduler.external.command=CMD");
 }
 
 config::Scenario load(const ScenarioOptions& opts, const std::vector<std::string>& extra_sets) {
   std::vector<std::string> sets = extra_sets;
   sets.insert(sets.end(), opts.sets.begin(), opts.sets.end());
+  // A JSON string is a YAML double-quoted scalar: the command arrives whatever it holds.
+  if (!opts.scheduler_cmd.empty())
+    sets.push_back("scheduler.external.command=" + nlohmann::json(opts.scheduler_cmd).dump());
   return config::load_scenario(opts.scenario, sets, opts.seed);
 }
 
@@ -83,6 +91,7 @@ void progress_line(const metrics::Progress& p) {
 }
 
 std::string policy_label(const sched::SchedulerConfig& c) {
+  if (!c.external.command.empty()) return "external '" + c.external.command + "'";
   std::string s = c.queue + " + " + join(c.admission, "/") + " + " + c.placement;
   if (!c.filters.empty()) s += " [" + join(c.filters, ", ") + "]";
   if (c.backfill != "none") s += " backfill=" + c.backfill;

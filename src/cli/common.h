@@ -20,6 +20,7 @@ struct ScenarioOptions {
   std::string scenario;
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
+  std::string scheduler_cmd;  // --scheduler-cmd: scheduler.external.command
 };
 
 // `required`: false where another option may stand in for the scenario (emulate --resume).

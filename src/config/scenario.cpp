@@ -10,6 +10,7 @@
 
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
+#include "config/external_scheduler_config.h"
 #include "config/long_running_config.h"
 #include "config/yaml_util.h"
 #include "sched/registry.h"
@@ -136,7 +137,8 @@ void check_part_args(const YAML::Node& n, const At& at, const sched::SchedulerCo
 sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
   sched::SchedulerConfig c;
   if (!n) return c;
-  check_keys(n, {"queue", "admission", "filters", "placement", "preemption", "backfill", "args"}, at);
+  check_keys(n, {"queue", "admission", "filters", "placement", "preemption", "backfill", "args", "external"}, at);
+  if (n["external"]) c.external = read_external_scheduler(n["external"], at / "external");
   const auto& r = sched::builtin_parts();
   if (n["queue"]) c.queue = part_name(n["queue"], at / "queue", r.queues);
   if (n["admission"]) c.admission = part_names(n["admission"], at / "admission", r.admissions);
@@ -353,6 +355,9 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   }
 
   sc.scheduler = read_scheduler(root["scheduler"], at / "scheduler");
+  if (sc.pools.enabled && !sc.scheduler.external.command.empty())
+    fail(root["scheduler"]["external"], at / "scheduler" / "external",
+         "an external scheduler cannot be combined with pools: (not supported)");
   if (!sc.pools.enabled) {
     const auto& sn = root["scheduler"];
     if (std::find(sc.scheduler.admission.begin(), sc.scheduler.admission.end(), "pools") !=

@@ -10,6 +10,7 @@
 
 #include "cluster/resources.h"
 #include "pools/pool_book.h"
+#include "sched/external/external_policy.h"
 #include "util/suggest.h"
 
 namespace schedlab::sched {
@@ -32,7 +33,8 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
                      const JobLedger* ledger)
     : topo_(&topo),
       ledger_(ledger ? ledger : &fresh_ledger_),
-      queue_order_(r.queues.make(c.queue, args_for(c, c.queue))),
+      // An external policy decides the order itself; the queue keeps (submit, id) order.
+      queue_order_(r.queues.make(c.external.command.empty() ? c.queue : "fifo", args_for(c, c.queue))),
       placement_(r.placements.make(c.placement, args_for(c, c.placement))),
       preemption_(r.preemptions.make(c.preemption, args_for(c, c.preemption))),
       backfill_(r.backfills.make(c.backfill, args_for(c, c.backfill))),
@@ -50,6 +52,10 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   }
   for (const auto& [k, n] : shapes)
     shapes_.push_back(HostShape{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), n});
+  if (!c.external.command.empty()) {
+    external_ = std::make_unique<ExternalPolicy>(c.external, topo);
+    external_down_.assign(topo.hosts().size(), false);
+  }
 }
 
 cluster::ModelMask Scheduler::allowed_models(const PendingJob& job) const {
@@ -170,6 +176,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ks.queued = true;
   enqueue(QueueKey{ks.key, spec.id}, job);
+  if (external_) external_submitted(job);
   if (queue_order_->keyed_by_user()) user_jobs_[spec.user].push_back(spec.id);
   if (auto t = queue_order_->next_change(spec, *ledger_, false, now); t != engine::kTimeMax)
     timers_.push_back({t, spec.id, ks.version});
@@ -250,6 +257,10 @@ void Scheduler::rekey_user(workload::Label user, engine::Time now) {
 }
 
 void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time now) {
+  if (id == kExternalTimer && external_) {
+    external_timer(now);
+    return;
+  }
   if (id == kNoJob) {
     // Any other instant is a wake-up the preemption pass asked for (a run becomes old
     // enough to evict): the pass that follows every instant is all it needs.
@@ -327,6 +338,10 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                          std::vector<StopDecision>& stops) {
+  if (external_) {
+    external_pass(now, alloc, starts, stops);
+    return;
+  }
   if (pools_ && now >= next_pools_) pools_pass(now, alloc, stops);
   start_pass(now, alloc, starts);
   if (preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
@@ -441,12 +456,13 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
   }
   // Tasks of a partly started job that still waited leave the queue with it: the whole job
   // is placed again from scratch when it is requeued.
-  job_stopped(id);
+  job_stopped(id, cause);
   if (is_preemption(cause)) ++preemptions_;
   stops.push_back(d);
 }
 
 void Scheduler::job_ended(workload::JobId id, engine::Time now) {
+  if (external_ && running_.count(id)) external_ended(id);
   drop_running(id);
   if (pools_) pools_->gone(id);
   if (!has_key(id)) return;
@@ -455,7 +471,12 @@ void Scheduler::job_ended(workload::JobId id, engine::Time now) {
   if (queue_order_->keyed_by_user()) rekey_user(user, now);
 }
 
-void Scheduler::job_stopped(workload::JobId id) {
+void Scheduler::job_stopped(workload::JobId id, StopCause cause) {
+  if (external_) external_stopped(id, cause);
+  unrun(id);
+}
+
+void Scheduler::unrun(workload::JobId id) {
   drop_running(id);
   auto& ks = key_state(id);
   if (ks.queued) {
@@ -478,6 +499,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ++ks.version;
   enqueue(QueueKey{ks.key, id}, job);
+  if (external_) external_requeued(id);
   if (pools_) pools_->waiting(spec, spec.tasks);
   last_block_.valid = false;
   ++changes_;
@@ -487,7 +509,8 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
 }
 
 void Scheduler::forget(workload::JobId id, engine::Time now) {
-  job_stopped(id);
+  if (external_) external_gone(id);
+  unrun(id);
   if (pools_) pools_->gone(id);
   const auto user = key_state(id).spec->user;
   release_key_state(id);

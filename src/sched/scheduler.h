@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sched/external/external_config.h"
 #include "sched/parts.h"
 #include "sched/registry.h"
 #include "util/chunked_vector.h"
@@ -26,9 +27,18 @@ struct SchedulerConfig {
   std::string preemption = "none";
   std::string backfill = "none";
   std::map<std::string, PartArgs> args;  // per part name
+  // A policy process decides instead of the parts above (filters still apply).
+  ExternalConfig external;
 };
 
+class ExternalPolicy;
+struct ExternalDecision;
+
 inline constexpr workload::JobId kNoJob = ~workload::JobId{0};
+// Subjects of timers that are not a job's (TimerRequest::job): the pools' entitlement period
+// and an external policy's own timers.
+inline constexpr workload::JobId kPoolsTimer = kNoJob - 1;
+inline constexpr workload::JobId kExternalTimer = kNoJob - 2;
 
 // Tasks of one job that start now, and where.
 struct StartDecision {
@@ -66,6 +76,9 @@ class Scheduler {
   // whose jobs never stop (nothing attained, nothing done).
   Scheduler(const SchedulerConfig& config, const PartRegistry& registry, const cluster::Topology& topo,
             const JobLedger* ledger = nullptr);
+  ~Scheduler();
+  // Names of the jobs' labels (user, model request, trace id), for an external policy.
+  void set_strings(const workload::StringPool* strings) { strings_ = strings; }
 
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
@@ -86,7 +99,7 @@ class Scheduler {
   void job_ended(workload::JobId id, engine::Time now = 0);
   // A running job stopped outside a pass (a failure): it no longer runs. Its GPUs are the
   // caller's to free. Follow with requeue() to let it wait again, or forget() to end it.
-  void job_stopped(workload::JobId id);
+  void job_stopped(workload::JobId id, StopCause cause = StopCause::host_failed);
   // A stopped job waits again, all its tasks to be placed from scratch (anywhere its filters allow).
   void requeue(workload::JobId id, engine::Time now);
   // The job is gone for good (failed): it neither runs nor waits.
@@ -170,6 +183,22 @@ class Scheduler {
                     cluster::AllocationState& alloc, std::vector<StopDecision>& stops);
   // Takes the job out of the running records (not the queue).
   void drop_running(workload::JobId id);
+  // Takes the job out of the running records and the queue.
+  void unrun(workload::JobId id);
+  // With an external policy (scheduler_external.cpp): one tick when anything happened, its
+  // decisions checked against `alloc` and applied like the parts' own.
+  void external_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                     std::vector<StopDecision>& stops);
+  void external_start(const ExternalDecision& d, engine::Time now, cluster::AllocationState& alloc,
+                      std::vector<StartDecision>& starts);
+  void external_preempt(const ExternalDecision& d, engine::Time now, cluster::AllocationState& alloc,
+                        std::vector<StopDecision>& stops);
+  void external_submitted(const PendingJob& job);
+  void external_stopped(workload::JobId id, StopCause cause);
+  void external_gone(workload::JobId id);
+  void external_ended(workload::JobId id);
+  void external_requeued(workload::JobId id);
+  void external_timer(engine::Time now);
   // Recomputes one job's key where it is queued and running; asks for its next timer.
   void rekey(workload::JobId id, engine::Time now);
   void rekey_user(workload::Label user, engine::Time now);
@@ -253,6 +282,10 @@ class Scheduler {
   std::string placement_name_, backfill_name_;
   workload::JobId watched_ = kNoJob;
   std::optional<Refusal> refusal_;
+  const workload::StringPool* strings_ = nullptr;
+  std::unique_ptr<ExternalPolicy> external_;
+  std::vector<bool> external_down_;      // hosts the policy was last told are down
+  std::uint64_t external_down_gpus_ = 0;  // down GPUs then, to skip the scan when unchanged
 };
 
 }  // namespace schedlab::sched

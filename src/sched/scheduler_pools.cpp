@@ -12,11 +12,6 @@
 
 namespace schedlab::sched {
 
-namespace {
-// The timer that wakes the loop at the next entitlement period (no job has this id).
-constexpr workload::JobId kPoolsTimer = kNoJob - 1;
-}  // namespace
-
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = book;
   pools_period_ = std::max<engine::Time>(period, 1);

@@ -32,7 +32,9 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       scheduler_(scheduler, sched::builtin_parts(), topo, this),
       own_executor_(driver.executor ? nullptr : std::make_unique<SimExecutor>(queue_, perf, topo)),
       executor_(driver.executor ? driver.executor : own_executor_.get()),
-      clock_(driver.clock) {}
+      clock_(driver.clock) {
+  scheduler_.set_strings(&source.strings());
+}
 
 // --- the ledger the scheduler reads ------------------------------------------------------
 
@@ -312,7 +314,7 @@ void Simulation::handle(const engine::Event& e) {
       auto& rt = runtime(id);
       if (rt.life.state == sched::JobState::stopping) break;  // its save ends it anyway
       ++stats_.failures;
-      scheduler_.job_stopped(id);
+      scheduler_.job_stopped(id, sched::StopCause::task_failed);
       stop_job(id, e.time, sched::StopCause::task_failed, sched::kNoJob, false, 0, host);
       break;
     }
@@ -563,7 +565,7 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
       finish_stop(id, now, true);
       continue;
     }
-    scheduler_.job_stopped(id);
+    scheduler_.job_stopped(id, cause);
     stop_job(id, now, cause, sched::kNoJob, false, 0, h);
   }
   const std::uint16_t n = whole ? alloc_.whole_free(h) : std::uint16_t{1};
@@ -631,7 +633,7 @@ bool Simulation::kill(workload::JobId id, engine::Time now) {
   // A pass at this instant: freed GPUs go to others at once.
   queue_.push(now, engine::EventClass::wake, 0);
   if (life.state == sched::JobState::stopping) return true;  // it ends when its save does
-  scheduler_.job_stopped(id);
+  scheduler_.job_stopped(id, sched::StopCause::killed);
   if (!rt.runs.empty()) {
     stop_job(id, now, sched::StopCause::killed, sched::kNoJob, false, 0, 0);
     return true;

@@ -853,6 +853,57 @@ else
   fail compare_format_json "exit code $rc, or stdout is not the variants as JSON"
 fi
 
+# --- external schedulers (docs/external-scheduler.md) ------------------------------------
+# Each misbehaviour of tests/fixtures/external/policy.py is one check schedlab makes: exit 2,
+# one line naming the decision and what is wrong, no results folder.
+EXT="tests/fixtures/external"
+ext_bad() {
+  local mode=$1 says=$2
+  shift 2
+  bad_input "external_$mode" "$EXT/scenario.yaml: scheduler.external: " \
+    run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py $mode" "$@"
+  stderr_has "external_${mode}_says" "$says"
+}
+ext_bad double "decision 1 {\"hosts\":[\"h0\",\"h0\"],\"start\":0}: host h0 has 0 free GPUs, task 2 needs 4"
+ext_bad unknown "no job 999 is known"
+ext_bad split "job 0 is a gang: its 2 waiting tasks start together, not 1"
+ext_bad model "host h2 has A100 GPUs, a model job 0 may not use"
+ext_bad extra "3 hosts for 2 waiting task(s)"
+ext_bad nohost 'no host "h9" in this cluster'
+ext_bad preempt "job 0 is not running"
+ext_bad timer "a timer must be a time after now"
+ext_bad shape 'a decision is {"start":...}'
+ext_bad crash "the policy closed its output; it exited with status 3"
+ext_bad garbage "it wrote a line that is not a JSON object: hello world"
+ext_bad protocol2 "its hello says protocol 2, schedlab speaks 1"
+ext_bad hang "did not answer within 1 s" --set scheduler.external.timeout_s=1
+if pgrep -f "$EXT/policy.py hang" >/dev/null; then fail external_hang_killed "the hung policy still runs"; else
+  pass external_hang_killed; fi
+bad_input external_on_invalid_value "$EXT/scenario.yaml: scheduler.external.on_invalid: 'maybe': expected stop or skip" \
+  run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" --set scheduler.external.on_invalid=maybe
+bad_input external_timeout_range "$EXT/scenario.yaml: scheduler.external.timeout_s: 0 is out of range" \
+  run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" --set scheduler.external.timeout_s=0
+bad_input external_needs_command "$EXT/scenario.yaml: scheduler.external: needs command" \
+  run "$EXT/scenario.yaml" --set scheduler.external.timeout_s=5
+# A correct policy: the run completes; its jobs.csv is the same twice (determinism).
+run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" -o "$TMP/ext-a"
+run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" -o "$TMP/ext-b"
+if [ "$rc" -eq 0 ] && grep -q "^2,3,20.000000,60.000000,90.000000," "$TMP/ext-a/jobs.csv" &&
+  cmp -s "$TMP/ext-a/jobs.csv" "$TMP/ext-b/jobs.csv"; then
+  pass external_fifo_runs_deterministic
+else
+  fail external_fifo_runs_deterministic "exit code $rc, or jobs.csv differs between two runs"
+fi
+# on_invalid: skip: the bad decision is reported and ignored; the run goes on.
+run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py double" \
+  --set scheduler.external.on_invalid=skip -o "$TMP/ext-skip"
+if [ "$rc" -eq 0 ] && grep -qF "schedlab: warning: scheduler.external: " "$TMP/stderr" &&
+  grep -qF "(skipped)" "$TMP/stderr" && [ "$(grep -c '^[0-9]' "$TMP/ext-skip/jobs.csv")" -eq 3 ]; then
+  pass external_skip_invalid
+else
+  fail external_skip_invalid "exit code $rc"
+fi
+
 # --- sweeps (docs/sweeps.md) ---------------------------------------------------------------
 bad_input sweep_bad_value "tests/fixtures/sweeps/bad_value.yaml:5: grid.scheduler.placement: " \
   sweep tests/fixtures/sweeps/bad_value.yaml -o "$TMP/sweep-bad"
