@@ -26,7 +26,6 @@ nlohmann::json to_json(const YAML::Node& n, const At& at) {
     }
     case YAML::NodeType::Scalar: {
       const std::string& s = n.Scalar();
-      if (n.Tag() == "!") return s;  // quoted: a string whatever it reads as
       if (s == "true" || s == "false") return s == "true";
       std::int64_t i;
       if (try_parse_int(s, i)) return i;

@@ -14,6 +14,7 @@
 #include "sim/sim_executor.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/suggest.h"
 
 namespace schedlab::sim {
@@ -817,6 +818,12 @@ SimulationStats Simulation::run() {
     // Failures and repairs go on forever; the run ends with its last job.
     if (source_done_ && active_jobs_ == 0) break;
   }
+  // Only a policy that never starts them leaves jobs waiting with nothing left to happen (the
+  // parts drop a job that could never run at submit): an external policy's bug, most likely.
+  if (const auto waiting = scheduler_.pending(); waiting > 0)
+    notice(fmt::format("{} job(s) still waited when nothing more could happen (the scheduler never started them); "
+                       "jobs.csv shows them without a start",
+                       waiting));
   long_running_stats_.finish(stats_.end_time);
   observer_.on_finish(stats_.end_time);
   return stats_;

@@ -894,6 +894,14 @@ if [ "$rc" -eq 0 ] && grep -q "^2,3,20.000000,60.000000,90.000000," "$TMP/ext-a/
 else
   fail external_fifo_runs_deterministic "exit code $rc, or jobs.csv differs between two runs"
 fi
+# The Python package's FIFO + best-fit example makes the built-in's decisions: the same jobs.csv.
+run run scenarios/quickstart.yaml -o "$TMP/qs-builtin"
+run run scenarios/quickstart.yaml --scheduler-cmd "python3 scripts/python/examples/fifo_best_fit.py" -o "$TMP/qs-python"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/qs-builtin/jobs.csv" "$TMP/qs-python/jobs.csv"; then
+  pass external_python_fifo_best_fit_equals_builtin
+else
+  fail external_python_fifo_best_fit_equals_builtin "exit code $rc, or jobs.csv differs from the built-in fifo + gang + best-fit"
+fi
 # on_invalid: skip: the bad decision is reported and ignored; the run goes on.
 run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py double" \
   --set scheduler.external.on_invalid=skip -o "$TMP/ext-skip"

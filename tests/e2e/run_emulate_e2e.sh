@@ -74,6 +74,15 @@ else
 fi
 no_leftovers emulate_tiny
 
+# The same emulation under an external policy (docs/external-scheduler.md): the Python FIFO +
+# best-fit example drives real processes unchanged.
+run emulate "$SC" --speedup 1000 --out "$TMP/tiny-external" \
+  --scheduler-cmd "python3 scripts/python/examples/fifo_best_fit.py"
+finished=$([ "$rc" -eq 0 ] && json "$TMP/tiny-external/summary.json" "d['finished']")
+if [ "$rc" -eq 0 ] && [ "$finished" = 24 ]; then pass emulate_external_policy; else
+  fail emulate_external_policy "exit code $rc, $finished of 24 jobs finished"; fi
+no_leftovers emulate_external_policy
+
 # --- an agent killed mid-run: its host is lost, its jobs restart elsewhere ----------------
 run emulate "$SC" --speedup 1000 --heartbeat-timeout-ms 1000 --out "$TMP/agent-kill" \
   --set 'emulation.failures=[{at_s: 2500, kill: agent, host: h1}]'

@@ -1,6 +1,7 @@
 // Sweeps (sweep/): a grid expanded to cells in a fixed order, mistakes at their line in the
 // sweep file, and collect's tables on a hand-made sweep folder with known numbers.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <filesystem>
