@@ -47,9 +47,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                        "Print the pools (demand, reservation, entitlement, allocation) as they are "
                                        "at this trace time")
                            ->type_name("SECONDS");
+  auto skipped = std::make_shared<std::string>();
+  cmd->add_option("--skipped", *skipped, "Write the line and reason of every trace row left out to FILE (CSV)")
+      ->type_name("FILE");
   cmd->callback([opts, out, force, events, pools_report, pools_report_s, format, quiet, explain, explain_opt,
-                 &exit_code] {
+                 skipped, &exit_code] {
     auto scenario = load(*opts);
+    scenario.workload.options.skipped_file = *skipped;
     if (pools_report->count() > 0) {
       if (!scenario.pools.enabled)
         throw InputError(fmt::format("--pools-report: scenario {} has no pools: section", scenario.file));

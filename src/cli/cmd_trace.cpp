@@ -111,6 +111,9 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   stats->add_option("--format", *output, "What standard output holds: text, or json (the figures, for scripts)")
       ->capture_default_str();
   stats->add_flag("--skip-bad-rows", so->options.skip_bad_rows, "Count and skip unreadable rows");
+  stats->add_option("--skipped", so->options.skipped_file,
+                    "Write the line and reason of every row left out to FILE (CSV)")
+      ->type_name("FILE");
   stats->add_option("--arg", so->args, "Format setting KEY=VALUE (e.g. gpus_per_processor=1)");
   stats->callback([so, output, &exit_code] {
     for (const auto& a : so->args) {

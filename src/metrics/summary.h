@@ -37,6 +37,9 @@ struct Summary {
   std::uint64_t finished = 0;
   std::uint64_t dropped = 0;
   std::uint64_t skipped_rows = 0;
+  // The trace's rows left out, per reason (JobSource::skipped_by_reason); they add up to
+  // skipped_rows.
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason;
   std::uint64_t total_gpus = 0;
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0, jct_p99_s = 0;
   double wait_mean_s = 0, wait_p95_s = 0;

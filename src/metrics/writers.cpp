@@ -188,6 +188,8 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
   j["scenario"] = scenario;
   j["total_gpus"] = s.total_gpus;
   j["skipped_rows"] = s.skipped_rows;
+  auto& why = j["skipped_rows_by_reason"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : s.skipped_by_reason) why[reason] = n;
   for (const auto& [name, value] : s.figures()) {
     if (is_count_figure(name))
       j[name] = static_cast<std::uint64_t>(value);
@@ -248,6 +250,7 @@ std::string format_summary_table(const Summary& s) {
   row("finished", fmt::format("{}", s.finished));
   row("dropped", fmt::format("{}", s.dropped));
   if (s.skipped_rows) row("skipped trace rows", fmt::format("{}", s.skipped_rows));
+  for (const auto& [reason, n] : s.skipped_by_reason) out += fmt::format("    {:>10}  {}\n", n, reason);
   row("JCT mean (s)", fmt::format("{:.1f}", s.jct_mean_s));
   row("JCT p50 (s)", fmt::format("{:.1f}", s.jct_p50_s));
   row("JCT p95 (s)", fmt::format("{:.1f}", s.jct_p95_s));

@@ -29,6 +29,9 @@ class LimitedSource final : public workload::JobSource {
   bool next(workload::JobSpec& out) override { return produced_ < limit_ && inner_->next(out) && ++produced_; }
   workload::StringPool& strings() override { return inner_->strings(); }
   std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
+    return inner_->skipped_by_reason();
+  }
   double fraction_done() const override {
     return std::max(inner_->fraction_done(), static_cast<double>(produced_) / static_cast<double>(limit_));
   }
@@ -128,6 +131,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   if (story) outcome.story = story->text();
   outcome.pools_report = simulation.pools_report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
+  outcome.summary.skipped_by_reason = source->skipped_by_reason();
   outcome.summary.services = simulation.long_running_stats().services();
   outcome.summary.cron = simulation.long_running_stats().cron();
   outcome.out_dir = out_dir;

@@ -63,8 +63,11 @@ std::int64_t parse_int(std::string_view s, const FieldContext& where) {
   if (try_parse_int(s, v)) return v;
   std::string_view t = trim(s);
   double d;
+  // Traces written by pandas and friends say 3613033.0 for an integer: a whole number is one.
+  constexpr double kLimit = 9.2233720368547748e18;  // 2^63, the first double past int64
+  if (try_parse_double(t, d) && d == std::floor(d) && d > -kLimit && d < kLimit) return static_cast<std::int64_t>(d);
   std::string what = t.empty()                ? std::string("missing value")
-                     : try_parse_double(t, d) ? fmt::format("'{}' is not an integer", t)
+                     : try_parse_double(t, d) ? fmt::format("'{}' is not a whole number", t)
                                               : fmt::format("'{}' is not a number", t);
   throw InputError(where.file, where.line, std::string(where.column), what);
 }

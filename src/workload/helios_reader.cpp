@@ -64,19 +64,19 @@ class HeliosSource final : public TraceReaderSource {
     const bool cpu_given = !field(kCpuNum).empty();
     const double cpus = cpu_given ? parse_double_at_least(field(kCpuNum), 0, at(kCpuNum)) : 0;
     if (gpus == 0 && !cpu_jobs_) {
-      drops_mut().add("CPU-only jobs (gpu_num 0; cpu_jobs: drop)");
+      drop("CPU-only jobs (gpu_num 0; cpu_jobs: drop)");
       return false;
     }
     if (gpus == 0 && !(cpus > 0)) {
-      drops_mut().add("jobs that request neither GPUs nor CPUs");
+      drop("jobs that request neither GPUs nor CPUs");
       return false;
     }
     if (field(kStart).empty()) {
-      drops_mut().add("jobs that never started (no start_time)");
+      drop("jobs that never started (no start_time)");
       return false;
     }
     if (field(kEnd).empty()) {
-      drops_mut().add("jobs with no end_time");
+      drop("jobs with no end_time");
       return false;
     }
     double start = parse_time(field(kStart), at(kStart));

@@ -91,6 +91,11 @@ class JobSource {
   // The share of the workload handed out so far, 0 to 1, or -1 when the source cannot
   // tell (a progress line's "done" and ETA).
   virtual double fraction_done() const { return -1.0; }
+  // skipped_rows() per reason, in the order the reasons first occurred.
+  virtual std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const { return {}; }
+  // What the file's header declares and does not (an SWF log's MaxProcs, ...), for `trace
+  // stats`; "" when the format has no header to speak of.
+  virtual std::string declarations() const { return {}; }
 };
 
 }  // namespace schedlab::workload

@@ -26,6 +26,9 @@ class MixedSource final : public JobSource {
   StringPool& strings() override { return base_ ? base_->strings() : own_strings_; }
   std::uint64_t skipped_rows() const override { return base_ ? base_->skipped_rows() : 0; }
   double fraction_done() const override { return base_ ? base_->fraction_done() : -1.0; }
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
+    return base_ ? base_->skipped_by_reason() : std::vector<std::pair<std::string, std::uint64_t>>{};
+  }
 
  private:
   struct CronCursor {

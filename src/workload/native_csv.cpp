@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <fstream>
+#include <memory>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -40,6 +42,11 @@ class NativeCsvSource final : public JobSource {
   NativeCsvSource(const std::string& path, const TraceOptions& options)
       : reader_(path), skip_bad_(options.skip_bad_rows) {
     read_header();
+    if (!options.skipped_file.empty()) {
+      skipped_file_ = std::make_unique<std::ofstream>(options.skipped_file, std::ios::binary);
+      if (!*skipped_file_) throw InputError(options.skipped_file, 0, "--skipped", "cannot write this file");
+      *skipped_file_ << "line,reason\n";
+    }
   }
 
   // Rows in file order, with a service row's instances after it and a cron row's later
@@ -65,7 +72,16 @@ class NativeCsvSource final : public JobSource {
         take_row();
         continue;
       }
-      if (!cron) return false;
+      if (!cron) {
+        if (skipped_file_) skipped_file_->flush();
+        // Nothing remains: a mistake to say so, not a run of zero jobs.
+        if (next_id_ == 0)
+          throw InputError(reader_.path(), 0, "",
+                           skipped_ ? fmt::format("no job remains: all {} rows were unreadable (--skip-bad-rows)",
+                                                  skipped_)
+                                    : std::string("no job in this trace (no data rows)"));
+        return false;
+      }
       out = cron->job;
       out.submit = *cron->at;
       out.trace_id = strings_.intern(fmt::format("{}#{}", strings_.str(cron->job.group), cron->k));
@@ -77,6 +93,10 @@ class NativeCsvSource final : public JobSource {
   StringPool& strings() override { return strings_; }
   double fraction_done() const override { return reader_.fraction_read(); }
   std::uint64_t skipped_rows() const override { return skipped_; }
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
+    if (skipped_ == 0) return {};
+    return {{"unreadable rows (--skip-bad-rows)", skipped_}};
+  }
 
  private:
   // A cron row's schedule: occurrence k at the row's submit plus (its instant - the start).
@@ -102,9 +122,12 @@ class NativeCsvSource final : public JobSource {
         ahead_instances_ = row_instances_;
         ahead_schedule_ = row_schedule_;
         return;
-      } catch (const InputError&) {
+      } catch (const InputError& e) {
         if (!skip_bad_) throw;
         ++skipped_;
+        if (skipped_file_)
+          *skipped_file_ << e.line() << ',' << csv_field(fmt::format("unreadable ({}): {}", e.field(), e.what()))
+                         << '\n';
       }
     }
     rows_done_ = true;
@@ -319,6 +342,7 @@ class NativeCsvSource final : public JobSource {
   JobId next_id_ = 0;
   engine::Time last_submit_ = 0;
   std::uint64_t skipped_ = 0;
+  std::unique_ptr<std::ofstream> skipped_file_;  // --skipped
   std::optional<JobSpec> ahead_;  // the next row, read but not handed out
   bool rows_done_ = false;
   std::deque<JobSpec> ready_;  // jobs handed out before anything else

@@ -75,11 +75,11 @@ class OpenbSource final : public TraceReaderSource {
                   : 0;
     if (num_gpu == 0) {
       if (!cpu_jobs_) {
-        drops_mut().add("CPU-only pods (num_gpu 0; cpu_jobs: drop)");
+        drop("CPU-only pods (num_gpu 0; cpu_jobs: drop)");
         return false;
       }
       if (cpu_milli == 0) {
-        drops_mut().add("pods that request neither GPUs nor CPUs");
+        drop("pods that request neither GPUs nor CPUs");
         return false;
       }
       milli = 1000;  // the GPU share of a pod without GPUs is meaningless (published as 0)

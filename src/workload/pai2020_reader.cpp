@@ -23,17 +23,9 @@ constexpr const char* kColNames[kColCount] = {"job_name", "task_name", "inst_num
 // pai_job_table.csv: job_name,inst_id,user,status,start_time,end_time
 constexpr std::size_t kJobTableCols = 6;
 
-// A count that pandas may have written as a float ("2.0"); a fraction is an error. At least
-// `min`, at most 2^32-1 (a task count).
+// A count, at least `min`, at most 2^32-1 (a task count); pandas' "2.0" is 2 (parse_int).
 std::uint32_t parse_whole_count(std::string_view s, std::uint32_t min, const FieldContext& where) {
-  std::int64_t v;
-  if (try_parse_int(s, v)) return parse_int_field<std::uint32_t>(s, where, min);
-  double d = parse_double(s, where);
-  if (d != std::floor(d))
-    throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' is not an integer", trim(s)));
-  if (d < min)
-    throw InputError(where.file, where.line, std::string(where.column), fmt::format("{} is less than {}", d, min));
-  return checked_int<std::uint32_t>(d, where, min);
+  return parse_int_field<std::uint32_t>(s, where, min);
 }
 
 // plan_gpu is a percentage of one GPU: at most 2^32-1 whole GPUs.
@@ -101,19 +93,19 @@ class Pai2020Source final : public TraceReaderSource {
         cpu_given ? cluster::checked_cpu_milli(parse_double_at_least(plan_cpu, 0, at(kPlanCpu)) / 100, at(kPlanCpu)) : 0;
     const std::uint32_t mem_mib = mem_given ? cluster::checked_mem_mib(parse_double_at_least(plan_mem, 0, at(kPlanMem)), at(kPlanMem)) : 0;
     if (plan_gpu == 0 && !cpu_jobs_) {
-      drops_mut().add("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)");
+      drop("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)");
       return false;
     }
     if (plan_gpu == 0 && cpu_milli == 0) {
-      drops_mut().add("tasks that plan neither GPUs nor CPUs");
+      drop("tasks that plan neither GPUs nor CPUs");
       return false;
     }
     if (is_missing(trim(fields_[kStart]))) {
-      drops_mut().add("tasks that never started (no start_time)");
+      drop("tasks that never started (no start_time)");
       return false;
     }
     if (is_missing(trim(fields_[kEnd]))) {
-      drops_mut().add("tasks with no end_time");
+      drop("tasks with no end_time");
       return false;
     }
     double start = parse_double_at_least(fields_[kStart], 0, at(kStart));

@@ -165,7 +165,7 @@ class PhillySource final : public TraceReaderSource {
 
     auto attempts_it = j.find("attempts");
     if (attempts_it == j.end() || attempts_it->is_null() || (attempts_it->is_array() && attempts_it->empty())) {
-      drops_mut().add("jobs with no attempts");
+      drop("jobs with no attempts");
       return false;
     }
     if (!attempts_it->is_array()) fail("attempts", "expected a list");
@@ -188,7 +188,7 @@ class PhillySource final : public TraceReaderSource {
     }
     Shape shape = shape_from_hosts(hosts_, host_limit_, at("attempts[0].detail"));
     if (shape.tasks == 0) {
-      drops_mut().add("jobs with no GPUs in their first attempt");
+      drop("jobs with no GPUs in their first attempt");
       return false;
     }
 
@@ -198,12 +198,12 @@ class PhillySource final : public TraceReaderSource {
     for (std::size_t i = 0; i < attempts.size() && !have_start; ++i)
       have_start = time_of(attempts[i], "start_time", fmt::format("attempts[{}].start_time", i), start);
     if (!have_start) {
-      drops_mut().add("jobs with no attempt start_time");
+      drop("jobs with no attempt start_time");
       return false;
     }
     std::size_t last = attempts.size() - 1;
     if (!time_of(attempts[last], "end_time", fmt::format("attempts[{}].end_time", last), end)) {
-      drops_mut().add("jobs still running at the snapshot (last end_time null)");
+      drop("jobs still running at the snapshot (last end_time null)");
       return false;
     }
     const std::string end_key = fmt::format("attempts[{}].end_time", last);

@@ -26,6 +26,10 @@ class DefaultsSource final : public JobSource {
   StringPool& strings() override { return inner_->strings(); }
   std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
   double fraction_done() const override { return inner_->fraction_done(); }
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
+    return inner_->skipped_by_reason();
+  }
+  std::string declarations() const override { return inner_->declarations(); }
 
  private:
   std::unique_ptr<JobSource> inner_;

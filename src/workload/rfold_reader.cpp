@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -44,6 +47,16 @@ class RfoldSource final : public TraceReaderSource {
     job.trace_number = parse_int_field<std::uint64_t>(fields_[kId], at(kId), 0);
     job.submit = parse_seconds_field(fields_[kArrival], 0, at(kArrival));
     job.duration = parse_seconds_field(fields_[kDuration], 0, at(kDuration));
+    // A size below 1 (0.46) is a share of one GPU, as openb's gpu_milli: in thousandths,
+    // rounded to the nearest (at least 1), one task of one shared GPU.
+    if (double share; try_parse_double(fields_[kSize], share) && share > 0 && share < 1) {
+      job.tasks = 1;
+      job.gpus_per_task = 1;
+      job.gpu_milli = checked_share_milli(std::max<std::int64_t>(1, std::llround(share * 1000)), at(kSize));
+      job.gang = true;
+      notices_mut().add("jobs with a size below 1, read as a share of one GPU (in thousandths)");
+      return true;
+    }
     // GPU counts fit 32 bits, so their sum over a line's parts cannot overflow.
     auto size = parse_int_field<std::uint32_t>(fields_[kSize], at(kSize), 1);
 

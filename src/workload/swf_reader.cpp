@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "cluster/resources.h"
@@ -48,6 +49,7 @@ class SwfSource final : public TraceReaderSource {
       if (t.empty()) continue;
       saw_line_ = true;
       if (t.front() == ';') {
+        header_lines_ = true;
         read_header_comment(t);
         continue;
       }
@@ -60,16 +62,16 @@ class SwfSource final : public TraceReaderSource {
   bool parse_line(std::string_view line, JobSpec& job) {
     split_whitespace(line, fields_);
     expect_field_count(reader_, fields_.size(), kFieldCount);
-    const auto number = parse_int_field<std::uint64_t>(fields_[kJob], at(kJob), 0);
-    const engine::Time submit = parse_seconds_field(fields_[kSubmit], 0, at(kSubmit));
+    const auto number = static_cast<std::uint64_t>(swf_int(kJob, 0, std::numeric_limits<std::int64_t>::max()));
+    const double submit_s = parse_double_at_least(fields_[kSubmit], -1, at(kSubmit));
     double run = parse_double_at_least(fields_[kRun], -1, at(kRun));
     // Processor counts land in 32 bits (-1 = unknown).
-    std::int64_t procs = parse_int_field<std::int64_t>(fields_[kAllocProcs], at(kAllocProcs), -1, kMaxCount);
-    std::int64_t req_procs = parse_int_field<std::int64_t>(fields_[kReqProcs], at(kReqProcs), -1, kMaxCount);
+    std::int64_t procs = swf_int(kAllocProcs, -1, kMaxCount);
+    std::int64_t req_procs = swf_int(kReqProcs, -1, kMaxCount);
     double req_time = parse_double_at_least(fields_[kReqTime], -1, at(kReqTime));
-    std::int64_t status = parse_int_at_least(fields_[kStatus], -1, at(kStatus));
-    std::int64_t user = parse_int_at_least(fields_[kUser], -1, at(kUser));
-    std::int64_t queue = parse_int_at_least(fields_[kQueue], -1, at(kQueue));
+    std::int64_t status = swf_int(kStatus, -1, std::numeric_limits<std::int64_t>::max());
+    std::int64_t user = swf_int(kUser, -1, std::numeric_limits<std::int64_t>::max());
+    std::int64_t queue = swf_int(kQueue, -1, std::numeric_limits<std::int64_t>::max());
     // KB per processor; -1 (or 0) = not given.
     double req_mem_kb = parse_double_at_least(fields_[kReqMem], -1, at(kReqMem));
     // The remaining fields are not used, but must be numbers for the row to be SWF.
@@ -78,12 +80,19 @@ class SwfSource final : public TraceReaderSource {
 
     const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
     if (procs <= 0) procs = req_procs;  // the standard: allocated, else requested
+    // -1 is "unknown" in any SWF field: a row without a submit time, a run time or a
+    // processor count cannot be replayed, and is left out (counted), in this order.
+    if (submit_s < 0) {
+      drop("jobs with unknown submit time (-1)");
+      return false;
+    }
+    const engine::Time submit = parse_seconds_field(fields_[kSubmit], 0, at(kSubmit));
     if (run < 0) {
-      drops_mut().add("jobs with unknown run time (-1)");
+      drop("jobs with unknown run time (-1)");
       return false;
     }
     if (procs <= 0) {
-      drops_mut().add("jobs with no processor count (0 or -1)");
+      drop("jobs with no processor count (0 or -1)");
       return false;
     }
     if (max_procs_ > 0 && procs > max_procs_)
@@ -130,6 +139,18 @@ class SwfSource final : public TraceReaderSource {
 
   FieldContext at(Field f) const { return FieldContext{reader_.path(), reader_.line_number(), kFieldNames[f]}; }
 
+  // An integer field, in [lo, hi]. Logs converted by spreadsheets write 4.0 (read as 4) and
+  // sometimes 4.5 where the standard says integer: rounded to the nearest (half away from
+  // zero), and counted.
+  std::int64_t swf_int(Field f, std::int64_t lo, std::int64_t hi) {
+    double d;
+    if (try_parse_double(fields_[f], d) && d != std::floor(d)) {
+      notices_mut().add(fmt::format("fractional {} rounded to the nearest integer", kFieldNames[f]));
+      return checked_int<std::int64_t>(std::round(d), at(f), lo, hi);
+    }
+    return parse_int_field<std::int64_t>(fields_[f], at(f), lo, hi);
+  }
+
   // "; MaxProcs: 100" and "; MaxNodes: 100"; other header lines are kept as comments.
   void read_header_comment(std::string_view t) {
     t.remove_prefix(1);
@@ -143,6 +164,19 @@ class SwfSource final : public TraceReaderSource {
   }
 
   double file_fraction() const override { return reader_.fraction_read(); }
+
+ public:
+  std::string declarations() const override {
+    if (!header_lines_) return "no header block: the cluster's size comes from the scenario";
+    auto said = [](const char* key, std::int64_t v) {
+      return v > 0 ? fmt::format("{} {}", key, v) : fmt::format("{} not declared", key);
+    };
+    return said("MaxProcs", max_procs_) + ", " + said("MaxNodes", max_nodes_) +
+           (max_procs_ > 0 ? "" : " (the cluster's size comes from the scenario)");
+  }
+
+ private:
+  bool header_lines_ = false;
   LineReader reader_;
   std::uint32_t gpus_per_processor_ = 1;
   std::uint32_t host_limit_ = 8;

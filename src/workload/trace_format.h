@@ -15,6 +15,8 @@ namespace schedlab::workload {
 struct TraceOptions {
   std::string format = "auto";  // a registered name, or "auto" to detect from the file
   bool skip_bad_rows = false;   // count and report unreadable rows instead of stopping
+  // Where to write each skipped or dropped row's line and reason as CSV (--skipped); "" = nowhere.
+  std::string skipped_file;
   // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
   std::map<std::string, std::string> args;
   // How the user named the format and the args, for messages: a scenario's keys, or the

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/notice.h"
@@ -45,6 +46,33 @@ TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& optio
     : path_(std::move(path)), options_(options), order_(order) {
   rebase_ = bool_arg(options, "", "rebase", true);
   if (bool_arg(options, "", "sort", false)) order_ = Order::sorted;
+  if (!options.skipped_file.empty()) {
+    skipped_ = std::make_unique<std::ofstream>(options.skipped_file, std::ios::binary);
+    if (!*skipped_) throw InputError(options.skipped_file, 0, "--skipped", "cannot write this file");
+    *skipped_ << "line,reason\n";
+  }
+}
+
+void TraceReaderSource::skipped_row(long line, std::string_view reason) {
+  if (skipped_) *skipped_ << line << ',' << csv_field(reason) << '\n';
+}
+
+void TraceReaderSource::drop(std::string_view reason) {
+  drops_.add(reason);
+  skipped_row(row_line(), reason);
+}
+
+void TraceReaderSource::skip_bad_row(const InputError& e) {
+  ++bad_rows_;
+  // The error's own words say why; the location is the line column.
+  skipped_row(e.line(), fmt::format("unreadable ({}): {}", e.field(), e.what()));
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> TraceReaderSource::skipped_by_reason() const {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  if (bad_rows_ > 0) out.emplace_back("unreadable rows (--skip-bad-rows)", bad_rows_);
+  for (const auto& r : drops_.by_reason()) out.push_back(r);
+  return out;
 }
 
 bool TraceReaderSource::read_checked(JobSpec& out) {
@@ -55,9 +83,9 @@ bool TraceReaderSource::read_checked(JobSpec& out) {
       throw;
     } catch (const ReadError&) {
       throw;
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
       if (!options_.skip_bad_rows) throw;
-      ++bad_rows_;
+      skip_bad_row(e);
     }
   }
 }
@@ -82,6 +110,21 @@ void TraceReaderSource::fill_buffer() {
 void TraceReaderSource::finish() {
   if (finished_) return;
   finished_ = true;
+  if (skipped_) skipped_->flush();
+  // A trace from which nothing remains is a mistake (a wrong format arg, a filtered file),
+  // never a successful run of zero jobs.
+  if (next_id_ == 0) {
+    const auto reasons = skipped_by_reason();
+    std::string why;
+    std::uint64_t total = 0;
+    for (const auto& [reason, n] : reasons) {
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", reason, n);
+      total += n;
+    }
+    throw InputError(path_, 0, "", reasons.empty() ? std::string("no job in this trace (no data rows)")
+                                                   : fmt::format("no job remains: all {} rows were left out ({})",
+                                                                 total, why));
+  }
   if (notices_.total() > 0) notice(fmt::format("{}: {}", path_, notices_.summary()));
 }
 
@@ -116,7 +159,7 @@ bool TraceReaderSource::next(JobSpec& out) {
                                    "file order (set the trace arg sort=true to sort it in memory)",
                                    engine::to_seconds(out.submit), engine::to_seconds(last_submit_)));
         if (!options_.skip_bad_rows) throw err;
-        ++bad_rows_;
+        skip_bad_row(err);
         continue;
       }
       break;

@@ -6,8 +6,10 @@
 
 #include <concepts>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,6 +65,7 @@ class TraceReaderSource : public JobSource {
   std::uint64_t skipped_rows() const override { return bad_rows_ + drops_.total(); }
   std::uint64_t bad_rows() const { return bad_rows_; }
   double fraction_done() const override;
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override;
   const DropCounts& drops() const { return drops_; }
   // Jobs kept but changed by a documented rule (reshaped, rounded up, ...), per reason;
   // printed as one line on stderr when the stream ends.
@@ -85,6 +88,9 @@ class TraceReaderSource : public JobSource {
   // The share of the file read (LineReader::fraction_read), or -1 when unknown.
   virtual double file_fraction() const { return -1.0; }
 
+  // Leaves out the row read last by the format's rules: counted under `reason` (and written
+  // to the --skipped file with its line).
+  void drop(std::string_view reason);
   DropCounts& drops_mut() { return drops_; }
   DropCounts& notices_mut() { return notices_; }
   const std::string& path() const { return path_; }
@@ -92,6 +98,8 @@ class TraceReaderSource : public JobSource {
 
  private:
   bool read_checked(JobSpec& out);
+  void skip_bad_row(const InputError& e);
+  void skipped_row(long line, std::string_view reason);
   void fill_buffer();
   void finish();
 
@@ -111,6 +119,7 @@ class TraceReaderSource : public JobSource {
   engine::Time last_submit_ = 0;
   std::vector<JobSpec> buffer_;
   std::size_t served_ = 0;
+  std::unique_ptr<std::ofstream> skipped_;  // the --skipped file, when asked for
 };
 
 // Format arguments (TraceOptions::args). check_args throws for a name not in `known`, with a

@@ -42,6 +42,8 @@ TraceStats compute_trace_stats(JobSource& source) {
     if (j.tasks > 1) ++s.multi_task_jobs;
   }
   s.skipped_rows = source.skipped_rows();
+  s.skipped_by_reason = source.skipped_by_reason();
+  s.declarations = source.declarations();
   std::sort(durations.begin(), durations.end());
   for (double p : TraceStats::kPercentiles) {
     if (durations.empty()) {
@@ -57,7 +59,9 @@ TraceStats compute_trace_stats(JobSource& source) {
 std::string format_trace_stats(const TraceStats& s, const std::string& name) {
   std::string o = fmt::format("trace: {}\n", name);
   o += fmt::format("  jobs                 {}\n", s.jobs);
+  if (!s.declarations.empty()) o += fmt::format("  header               {}\n", s.declarations);
   if (s.skipped_rows) o += fmt::format("  skipped rows         {}\n", s.skipped_rows);
+  for (const auto& [reason, n] : s.skipped_by_reason) o += fmt::format("    {:>10}  {}\n", n, reason);
   double span = s.last_submit_s - s.first_submit_s;
   o += fmt::format("  submit span          {:.1f} h ({:.2f} days)\n", span / 3600, span / 86400);
   o += fmt::format("  arrival rate         {:.2f} jobs/h\n", span > 0 ? s.jobs / (span / 3600) : 0.0);
@@ -84,6 +88,9 @@ std::string trace_stats_json(const TraceStats& s, const std::string& name) {
   j["trace"] = name;
   j["jobs"] = s.jobs;
   j["skipped_rows"] = s.skipped_rows;
+  auto& why = j["skipped_rows_by_reason"] = nlohmann::ordered_json::object();
+  for (const auto& [reason, n] : s.skipped_by_reason) why[reason] = n;
+  if (!s.declarations.empty()) j["header"] = s.declarations;
   j["first_submit_s"] = s.first_submit_s;
   j["last_submit_s"] = s.last_submit_s;
   const double span = s.last_submit_s - s.first_submit_s;

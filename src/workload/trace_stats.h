@@ -16,6 +16,8 @@ namespace schedlab::workload {
 struct TraceStats {
   std::uint64_t jobs = 0;
   std::uint64_t skipped_rows = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason;  // adds up to skipped_rows
+  std::string declarations;  // what the header declares (JobSource::declarations)
   double first_submit_s = 0, last_submit_s = 0;
   std::map<double, std::uint64_t> gpu_histogram;  // GPUs per job (shares as fractions) -> jobs
   std::vector<double> duration_percentiles_s;     // at kPercentiles

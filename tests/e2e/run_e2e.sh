@@ -853,6 +853,32 @@ else
   fail compare_format_json "exit code $rc, or stdout is not the variants as JSON"
 fi
 
+# --- every row accounted for (traces/README.md) -------------------------------------------
+# SWF's -1 ("unknown") drops a row under a counted reason; trace stats lists the reasons and
+# what the header declares; --skipped writes each row left out; nothing left is an error.
+run trace stats tests/fixtures/traces/swf/unknown_fields.swf -t swf --skipped "$TMP/skipped.csv"
+if [ "$rc" -eq 0 ] && grep -qE "^ +2  jobs with unknown run time \(-1\)$" "$TMP/stdout" &&
+  grep -qF "header               no header block" "$TMP/stdout" &&
+  [ "$(cat "$TMP/skipped.csv")" = "$(printf 'line,reason\n1,jobs with unknown submit time (-1)\n2,jobs with unknown run time (-1)\n3,jobs with no processor count (0 or -1)\n4,jobs with unknown run time (-1)')" ]; then
+  pass trace_stats_drops_by_reason
+else
+  fail trace_stats_drops_by_reason "exit code $rc; $(head -c 300 "$TMP/skipped.csv" 2>/dev/null)"
+fi
+run trace stats tests/fixtures/traces/swf/unknown_fields.swf -t swf --format json
+if [ "$rc" -eq 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['skipped_rows_by_reason']; assert d['jobs'] == 2 and sum(r.values()) == d['skipped_rows'] == 4" \
+  "$TMP/stdout" 2>/dev/null; then pass trace_stats_json_drops; else fail trace_stats_json_drops "exit code $rc"; fi
+run run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/traces/swf/unknown_fields.swf" \
+  --set workload.format=swf -o "$TMP/swf-drops"
+if [ "$rc" -eq 0 ] && grep -qE "^ +1  jobs with unknown submit time \(-1\)$" "$TMP/stdout" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['skipped_rows_by_reason']['jobs with unknown run time (-1)'] == 2" \
+  "$TMP/swf-drops/summary.json" 2>/dev/null; then
+  pass run_summary_drops_by_reason
+else
+  fail run_summary_drops_by_reason "exit code $rc"
+fi
+bad_input trace_all_dropped "$PWD/tests/fixtures/traces/swf/all_dropped.swf: no job remains: all 2 rows were left out" \
+  run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/traces/swf/all_dropped.swf" --set workload.format=swf
+
 # --- external schedulers (docs/external-scheduler.md) ------------------------------------
 # Each misbehaviour of tests/fixtures/external/policy.py is one check schedlab makes: exit 2,
 # one line naming the decision and what is wrong, no results folder.

@@ -57,7 +57,7 @@ TEST_CASE("CheckpointFile.refuses: anything but a checkpoint is an error naming 
       {"schedlab checkpoint 1\n", "ck/checkpoint:2: work: missing"},
       {"schedlab checkpoint 1\nwork\n", "ck/checkpoint:2: work: expected 'work N'"},
       {"schedlab checkpoint 1\nwork -5\n", "ck/checkpoint:2: work: -5 is out of range"},
-      {"schedlab checkpoint 1\nwork 1.5\n", "ck/checkpoint:2: work: '1.5' is not an integer"},
+      {"schedlab checkpoint 1\nwork 1.5\n", "ck/checkpoint:2: work: '1.5' is not a whole number"},
       {"schedlab checkpoint 1\nwork 600x\n", "ck/checkpoint:2: work: '600x' is not a number"},
       {"schedlab checkpoint 1\nwork 99999999999999999999\n", "ck/checkpoint:2: work: "},
       {"schedlab checkpoint 1\nwork 600\nmore\n", "ck/checkpoint:3: unexpected line"},

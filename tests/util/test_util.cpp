@@ -34,13 +34,16 @@ TEST_CASE("Util.Parse.strict_numbers_with_locations") {
   FieldContext at{file, 12, "gpus"};
   CHECK(parse_int(" 42 ", at) == 42);
   CHECK(parse_int("+7", at) == 7);
+  // Whole-number floats, as pandas writes integer columns, are integers.
+  CHECK(parse_int("3613033.0", at) == 3613033);
+  CHECK(parse_int("-1.0", at) == -1);
   CHECK(parse_double("1e3", at) == 1000);
   struct Case {
     const char* text;
     const char* message;
   };
   const Case ints[] = {
-      {"4.5", "t.csv:12: gpus: '4.5' is not an integer"},
+      {"4.5", "t.csv:12: gpus: '4.5' is not a whole number"},
       {"four", "t.csv:12: gpus: 'four' is not a number"},
       {"", "t.csv:12: gpus: missing value"},
       {"12abc", "t.csv:12: gpus: '12abc' is not a number"},

@@ -81,7 +81,7 @@ TEST_CASE("Workload.Helios.BadRows") {
     const char* error;
   };
   const Case cases[] = {
-      {"float_int.csv", "3: gpu_num: '1.0' is not an integer"},
+      {"float_int.csv", "3: gpu_num: '1.5' is not a whole number"},
       {"truncated.csv", "4: expected 12 fields, found 7 (the last line has no newline: truncated file?)"},
       {"columns.csv", "3: expected 12 fields, found 11"},
       {"not_number.csv", "3: gpu_num: 'one' is not a number"},
@@ -95,7 +95,9 @@ TEST_CASE("Workload.Helios.BadRows") {
 
 TEST_CASE("Workload.Helios.EmptyAndHeaderOnly") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
-  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
+  // A header and no job: an error, never a run of zero jobs.
+  CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
+        harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
 TEST_CASE("Workload.Helios.Detected") {

@@ -93,7 +93,7 @@ TEST_CASE("Workload.NativeCsv.bad_rows_say_where_and_what") {
       {"missing_field.csv", ":3: gpus_per_task: missing: expected 5 fields, found 4"},
       {"negative_gpus.csv", ":2: gpus_per_task: -2 is less than 0"},
       {"not_a_number.csv", ":2: duration_s: 'ten' is not a number"},
-      {"float_tasks.csv", ":2: tasks: '1.5' is not an integer"},
+      {"float_tasks.csv", ":2: tasks: '1.5' is not a whole number"},
       {"unsorted.csv", ":3: submit_s: submit times must not decrease (sort the trace by submit_s)"},
       {"typo_column.csv", ":1: taks: unknown column 'taks'; did you mean 'tasks'?"},
       {"missing_column.csv", ":1: gpus_per_task: required column is missing"},

@@ -104,7 +104,7 @@ TEST_CASE("Workload.Openb.BadRows") {
     const char* error;
   };
   const Case cases[] = {
-      {"float_int.csv", "3: num_gpu: '1.5' is not an integer"},
+      {"float_int.csv", "3: num_gpu: '1.5' is not a whole number"},
       {"truncated.csv", "4: expected 11 fields, found 5 (the last line has no newline: truncated file?)"},
       {"columns.csv", "3: expected 11 fields, found 10"},
       {"not_number.csv", "3: creation_time: 'x1' is not a number"},
@@ -118,7 +118,9 @@ TEST_CASE("Workload.Openb.BadRows") {
 
 TEST_CASE("Workload.Openb.EmptyAndHeaderOnly") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
-  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
+  // A header and no job: an error, never a run of zero jobs.
+  CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
+        harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
 TEST_CASE("Workload.Openb.Detected") {

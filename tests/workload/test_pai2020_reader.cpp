@@ -88,7 +88,7 @@ TEST_CASE("Workload.Pai2020.BadRows") {
     const char* error;
   };
   const Case cases[] = {
-      {"float_int.csv", "2: inst_num: '2.5' is not an integer"},
+      {"float_int.csv", "2: inst_num: '2.5' is not a whole number"},
       {"truncated.csv", "3: expected 10 fields, found 4 (the last line has no newline: truncated file?)"},
       {"columns.csv", "2: expected 10 fields, found 9"},
       {"not_number.csv", "2: plan_gpu: 'lots' is not a number"},
@@ -104,7 +104,9 @@ TEST_CASE("Workload.Pai2020.BadRows") {
 TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no rows");
   CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
-  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
+  // A header and no job: an error, never a run of zero jobs.
+  CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
+        harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
 TEST_CASE("Workload.Pai2020.DetectedByFileName") {

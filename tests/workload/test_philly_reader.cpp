@@ -74,7 +74,9 @@ TEST_CASE("Workload.Philly.BadObjects") {
 
 TEST_CASE("Workload.Philly.Empty") {
   CHECK(harness.error_of(harness.fixture("empty.json")) == harness.fixture("empty.json") + ":1: empty trace: no JSON");
-  CHECK(harness.read_all(harness.fixture("empty_list.json")).jobs.empty());
+  // An empty list: no job, an error (never a run of zero jobs).
+  CHECK(harness.error_of(harness.fixture("empty_list.json")) ==
+        harness.fixture("empty_list.json") + ": no job in this trace (no data rows)");
 }
 
 TEST_CASE("Workload.Philly.Detected") {

@@ -89,7 +89,7 @@ TEST_CASE("Workload.Rfold.BadRows") {
     const char* error;  // after "path:"
   };
   const Case cases[] = {
-      {"float_int.csv", "3: size: '8.0' is not an integer"},
+      {"float_int.csv", "3: size: '8.5' is not a whole number"},
       {"truncated.csv", "4: expected 6 fields, found 4 (the last line has no newline: truncated file?)"},
       {"columns.csv", "3: expected 6 fields, found 5"},
       {"not_number.csv", "3: arrival time (sec): 'soon' is not a number"},
@@ -104,7 +104,9 @@ TEST_CASE("Workload.Rfold.BadRows") {
 TEST_CASE("Workload.Rfold.EmptyAndHeaderOnly") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
   CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
-  CHECK(harness.read_all(harness.fixture("header_only.csv")).jobs.empty());
+  // A header and no job: an error, never a run of zero jobs.
+  CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
+        harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
 TEST_CASE("Workload.Rfold.Detected") {
@@ -134,4 +136,15 @@ TEST_CASE("Workload.Rfold.PublishedTraces") {
   gpus = 0;
   for (const auto& j : c.jobs) gpus += j.total_gpus();
   CHECK(gpus == 100062);
+}
+
+TEST_CASE("Workload.Rfold.SizeBelowOneIsAGpuShare") {
+  // As openb's gpu_milli: thousandths of one GPU, rounded to the nearest, at least 1.
+  auto r = harness.read_all(harness.fixture("fractional.csv"));
+  REQUIRE(r.jobs.size() == 3);
+  CHECK((r.jobs[0].tasks == 1 && r.jobs[0].gpus_per_task == 1 && r.jobs[0].gpu_milli == 460));
+  CHECK(r.jobs[0].fractional());
+  CHECK(r.jobs[1].gpu_milli == 1);  // 0.0004 rounds to 0 thousandths: one, the least share
+  CHECK_FALSE(r.jobs[2].fractional());
+  CHECK(r.reader().notices().count("jobs with a size below 1, read as a share of one GPU (in thousandths)") == 2);
 }

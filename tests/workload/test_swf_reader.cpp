@@ -61,7 +61,7 @@ TEST_CASE("Workload.Swf.ProcessorMapping") {
   auto doubled = harness.read_all(harness.fixture("good.swf"), false, {{"gpus_per_processor", "2"}});
   CHECK((doubled.jobs[0].tasks == 1 && doubled.jobs[0].gpus_per_task == 8));
   CHECK((doubled.jobs[1].tasks == 4 && doubled.jobs[1].gpus_per_task == 8));
-  CHECK(harness.error_of(harness.fixture("good.swf"), {{"gpus_per_processor", "0.5"}}).find("'0.5' is not an integer") !=
+  CHECK(harness.error_of(harness.fixture("good.swf"), {{"gpus_per_processor", "0.5"}}).find("'0.5' is not a whole number") !=
         std::string::npos);
   auto kept = harness.read_all(harness.fixture("good.swf"), false, {{"rebase", "false"}});
   CHECK(kept.jobs[0].submit == engine::from_seconds(100));
@@ -86,7 +86,6 @@ TEST_CASE("Workload.Swf.BadRows") {
     const char* error;
   };
   const Case cases[] = {
-      {"float_int.swf", "7: allocated processors: '4.5' is not an integer"},
       {"truncated.swf", "8: expected 18 fields, found 6 (the last line has no newline: truncated file?)"},
       {"columns.swf", "7: expected 18 fields, found 16"},
       {"not_number.swf", "7: submit time: 'noon' is not a number"},
@@ -99,7 +98,41 @@ TEST_CASE("Workload.Swf.BadRows") {
 
 TEST_CASE("Workload.Swf.EmptyAndHeaderOnly") {
   CHECK(harness.error_of(harness.fixture("empty.swf")) == harness.fixture("empty.swf") + ":1: empty trace: no header and no jobs");
-  CHECK(harness.read_all(harness.fixture("header_only.swf")).jobs.empty());
+  // A header and no job: an error, never a run of zero jobs.
+  CHECK(harness.error_of(harness.fixture("header_only.swf")) ==
+        harness.fixture("header_only.swf") + ": no job in this trace (no data rows)");
+}
+
+TEST_CASE("Workload.Swf.UnknownFieldsAreDroppedAndCounted") {
+  // -1 is "unknown" in any field: no submit time, run time or processor count means the row
+  // cannot be replayed; it is dropped under the first of those it lacks. No header block.
+  auto r = harness.read_all(harness.fixture("unknown_fields.swf"));
+  REQUIRE(r.jobs.size() == 2);
+  CHECK(r.jobs[0].trace_number == 5);  // 4.0 processors: a whole number, read as 4
+  CHECK(r.jobs[0].gpus_per_task * r.jobs[0].tasks == 4);
+  CHECK(r.jobs[1].trace_number == 6);
+  CHECK(r.str(r.jobs[1].user) == "3.0");
+  const auto& drops = r.reader().drops();
+  CHECK(drops.count("jobs with unknown submit time (-1)") == 1);
+  CHECK(drops.count("jobs with unknown run time (-1)") == 2);
+  CHECK(drops.count("jobs with no processor count (0 or -1)") == 1);
+  CHECK(r.source->skipped_rows() == 4);  // 6 rows: 2 jobs + 4 left out
+  CHECK(r.source->declarations() == "no header block: the cluster's size comes from the scenario");
+  CHECK(harness.read_all(harness.fixture("good.swf")).source->declarations() == "MaxProcs 64, MaxNodes 64");
+}
+
+TEST_CASE("Workload.Swf.FractionalIntegersAreRoundedAndCounted") {
+  auto r = harness.read_all(harness.fixture("float_int.swf"));
+  REQUIRE(r.jobs.size() == 3);
+  CHECK(r.jobs[1].tasks * r.jobs[1].gpus_per_task == 5);  // 4.5 processors: rounded half away from zero
+  CHECK(r.reader().notices().count("fractional allocated processors rounded to the nearest integer") == 1);
+  CHECK(r.reader().notices().count("fractional requested processors rounded to the nearest integer") == 1);
+}
+
+TEST_CASE("Workload.Swf.AllDroppedIsAnError") {
+  CHECK(harness.error_of(harness.fixture("all_dropped.swf")) ==
+        harness.fixture("all_dropped.swf") + ": no job remains: all 2 rows were left out (jobs with unknown run time "
+                                              "(-1): 2)");
 }
 
 TEST_CASE("Workload.Swf.Detected") {
