@@ -54,7 +54,7 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
     shapes_.push_back(HostShape{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), n});
   if (!c.external.command.empty()) {
     external_ = std::make_unique<ExternalPolicy>(c.external, topo);
-    external_down_.assign(topo.hosts().size(), false);
+    external_down_.assign(topo.hosts().size(), 0);
   }
 }
 

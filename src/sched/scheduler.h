@@ -284,7 +284,7 @@ class Scheduler {
   std::optional<Refusal> refusal_;
   const workload::StringPool* strings_ = nullptr;
   std::unique_ptr<ExternalPolicy> external_;
-  std::vector<bool> external_down_;      // hosts the policy was last told are down
+  std::vector<std::uint16_t> external_down_;  // down GPUs per host, as the policy was last told
   std::uint64_t external_down_gpus_ = 0;  // down GPUs then, to skip the scan when unchanged
 };
 

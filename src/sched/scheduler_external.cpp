@@ -49,10 +49,9 @@ void Scheduler::external_pass(engine::Time now, cluster::AllocationState& alloc,
   if (alloc.down_gpus() != external_down_gpus_) {
     external_down_gpus_ = alloc.down_gpus();
     for (cluster::HostId h = 0; h < external_down_.size(); ++h) {
-      const bool down = alloc.down(h) > 0;
-      if (down != external_down_[h]) {
-        external_down_[h] = down;
-        external_->host_changed(h, down);
+      if (alloc.down(h) != external_down_[h]) {
+        external_down_[h] = alloc.down(h);
+        external_->host_changed(h, alloc.down(h));
       }
     }
   }
@@ -63,6 +62,7 @@ void Scheduler::external_pass(engine::Time now, cluster::AllocationState& alloc,
       hosts.push_back({{"name", external_->host_name(h)},
                        {"free_gpus", alloc.whole_free(h)},
                        {"down", alloc.down(h) > 0},
+                       {"gpus_down", alloc.down(h)},
                        {"free_cpus", alloc.free_cpu_milli(h) / 1000.0},
                        {"free_mem_gb", alloc.free_mem_mib(h) / 1024.0}});
     json running = json::array();

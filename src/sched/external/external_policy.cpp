@@ -121,8 +121,11 @@ void ExternalPolicy::stopped(workload::JobId id, const char* cause) {
   events_.push_back({{"event", "stopped"}, {"job", id}, {"cause", cause}});
 }
 
-void ExternalPolicy::host_changed(cluster::HostId h, bool down) {
-  events_.push_back({{"event", down ? "host_down" : "host_up"}, {"host", host_names_[h]}});
+void ExternalPolicy::host_changed(cluster::HostId h, std::uint16_t gpus_down) {
+  if (gpus_down == 0)
+    events_.push_back({{"event", "host_up"}, {"host", host_names_[h]}});
+  else
+    events_.push_back({{"event", "host_down"}, {"host", host_names_[h]}, {"gpus_down", gpus_down}});
 }
 
 void ExternalPolicy::timer_due(engine::Time at) { events_.push_back({{"event", "timer"}, {"at", seconds(at)}}); }

@@ -43,7 +43,8 @@ class ExternalPolicy {
   void stopped(workload::JobId id, const char* cause);
   void requeued(workload::JobId id) { event("requeued", id); }
   void gone(workload::JobId id) { event("gone", id); }
-  void host_changed(cluster::HostId h, bool down);
+  // `gpus_down`: how many of its GPUs are down now (0: it is up again).
+  void host_changed(cluster::HostId h, std::uint16_t gpus_down);
   void timer_due(engine::Time at);
 
   bool has_events() const { return !events_.empty(); }
