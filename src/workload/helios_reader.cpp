@@ -1,5 +1,7 @@
 // Helios cluster_log.csv reader: `job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,
 // start_time,end_time,duration,queue`, columns found by name; times are date-times or seconds.
+// The Acme traces (trace_seren.csv, trace_kalos.csv) come from the same group's scheduler logs
+// with the same columns plus `type` (and in Kalos `mem_per_pod_GB`), so one reader serves both.
 #include "workload/helios_reader.h"
 
 #include <fmt/format.h>
@@ -17,19 +19,22 @@
 namespace schedlab::workload {
 namespace {
 
-enum Col { kJobId, kGpuNum, kSubmit, kStart, kEnd, kUser, kVc, kNodeNum, kState, kCpuNum, kColCount };
-const std::array<const char*, kColCount> kColNames = {"job_id", "gpu_num", "submit_time", "start_time",
-                                                      "end_time", "user", "vc", "node_num",
-                                                      "state", "cpu_num"};
+enum Col { kJobId, kGpuNum, kSubmit, kStart, kEnd, kUser, kVc, kNodeNum, kState, kCpuNum, kType, kMemPerPod,
+           kColCount };
+const std::array<const char*, kColCount> kColNames = {"job_id",  "gpu_num", "submit_time", "start_time",
+                                                      "end_time", "user",    "vc",          "node_num",
+                                                      "state",   "cpu_num", "type",        "mem_per_pod_GB"};
 constexpr int kRequired = 5;  // the first five
 
 class HeliosSource final : public TraceReaderSource {
  public:
-  HeliosSource(const std::string& path, const TraceOptions& options)
-      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "helios", {"gpus_per_host", "cpu_jobs"});
-    cpu_jobs_ = choice_arg(options, "helios", "cpu_jobs", {"run", "drop"}) == "run";
-    host_limit_ = count_arg(options, "helios", "gpus_per_host", 8, 0);
+  HeliosSource(const std::string& path, const TraceOptions& options, HeliosFlavor flavor)
+      : TraceReaderSource(path, options, Order::sorted),
+        reader_(path),
+        format_(flavor == HeliosFlavor::acme ? "acme" : "helios") {
+    check_args(options, format_, {"gpus_per_host", "cpu_jobs"});
+    cpu_jobs_ = choice_arg(options, format_, "cpu_jobs", {"run", "drop"}) == "run";
+    host_limit_ = count_arg(options, format_, "gpus_per_host", 8, 0);
     reshaped_ = fmt::format(
         "jobs shaped from gpu_num alone for {}-GPU hosts (node_num missing, 0, uneven or too large per node)",
         host_limit_);
@@ -47,7 +52,10 @@ class HeliosSource final : public TraceReaderSource {
   }
 
  private:
-  void read_header() { ncols_ = read_named_header(reader_, kColNames, kRequired, "a Helios cluster_log.csv", pos_); }
+  void read_header() {
+    ncols_ = read_named_header(reader_, kColNames, kRequired,
+                               format_ == "acme" ? "an Acme job trace" : "a Helios cluster_log.csv", pos_);
+  }
 
   std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
   FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
@@ -111,6 +119,13 @@ class HeliosSource final : public TraceReaderSource {
       job.gpus_per_task = s.gpus_per_task;
       notices_mut().add(reshaped_);
     }
+    // Kalos: memory per pod, a pod per node; a task is a node's share of the job.
+    if (!field(kMemPerPod).empty() && per_node_fits) {
+      job.mem_mib = cluster::checked_mem_mib(parse_double_at_least(field(kMemPerPod), 0, at(kMemPerPod)),
+                                             at(kMemPerPod));
+      job.mem_given = true;
+    }
+    if (!field(kType).empty()) job.job_type = strings().intern(field(kType));
     if (cpu_given) {
       // Per task, rounded up to a thousandth of a CPU; the job's figure is checked first.
       cluster::checked_cpu_milli(std::ceil(cpus * 1000) / 1000, at(kCpuNum));
@@ -129,6 +144,7 @@ class HeliosSource final : public TraceReaderSource {
   }
 
   LineReader reader_;
+  std::string format_;  // "helios" or "acme", for messages
   std::uint64_t host_limit_ = 8;
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the jobs without GPUs
   std::string reshaped_;  // the notice for a job shaped from gpu_num alone
@@ -139,8 +155,9 @@ class HeliosSource final : public TraceReaderSource {
 
 }  // namespace
 
-std::unique_ptr<JobSource> open_helios_csv(const std::string& path, const TraceOptions& options) {
-  return std::make_unique<HeliosSource>(path, options);
+std::unique_ptr<JobSource> open_helios_csv(const std::string& path, const TraceOptions& options,
+                                           HeliosFlavor flavor) {
+  return std::make_unique<HeliosSource>(path, options, flavor);
 }
 
 bool detect_helios_csv(const std::string& first_line, const std::string&) {

@@ -40,6 +40,7 @@ struct JobSpec {
   Label pool = kNoLabel;
   Label group = kNoLabel;     // a service's or cron entry's name (workload/long_running.h)
   Label trace_id = kNoLabel;  // the trace's own id when it is not a number
+  Label job_type = kNoLabel;  // the trace's workload type (Acme: Pretrain, SFT, Evaluation, ...)
   std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
   std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
   std::int32_t priority = 0;

@@ -7,6 +7,7 @@
 #include "util/line_reader.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "workload/acme_reader.h"
 #include "workload/helios_reader.h"
 #include "workload/native_csv.h"
 #include "workload/openb_reader.h"
@@ -29,7 +30,10 @@ const std::vector<TraceFormat>& trace_formats() {
     f.push_back({"philly", "raw Microsoft Philly cluster_job_log JSON (per-attempt records)", open_philly_json, detect_philly_json});
     f.push_back({"pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, fractional_gpu)", open_pai2020_csv, detect_pai2020_csv});
     f.push_back({"openb", "Alibaba GPU 2023 openb pod list CSV (GPU shares, GPU-model constraints)", open_openb_csv, detect_openb_csv});
-    f.push_back({"helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)", open_helios_csv, detect_helios_csv});
+    f.push_back({"helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)",
+                 [](const std::string& p, const TraceOptions& o) { return open_helios_csv(p, o); }, detect_helios_csv});
+    f.push_back({"acme", "Acme (Shanghai AI Lab, NSDI'24) trace_seren.csv / trace_kalos.csv, with job types (args gpus_per_host)",
+                 open_acme_csv, detect_acme_csv});
     f.push_back({"swf", "Standard Workload Format v2.2, plain or .gz (args gpus_per_processor, gpus_per_host)", open_swf, detect_swf});
     return f;
   }();

@@ -296,13 +296,28 @@ bool parse_datetime(std::string_view s, double& seconds) {
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return false;
   double frac = 0;
   std::string_view rest = s.substr(19);
+  // A zone after the time (Acme writes 2023-03-01 00:18:22+08:00): "Z", +HH:MM, -HH:MM or
+  // +HHMM; the result is UTC. Without one, the time is read as UTC.
+  int offset = 0;
+  if (auto z = rest.find_first_of("Z+-"); z != std::string_view::npos) {
+    std::string_view zone = rest.substr(z);
+    rest = rest.substr(0, z);
+    if (zone != "Z") {
+      int zh, zm;
+      const bool colon = zone.size() == 6 && zone[3] == ':';
+      if (!(colon || zone.size() == 5) || !digits(zone, 1, 2, zh) || !digits(zone, colon ? 4 : 3, 2, zm) || zh > 23 ||
+          zm > 59)
+        return false;
+      offset = (zone[0] == '-' ? -1 : 1) * (zh * 3600 + zm * 60);
+    }
+  }
   if (!rest.empty()) {
     if (rest.front() != '.') return false;
     std::string tail = "0" + std::string(rest);
     if (!try_parse_double(tail, frac)) return false;
   }
   seconds = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-                                h * 3600 + mi * 60 + se) +
+                                h * 3600 + mi * 60 + se - offset) +
             frac;
   return true;
 }

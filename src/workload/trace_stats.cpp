@@ -40,6 +40,11 @@ TraceStats compute_trace_stats(JobSource& source) {
     auto hour = static_cast<std::size_t>(std::fmod(std::floor((submit - s.first_submit_s) / 3600.0), 24.0));
     ++s.arrivals_by_hour[hour];
     if (j.tasks > 1) ++s.multi_task_jobs;
+    if (j.job_type != kNoLabel) {
+      auto& t = s.by_job_type[source.strings().str(j.job_type)];
+      ++t.first;
+      t.second += gh;
+    }
   }
   s.skipped_rows = source.skipped_rows();
   s.skipped_by_reason = source.skipped_by_reason();
@@ -77,6 +82,13 @@ std::string format_trace_stats(const TraceStats& s, const std::string& name) {
   o += "  GPU-hours by size class:\n";
   for (const auto& [c, h] : s.gpu_hours_by_class)
     o += fmt::format("    {:<10} {:>12.1f} ({:.1f}%)\n", c, h, s.total_gpu_hours > 0 ? 100 * h / s.total_gpu_hours : 0.0);
+  if (!s.by_job_type.empty()) {
+    o += "  job types:\n";
+    for (const auto& [type, t] : s.by_job_type)
+      o += fmt::format("    {:<12} {:>9} jobs ({:.1f}%) {:>12.1f} GPU-hours ({:.1f}%)\n", type, t.first,
+                       s.jobs ? 100.0 * t.first / s.jobs : 0.0, t.second,
+                       s.total_gpu_hours > 0 ? 100 * t.second / s.total_gpu_hours : 0.0);
+  }
   o += "  arrivals by hour since trace start (mod 24):\n   ";
   for (std::size_t h = 0; h < 24; ++h) o += fmt::format(" {:02}h:{}", h, s.arrivals_by_hour[h]);
   o += "\n";
@@ -105,6 +117,10 @@ std::string trace_stats_json(const TraceStats& s, const std::string& name) {
   for (const auto& [g, n] : s.gpu_histogram) hist[fmt::format("{:g}", g)] = n;
   j["gpu_hours_by_size_class"] = s.gpu_hours_by_class;
   j["arrivals_by_hour"] = s.arrivals_by_hour;
+  if (!s.by_job_type.empty()) {
+    auto& types = j["job_types"] = nlohmann::ordered_json::object();
+    for (const auto& [type, t] : s.by_job_type) types[type] = {{"jobs", t.first}, {"gpu_hours", t.second}};
+  }
   return j.dump(2) + "\n";
 }
 

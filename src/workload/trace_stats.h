@@ -24,6 +24,8 @@ struct TraceStats {
   std::map<std::string, double> gpu_hours_by_class;
   std::array<std::uint64_t, 24> arrivals_by_hour{};  // hour of day since trace start
   std::uint64_t multi_task_jobs = 0;
+  // Per workload type (Acme's Pretrain, SFT, ...), when the trace gives one: jobs, GPU-hours.
+  std::map<std::string, std::pair<std::uint64_t, double>> by_job_type;
   double total_gpu_hours = 0;
 
   static constexpr std::array<double, 6> kPercentiles = {10, 50, 90, 95, 99, 100};

@@ -879,6 +879,15 @@ fi
 bad_input trace_all_dropped "$PWD/tests/fixtures/traces/swf/all_dropped.swf: no job remains: all 2 rows were left out" \
   run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/traces/swf/all_dropped.swf" --set workload.format=swf
 
+# Acme (NSDI'24): detected from its header; trace stats summarises the LLM job types.
+run trace stats tests/fixtures/traces/acme/seren.csv
+if [ "$rc" -eq 0 ] && grep -qE "^ +Pretrain +2 jobs \(33.3%\) +70.0 GPU-hours" "$TMP/stdout" &&
+  grep -qE "^ +1  jobs that never started \(no start_time\)$" "$TMP/stdout"; then
+  pass trace_stats_acme_job_types
+else
+  fail trace_stats_acme_job_types "exit code $rc"
+fi
+
 # --- external schedulers (docs/external-scheduler.md) ------------------------------------
 # Each misbehaviour of tests/fixtures/external/policy.py is one check schedlab makes: exit 2,
 # one line naming the decision and what is wrong, no results folder.

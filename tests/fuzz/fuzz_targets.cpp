@@ -17,6 +17,7 @@ const std::vector<Target>& targets() {
       {"trace_pai2020", fuzz_trace_pai2020},
       {"trace_openb", fuzz_trace_openb},
       {"trace_helios", fuzz_trace_helios},
+      {"trace_acme", fuzz_trace_acme},
       {"trace_swf", fuzz_trace_swf},
       {"trace_auto", fuzz_trace_auto},
       {"protocol", fuzz_protocol},

@@ -121,6 +121,7 @@ int fuzz_trace_pai2020(const std::uint8_t* d, std::size_t n) {
 }
 int fuzz_trace_openb(const std::uint8_t* d, std::size_t n) { return read_trace("openb", "trace.csv", d, n); }
 int fuzz_trace_helios(const std::uint8_t* d, std::size_t n) { return read_trace("helios", "cluster_log.csv", d, n); }
+int fuzz_trace_acme(const std::uint8_t* d, std::size_t n) { return read_trace("acme", "trace_seren.csv", d, n); }
 int fuzz_trace_swf(const std::uint8_t* d, std::size_t n) { return read_trace("swf", "trace.swf", d, n); }
 // Detection by content: the file name says nothing.
 int fuzz_trace_auto(const std::uint8_t* d, std::size_t n) { return read_trace("auto", "trace.txt", d, n); }

@@ -40,6 +40,14 @@ TEST_CASE("Workload.TraceReaderUtil.DateTimes") {
   CHECK_FALSE(parse_datetime("2017-10-07", s));
   CHECK_FALSE(parse_datetime("2017-13-07 01:11:39", s));
   CHECK_FALSE(parse_datetime("2017-10-07 01:11:39 PDT", s));
+  // A zone makes it UTC (Acme writes +08:00).
+  REQUIRE(parse_datetime("2023-03-01 08:00:00+08:00", s));
+  CHECK(s == 1677628800);
+  REQUIRE(parse_datetime("2023-03-01T00:00:00Z", s));
+  CHECK(s == 1677628800);
+  REQUIRE(parse_datetime("2023-02-28 19:30:00.5-0430", s));
+  CHECK(s == 1677628800.5);
+  CHECK_FALSE(parse_datetime("2023-03-01 08:00:00+8", s));
   std::string file = "f.csv";
   CHECK(parse_time("12.5", FieldContext{file, 3, "t"}) == 12.5);
   CHECK_THROWS_WITH_AS(parse_time("soon", FieldContext{file, 3, "t"}),
