@@ -258,7 +258,7 @@ void Scheduler::rekey_user(workload::Label user, engine::Time now) {
 
 void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time now) {
   if (id == kExternalTimer && external_) {
-    external_timer(now);
+    external_->timer_due(now);
     return;
   }
   if (id == kNoJob) {
@@ -462,7 +462,7 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
 }
 
 void Scheduler::job_ended(workload::JobId id, engine::Time now) {
-  if (external_ && running_.count(id)) external_ended(id);
+  if (external_ && running_.count(id)) external_->ended(id);
   drop_running(id);
   if (pools_) pools_->gone(id);
   if (!has_key(id)) return;
@@ -499,7 +499,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
   ks.key = queue_order_->key(spec, *ledger_, false, now);
   ++ks.version;
   enqueue(QueueKey{ks.key, id}, job);
-  if (external_) external_requeued(id);
+  if (external_) external_->requeued(id);
   if (pools_) pools_->waiting(spec, spec.tasks);
   last_block_.valid = false;
   ++changes_;
@@ -509,7 +509,7 @@ void Scheduler::requeue(workload::JobId id, engine::Time now) {
 }
 
 void Scheduler::forget(workload::JobId id, engine::Time now) {
-  if (external_) external_gone(id);
+  if (external_) external_->gone(id);
   unrun(id);
   if (pools_) pools_->gone(id);
   const auto user = key_state(id).spec->user;

@@ -195,10 +195,6 @@ class Scheduler {
                         std::vector<StopDecision>& stops);
   void external_submitted(const PendingJob& job);
   void external_stopped(workload::JobId id, StopCause cause);
-  void external_gone(workload::JobId id);
-  void external_ended(workload::JobId id);
-  void external_requeued(workload::JobId id);
-  void external_timer(engine::Time now);
   // Recomputes one job's key where it is queued and running; asks for its next timer.
   void rekey(workload::JobId id, engine::Time now);
   void rekey_user(workload::Label user, engine::Time now);

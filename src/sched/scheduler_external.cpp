@@ -38,10 +38,6 @@ void Scheduler::external_submitted(const PendingJob& job) {
 }
 
 void Scheduler::external_stopped(workload::JobId id, StopCause cause) { external_->stopped(id, protocol_cause(cause)); }
-void Scheduler::external_gone(workload::JobId id) { external_->gone(id); }
-void Scheduler::external_ended(workload::JobId id) { external_->ended(id); }
-void Scheduler::external_requeued(workload::JobId id) { external_->requeued(id); }
-void Scheduler::external_timer(engine::Time now) { external_->timer_due(now); }
 
 void Scheduler::external_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                               std::vector<StopDecision>& stops) {

@@ -40,13 +40,8 @@ constexpr std::uint32_t kMaxRowInstances = 100'000;  // each instance is a job o
 class NativeCsvSource final : public JobSource {
  public:
   NativeCsvSource(const std::string& path, const TraceOptions& options)
-      : reader_(path), skip_bad_(options.skip_bad_rows) {
+      : reader_(path), skip_bad_(options.skip_bad_rows), skipped_file_(options.skipped_file) {
     read_header();
-    if (!options.skipped_file.empty()) {
-      skipped_file_ = std::make_unique<std::ofstream>(options.skipped_file, std::ios::binary);
-      if (!*skipped_file_) throw InputError(options.skipped_file, 0, "--skipped", "cannot write this file");
-      *skipped_file_ << "line,reason\n";
-    }
   }
 
   // Rows in file order, with a service row's instances after it and a cron row's later
@@ -73,13 +68,9 @@ class NativeCsvSource final : public JobSource {
         continue;
       }
       if (!cron) {
-        if (skipped_file_) skipped_file_->flush();
+        skipped_file_.flush();
         // Nothing remains: a mistake to say so, not a run of zero jobs.
-        if (next_id_ == 0)
-          throw InputError(reader_.path(), 0, "",
-                           skipped_ ? fmt::format("no job remains: all {} rows were unreadable (--skip-bad-rows)",
-                                                  skipped_)
-                                    : std::string("no job in this trace (no data rows)"));
+        if (next_id_ == 0) throw no_job_left(reader_.path(), skipped_by_reason());
         return false;
       }
       out = cron->job;
@@ -125,9 +116,7 @@ class NativeCsvSource final : public JobSource {
       } catch (const InputError& e) {
         if (!skip_bad_) throw;
         ++skipped_;
-        if (skipped_file_)
-          *skipped_file_ << e.line() << ',' << csv_field(fmt::format("unreadable ({}): {}", e.field(), e.what()))
-                         << '\n';
+        skipped_file_.unreadable(e);
       }
     }
     rows_done_ = true;
@@ -342,7 +331,7 @@ class NativeCsvSource final : public JobSource {
   JobId next_id_ = 0;
   engine::Time last_submit_ = 0;
   std::uint64_t skipped_ = 0;
-  std::unique_ptr<std::ofstream> skipped_file_;  // --skipped
+  SkippedRowsFile skipped_file_;  // --skipped
   std::optional<JobSpec> ahead_;  // the next row, read but not handed out
   bool rows_done_ = false;
   std::deque<JobSpec> ready_;  // jobs handed out before anything else

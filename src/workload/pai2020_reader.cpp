@@ -23,11 +23,6 @@ constexpr const char* kColNames[kColCount] = {"job_name", "task_name", "inst_num
 // pai_job_table.csv: job_name,inst_id,user,status,start_time,end_time
 constexpr std::size_t kJobTableCols = 6;
 
-// A count, at least `min`, at most 2^32-1 (a task count); pandas' "2.0" is 2 (parse_int).
-std::uint32_t parse_whole_count(std::string_view s, std::uint32_t min, const FieldContext& where) {
-  return parse_int_field<std::uint32_t>(s, where, min);
-}
-
 // plan_gpu is a percentage of one GPU: at most 2^32-1 whole GPUs.
 constexpr double kMaxPlanGpu = 100.0 * std::numeric_limits<std::uint32_t>::max();
 
@@ -85,7 +80,7 @@ class Pai2020Source final : public TraceReaderSource {
     if (plan_gpu > kMaxPlanGpu)
       fail(kPlanGpu, fmt::format("{} is out of range [0, {}] (percent of one GPU: at most {} GPUs)", plan_gpu,
                                  kMaxPlanGpu, std::numeric_limits<std::uint32_t>::max()));
-    const std::uint32_t inst = parse_whole_count(fields_[kInstNum], 1, at(kInstNum));
+    const std::uint32_t inst = parse_int_field<std::uint32_t>(fields_[kInstNum], at(kInstNum), 1);  // pandas' 2.0 is 2
     // plan_cpu is a percentage of one CPU (600 = 6 CPUs), plan_mem GB; either may be missing.
     std::string_view plan_cpu = trim(fields_[kPlanCpu]), plan_mem = trim(fields_[kPlanMem]);
     const bool cpu_given = !is_missing(plan_cpu), mem_given = !is_missing(plan_mem);

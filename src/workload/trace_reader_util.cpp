@@ -43,29 +43,49 @@ std::string DropCounts::summary() const {
 }
 
 TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& options, Order order)
-    : path_(std::move(path)), options_(options), order_(order) {
+    : path_(std::move(path)), options_(options), order_(order), skipped_(options.skipped_file) {
   rebase_ = bool_arg(options, "", "rebase", true);
   if (bool_arg(options, "", "sort", false)) order_ = Order::sorted;
-  if (!options.skipped_file.empty()) {
-    skipped_ = std::make_unique<std::ofstream>(options.skipped_file, std::ios::binary);
-    if (!*skipped_) throw InputError(options.skipped_file, 0, "--skipped", "cannot write this file");
-    *skipped_ << "line,reason\n";
-  }
 }
 
-void TraceReaderSource::skipped_row(long line, std::string_view reason) {
-  if (skipped_) *skipped_ << line << ',' << csv_field(reason) << '\n';
+SkippedRowsFile::SkippedRowsFile(const std::string& path) {
+  if (path.empty()) return;
+  out_ = std::make_unique<std::ofstream>(path, std::ios::binary);
+  if (!*out_) throw InputError(path, 0, "--skipped", "cannot write this file");
+  *out_ << "line,reason\n";
+}
+
+void SkippedRowsFile::row(long line, std::string_view reason) {
+  if (out_) *out_ << line << ',' << csv_field(reason) << '\n';
+}
+
+void SkippedRowsFile::unreadable(const InputError& e) {
+  if (out_) row(e.line(), fmt::format("unreadable ({}): {}", e.field(), e.what()));
+}
+
+void SkippedRowsFile::flush() {
+  if (out_) out_->flush();
+}
+
+InputError no_job_left(const std::string& path, const std::vector<std::pair<std::string, std::uint64_t>>& reasons) {
+  if (reasons.empty()) return InputError(path, 0, "", "no job in this trace (no data rows)");
+  std::string why;
+  std::uint64_t total = 0;
+  for (const auto& [reason, n] : reasons) {
+    why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", reason, n);
+    total += n;
+  }
+  return InputError(path, 0, "", fmt::format("no job remains: all {} rows were left out ({})", total, why));
 }
 
 void TraceReaderSource::drop(std::string_view reason) {
   drops_.add(reason);
-  skipped_row(row_line(), reason);
+  skipped_.row(row_line(), reason);
 }
 
 void TraceReaderSource::skip_bad_row(const InputError& e) {
   ++bad_rows_;
-  // The error's own words say why; the location is the line column.
-  skipped_row(e.line(), fmt::format("unreadable ({}): {}", e.field(), e.what()));
+  skipped_.unreadable(e);
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> TraceReaderSource::skipped_by_reason() const {
@@ -110,21 +130,10 @@ void TraceReaderSource::fill_buffer() {
 void TraceReaderSource::finish() {
   if (finished_) return;
   finished_ = true;
-  if (skipped_) skipped_->flush();
+  skipped_.flush();
   // A trace from which nothing remains is a mistake (a wrong format arg, a filtered file),
   // never a successful run of zero jobs.
-  if (next_id_ == 0) {
-    const auto reasons = skipped_by_reason();
-    std::string why;
-    std::uint64_t total = 0;
-    for (const auto& [reason, n] : reasons) {
-      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", reason, n);
-      total += n;
-    }
-    throw InputError(path_, 0, "", reasons.empty() ? std::string("no job in this trace (no data rows)")
-                                                   : fmt::format("no job remains: all {} rows were left out ({})",
-                                                                 total, why));
-  }
+  if (next_id_ == 0) throw no_job_left(path_, skipped_by_reason());
   if (notices_.total() > 0) notice(fmt::format("{}: {}", path_, notices_.summary()));
 }
 

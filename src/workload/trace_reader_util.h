@@ -47,6 +47,23 @@ class DropCounts {
   std::uint64_t total_ = 0;
 };
 
+// The --skipped file (TraceOptions::skipped_file): a CSV row `line,reason` for each row a
+// reader leaves out; does nothing when no file was asked for.
+class SkippedRowsFile {
+ public:
+  explicit SkippedRowsFile(const std::string& path);
+  void row(long line, std::string_view reason);
+  // A row --skip-bad-rows passed over: the error's own words are its reason.
+  void unreadable(const InputError& e);
+  void flush();
+
+ private:
+  std::unique_ptr<std::ofstream> out_;
+};
+
+// The error for a trace from which no job remains, naming the rows left out per reason.
+InputError no_job_left(const std::string& path, const std::vector<std::pair<std::string, std::uint64_t>>& reasons);
+
 // Base of every public-format reader. A subclass implements read_row(); this class applies
 // --skip-bad-rows, orders rows by submit time, re-bases time so that the first submit is 0
 // (arg rebase=false keeps the trace's origin), and numbers jobs 0..n-1 in output order.
@@ -99,7 +116,6 @@ class TraceReaderSource : public JobSource {
  private:
   bool read_checked(JobSpec& out);
   void skip_bad_row(const InputError& e);
-  void skipped_row(long line, std::string_view reason);
   void fill_buffer();
   void finish();
 
@@ -119,7 +135,7 @@ class TraceReaderSource : public JobSource {
   engine::Time last_submit_ = 0;
   std::vector<JobSpec> buffer_;
   std::size_t served_ = 0;
-  std::unique_ptr<std::ofstream> skipped_;  // the --skipped file, when asked for
+  SkippedRowsFile skipped_;
 };
 
 // Format arguments (TraceOptions::args). check_args throws for a name not in `known`, with a
