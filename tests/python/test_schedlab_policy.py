@@ -619,53 +619,111 @@ class SjfTest(unittest.TestCase):
 # --- las ---------------------------------------------------------------------------------
 
 class LasTest(unittest.TestCase):
-    def make(self, hosts=None, thresholds=(100,)):
+    """las.py is the built-in las + reorder: keys (2 x queue + 1 waiting / 0 running, the
+    instant the job entered its queue), victims worst key first, reprieved best first."""
+
+    def make(self, hosts=None, thresholds=(100,), **options):
         p = las.Las()
-        d = Driver(p, hosts or [host("h0", 8)], {"thresholds": list(thresholds)})
+        d = Driver(p, hosts or [host("h0", 8)], dict({"thresholds": list(thresholds)}, **options))
         return p, d
 
-    def test_preempts_a_more_served_job(self):
+    def timer(self, d, at):
+        return d.tick(at, {"event": "timer", "at": at})
+
+    def test_preempts_a_later_queue_and_starts_at_once(self):
         p, d = self.make()
-        self.assertEqual(starts(d.tick(0.0, submit(job(1, gpus=8)))), [(1, ["h0"])])
-        # At 20 s, job 1 has 160 GPU-s (level 1); job 2 arrives (level 0) and needs the host.
+        out = d.tick(0.0, submit(job(1, gpus=8)))
+        # Job 1 reaches 100 GPU-s on 8 GPUs at 12.5 s, where the built-in rekeys it; with no
+        # job waiting that decides nothing, and no tick is asked for.
+        self.assertEqual(out, [{"start": 1, "hosts": ["h0"]}])
+        self.assertEqual(p._ks[1].key, (0, 0))  # running, queue 0, entered at its submit
+        # Job 2 (queue 0) outranks it: job 1 is preempted, its GPUs free at once (no checkpoint
+        # save), and job 2 starts in the same decisions.
         out = d.tick(20.0, submit(job(2, submit=20.0, gpus=8)))
-        self.assertEqual([x for x in out if "preempt" in x], [{"preempt": 1}])
-        self.assertEqual(starts(out), [])
-        # Saving a checkpoint: nothing more is preempted, job 2 still waits for the GPUs.
-        out = d.tick(20.0, ev("stopped", 1, cause="preempted"))
-        self.assertEqual([x for x in out if "preempt" in x or "start" in x], [])
-        out = d.tick(25.0, ev("requeued", 1))
+        self.assertEqual(out[0], {"preempt": 1})
         self.assertEqual(starts(out), [(2, ["h0"])])
-        self.assertEqual(p.attained(1), 160.0)
+        # Job 1 entered queue 1 at 12.5 s, and waits again (since 20 s): key (3, 12.5 s), its
+        # service 160 GPU-s.
+        self.assertEqual(p._ks[1].key, (3, 12_500_000))
+        self.assertEqual(p._life[1].attained_gpu_us, 160e6)
+        # schedlab's events of that preemption come at the next tick: nothing is freed twice.
+        out = d.tick(21.0, ev("stopped", 1, cause="preempted"), ev("requeued", 1))
+        self.assertEqual([x for x in out if "start" in x or "preempt" in x], [])
+        self.assertEqual(free(p), {"h0": 0})
+        self.assertEqual(p.preemptions, 1)
+
+    def test_waits_for_a_checkpoint_save(self):
+        # A 30 s save within a 60 s grace: a victim keeps its GPUs 30 s, and is not evicted
+        # before it ran 30 s past its checkpoint (what the stop and restart cost: the thrash guard).
+        p, d = self.make(grace_s=60, checkpoint={"save_s": 30})
+        d.tick(0.0, submit(job(1, gpus=8)))
+        out = d.tick(20.0, submit(job(2, submit=20.0, gpus=8)))
+        self.assertEqual(out, [{"timer": 30.0}])  # job 1 may be evicted from 30 s
+        out = self.timer(d, 30.0)
+        self.assertEqual(out, [{"preempt": 1}])
+        # Saving: job 2 keeps its claim and evicts no more; job 1 still accrues service.
+        self.assertEqual(d.tick(30.5, ev("stopped", 1, cause="preempted")), [])
+        out = d.tick(60.0, ev("requeued", 1))
+        self.assertEqual(starts(out), [(2, ["h0"])])
+        self.assertEqual(p._life[1].attained_gpu_us, 480e6)  # 60 s on 8 GPUs
+        self.assertEqual(p._life[1].work_done, 30e6)  # the save kept all 30 s of work
 
     def test_does_not_preempt_a_job_that_is_not_preemptible(self):
         p, d = self.make()
         d.tick(0.0, submit(job(1, gpus=8, preemptible=False)))
         out = d.tick(20.0, submit(job(2, submit=20.0, gpus=8)))
-        self.assertEqual([x for x in out if "preempt" in x], [])
+        self.assertEqual([x for x in out if "preempt" in x or "start" in x], [])
 
-    def test_does_not_preempt_a_job_of_the_same_level(self):
+    def test_does_not_preempt_a_job_of_the_same_queue(self):
         p, d = self.make()
         d.tick(0.0, submit(job(1, gpus=8)))
-        out = d.tick(5.0, submit(job(2, submit=5.0, gpus=8)))  # job 1: 40 GPU-s, level 0
-        self.assertEqual([x for x in out if "preempt" in x], [])
-        # A timer for when job 1 crosses 100 GPU-s: 12.5 s (and a microsecond).
-        self.assertEqual([x for x in out if "timer" in x], [{"timer": 12.500001}])
-        out = d.tick(12.500001, {"event": "timer", "at": 12.500001})
-        self.assertEqual([x for x in out if "preempt" in x], [{"preempt": 1}])
+        out = d.tick(5.0, submit(job(2, submit=5.0, gpus=8)))  # job 1: 40 GPU-s, queue 0
+        # Job 2 waits: a tick at 12.5 s, when job 1 enters queue 1 (the built-in's rekey).
+        self.assertEqual(out, [{"timer": 12.5}])
+        out = self.timer(d, 12.5)
+        self.assertEqual(out[0], {"preempt": 1})
+        self.assertEqual(starts(out), [(2, ["h0"])])
 
-    def test_preempts_only_what_it_needs(self):
+    def test_worst_key_first_and_reprieve(self):
         p, d = self.make([host("h0", 8), host("h1", 8)])
-        d.tick(0.0, submit(job(1, gpus=8)))                 # h0 (tie -> lowest)
-        d.tick(1.0, submit(job(2, submit=1.0, gpus=8)))     # h1
-        # At 30 s: job 1 has 240 GPU-s, job 2 232: both level 1. Job 3 needs 8 GPUs: one victim,
-        # the more served (job 1) is evicted, job 2 reprieved.
-        out = d.tick(30.0, submit(job(3, submit=30.0, gpus=8)))
-        self.assertEqual([x for x in out if "preempt" in x], [{"preempt": 1}])
+        # Job 1 (4 GPUs) on h0, job 2 (8 GPUs) on h1; they reach 100 GPU-s at 25 s and 12.5 s.
+        out = d.tick(0.0, submit(job(1, gpus=4)), submit(job(2, gpus=8)))
+        self.assertEqual(starts(out), [(1, ["h0"]), (2, ["h1"])])
+        # Job 3 (4 GPUs) fits on h0; job 4 (8 GPUs) does not. The dry run frees job 1 first
+        # (it entered queue 1 last: the worst key), then job 2; job 4 places on h1, and job 1
+        # is reprieved: only job 2 is preempted.
+        out = d.tick(30.0, submit(job(3, submit=30.0, gpus=4)), submit(job(4, submit=30.0, gpus=8)))
+        self.assertEqual([x for x in out if "preempt" in x], [{"preempt": 2}])
+        self.assertEqual(starts(out), [(3, ["h0"]), (4, ["h1"])])
 
-    def test_bad_thresholds(self):
+    def test_min_run(self):
+        p, d = self.make(min_run_s=30)
+        d.tick(0.0, submit(job(1, gpus=8)))
+        out = d.tick(20.0, submit(job(2, submit=20.0, gpus=8)))
+        # Too young to evict until 30 s: a tick is asked for then (the built-in's wake-up).
+        self.assertEqual(out, [{"timer": 30.0}])
+        out = self.timer(d, 30.0)
+        self.assertEqual(out[0], {"preempt": 1})
+        self.assertEqual(starts(out), [(2, ["h0"])])
+
+    def test_crossing_without_a_tick_counts_before_the_next_events(self):
+        # Job 1 enters queue 1 at 12.5 s, with no job waiting: no tick there. At 20 s its host
+        # fails: it waits again in queue 1, entered at 12.5 s (the built-in rekeyed it then),
+        # not at 20 s.
+        p, d = self.make()
+        d.tick(0.0, submit(job(1, gpus=8)))
+        d.tick(20.0, ev("stopped", 1, cause="host_failed"), ev("requeued", 1), {"event": "host_down", "host": "h0"})
+        self.assertEqual(p._ks[1].key, (3, 12_500_000))
+
+    def test_bad_options(self):
         with self.assertRaises(ValueError):
             self.make(thresholds=(100, 50))
+        with self.assertRaises(ValueError):
+            self.make(threshold=[100])
+        with self.assertRaises(ValueError):
+            self.make(service="wall")
+        with self.assertRaises(ValueError):
+            self.make(checkpoint={"save": 30})
 
 
 # --- end to end, against a stand-in for schedlab -----------------------------------------
@@ -820,6 +878,8 @@ class FakeSchedlab:
             assert self.jobs[jid]["preemptible"], f"{where}: job not preemptible"
             self.preemptions += 1
             self.stop(now, jid)
+            if self.hold_s == 0:
+                self.free(jid)  # no checkpoint save: schedlab frees its GPUs at once
             # Stopped now (seen at the next tick, at the same time); requeued once its
             # checkpoint is saved.
             self.push(now, "stopped", jid)
@@ -902,9 +962,17 @@ def mixed_cluster():
 
 
 class EndToEndTest(unittest.TestCase):
-    def play(self, example, seed, **kw):
+    def play(self, example, seed, gangs_only=False, **kw):
         argv = [sys.executable, str(PY / "examples" / example)]
-        fake = FakeSchedlab(mixed_cluster(), random_workload(300, seed), argv, **kw).run()
+        jobs = random_workload(300, seed)
+        if gangs_only:
+            # las.py starts a non-gang job's tasks as GPUs come free, and its strict order then
+            # waits on it, as the built-in does. schedlab ends each run at its own duration;
+            # FakeSchedlab ends a partly started job's runs only with the job, so two partly
+            # started jobs could each hold what the other needs, forever.
+            for j in jobs:
+                j["gang"] = True
+        fake = FakeSchedlab(mixed_cluster(), jobs, argv, **kw).run()
         done = sum(1 for s in fake.state.values() if s == "done")
         self.assertEqual(done, 300, f"{example}: {done} of 300 jobs ended")
         return fake
@@ -916,8 +984,14 @@ class EndToEndTest(unittest.TestCase):
         self.play("sjf_rack_pack.py", 2, failures=[(3000.0, "h4", 800.0)])
 
     def test_las(self):
-        fake = self.play("las.py", 3, options={"thresholds": [200, 2000]}, hold_s=30.0,
-                         failures=[(4000.0, "h1", 300.0)])
+        fake = self.play("las.py", 3, gangs_only=True, options={"thresholds": [200, 2000], "grace_s": 30,
+                                                                  "checkpoint": {"save_s": 30}},
+                         hold_s=30.0, failures=[(4000.0, "h1", 300.0)])
+        self.assertGreater(fake.preemptions, 0)
+
+    def test_las_frees_at_once(self):
+        fake = self.play("las.py", 4, gangs_only=True, options={"thresholds": [200, 2000], "min_run_s": 10},
+                         failures=[(3000.0, "h3", 400.0)])
         self.assertGreater(fake.preemptions, 0)
 
 

@@ -149,6 +149,9 @@ class Policy:
     def on_hello(self, options):
         """The cluster is known (self.cluster) and the scenario's options given."""
 
+    def on_tick(self, now):
+        """A tick begins: self.now is its time; its events are not applied yet."""
+
     def on_submit(self, job):
         pass
 
@@ -263,9 +266,17 @@ class Policy:
         rj.gpus += len(hosts) * (need.milli / MILLI_PER_GPU if need.fractional else need.g)
         return {"start": jid, "hosts": hosts}
 
-    def preempt(self, job):
-        """A preempt decision: the job stops (its waiting tasks too); the mirror keeps its
-        GPUs held until schedlab reports them free (requeued or gone)."""
+    def preempt(self, job, release=False):
+        """A preempt decision: the job stops (its waiting tasks too). By default the mirror
+        keeps its GPUs held until schedlab reports them free (requeued or gone): the job may
+        save a checkpoint first.
+
+        release=True: schedlab frees them at once, as it does when no checkpoint save holds
+        them (the scenario's lifecycle: no ``preemption.grace_s``, or jobs without a save
+        cost), and the mirror frees them now, so that a start later in the same decisions
+        may use them (schedlab applies decisions in order). Only where that is so: a start
+        on GPUs schedlab still holds is invalid. The ``stopped`` and ``requeued`` events that
+        follow then free nothing more."""
         job = self._job(job)
         jid = job["id"]
         rj = self._running.get(jid)
@@ -274,6 +285,11 @@ class Policy:
         if not job.get("preemptible", True):
             raise ValueError(f"preempt {jid}: the job is not preemptible")
         self._stop_run(rj)
+        if release:
+            del self._stopping[jid]
+            for s in rj.slots:
+                self.cluster.release_slot(s)
+            rj.slots = []
         return {"preempt": jid}
 
     def timer(self, at):
@@ -475,6 +491,7 @@ class Policy:
     def _tick(self, msg):
         self.now = float(msg["now"])
         self._state_asked = False
+        self.on_tick(self.now)
         for ev in msg.get("events") or ():
             self._apply(ev)
         if msg.get("state") is not None:
