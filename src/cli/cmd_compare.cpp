@@ -1,6 +1,7 @@
 // `schedlab compare`: one scenario under several variants, side by side.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
+#include "sim/packing_run.h"
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -93,8 +95,18 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       scenarios.back().name = v.name;
     }
     std::string dir = out->empty() ? "results/" + base.name + "-compare" : *out;
+    // The packing experiment (sim/packing_run.h) has figures of its own: all variants or none.
+    const bool packing = base.workload.packing_mode;
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      if (scenarios[i].workload.packing_mode != packing)
+        throw InputError(opts->scenario, 0, "variants",
+                         fmt::format("'{}' changes workload.mode: the variants of one compare share the mode",
+                                     list[i].name));
+    if (packing && explain_opt->count() > 0)
+      throw InputError(opts->scenario, 0, "workload.mode", "packing: --explain follows a replay in time");
     StagingDir staging(dir, *force);
     std::vector<sim::RunOutcome> outcomes(scenarios.size());
+    std::vector<sim::PackingOutcome> packed(scenarios.size());
     std::vector<std::exception_ptr> errors(scenarios.size());
     unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
@@ -107,7 +119,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
             sim::RunHooks hooks;
             if (explain_opt->count() > 0) hooks.explain = *explain;
             if (tty) hooks.progress = board.reporter(i);
-            outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name), false, {}, hooks);
+            if (packing)
+              packed[i] = sim::run_packing(scenarios[i], staging.file(list[i].name));
+            else
+              outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name), false, {}, hooks);
           } catch (...) {
             errors[i] = std::current_exception();
           }
@@ -117,10 +132,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
 
+    std::vector<std::vector<std::pair<std::string, double>>> figures;
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      figures.push_back(packing ? packed[i].figures() : outcomes[i].summary.figures());
     std::FILE* human = human_stream(*format);
     // Table: rows are figures, columns variants, with the ratio to the first variant.
     fmt::print(human, "scenario {} on {}: {} variants\n", base.name, base.cluster.name, list.size());
-    std::string header = fmt::format("  {:<18}", "");
+    std::size_t name_width = 18;
+    for (const auto& [name, value] : figures[0]) name_width = std::max(name_width, name.size());
+    std::string header = fmt::format("  {:<{}}", "", name_width);
     for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
     fmt::print(human, "{}\n", header);
     std::ofstream csv(staging.file("compare.csv"), std::ios::binary);
@@ -128,24 +148,24 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     for (const auto& v : list) csv << "," << csv_field(v.name);
     for (std::size_t i = 1; i < list.size(); ++i) csv << "," << csv_field(list[i].name + "/" + list[0].name);
     csv << "\n";
-    auto figures0 = outcomes[0].summary.figures();
+    const auto& figures0 = figures[0];
     for (std::size_t f = 0; f < figures0.size(); ++f) {
       const auto& name = figures0[f].first;
       // Counts print as integers at any size (%g would turn 2^31 jobs into 2.147e+09).
       const bool count = metrics::is_count_figure(name);
-      std::string line = fmt::format("  {:<18}", name);
+      std::string line = fmt::format("  {:<{}}", name, name_width);
       csv << csv_field(name);
-      for (std::size_t i = 0; i < outcomes.size(); ++i) {
-        double v = outcomes[i].summary.figures()[f].second;
+      for (std::size_t i = 0; i < figures.size(); ++i) {
+        double v = figures[i][f].second;
         double b = figures0[f].second;
         std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
         std::string value = metrics::human_figure(name, v);
         line += fmt::format(" {:>22}", value + ratio);
         csv << (count ? fmt::format(",{}", static_cast<std::uint64_t>(v)) : fmt::format(",{:.6f}", v));
       }
-      for (std::size_t i = 1; i < outcomes.size(); ++i) {
+      for (std::size_t i = 1; i < figures.size(); ++i) {
         double b = figures0[f].second;
-        csv << (b != 0 ? fmt::format(",{:.6f}", outcomes[i].summary.figures()[f].second / b) : std::string(","));
+        csv << (b != 0 ? fmt::format(",{:.6f}", figures[i][f].second / b) : std::string(","));
       }
       csv << "\n";
       fmt::print(human, "{}\n", line);
@@ -160,7 +180,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       doc["variants"] = nlohmann::ordered_json::array();
       for (std::size_t i = 0; i < list.size(); ++i) {
         std::ostringstream one;
-        metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
+        if (packing)
+          sim::write_packing_summary_json(one, packed[i], list[i].name);
+        else
+          metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
         doc["variants"].push_back({{"name", list[i].name}, {"summary", nlohmann::ordered_json::parse(one.str())}});
       }
       fmt::print("{}\n", doc.dump(2));

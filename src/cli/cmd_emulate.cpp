@@ -105,6 +105,9 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       throw InputError("scenario: a scenario file is required (or --resume WORK_DIR)");
     }
     auto scenario = load(*opts);
+    if (scenario.workload.packing_mode)
+      throw InputError(scenario.file, 0, "workload.mode",
+                       "packing places pods that never end: there is nothing to emulate in wall-clock time");
     std::string dir = out->empty() ? "results/" + scenario.name + "-emulated" : *out;
     check_results_target(dir, *force);
     if (!journal) {

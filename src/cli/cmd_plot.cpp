@@ -54,6 +54,14 @@ int run_python(const std::string& script_text, const std::vector<std::string>& a
   if (pid < 0) throw EnvironmentError(fmt::format("plot: fork: {}", std::strerror(errno)));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
+// A compare folder of the packing mode: its variants' folders hold packing.csv.
+bool packing_compare(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / "compare.csv", ec)) return false;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory(ec) && fs::exists(entry.path() / "packing.csv", ec)) return true;
+  return false;
+}
 }  // namespace
 
 void add_plot_command(CLI::App& app, int& exit_code) {
@@ -67,15 +75,17 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     std::error_code ec;
     const bool sweep_folder = fs::exists(fs::path(*dir) / sweep::kSweepMarker, ec);
     const bool results = fs::exists(fs::path(*dir) / "timeline.csv", ec) || fs::exists(fs::path(*dir) / "compare.csv", ec);
-    if (!sweep_folder && !results)
-      throw InputError(*dir, 0, "", "is not a run, compare or sweep folder (no timeline.csv, compare.csv or sweep)");
+    const bool packing = fs::exists(fs::path(*dir) / "packing.csv", ec) || packing_compare(*dir);
+    if (!sweep_folder && !results && !packing)
+      throw InputError(*dir, 0, "",
+                       "is not a run, compare or sweep folder (no timeline.csv, packing.csv, compare.csv or sweep)");
     std::vector<std::string> args{*dir};
     if (!out->empty()) args.insert(args.end(), {"-o", *out});
     if (sweep_folder && !fs::exists(fs::path(*dir) / "sweep-summary.csv", ec)) {
       const auto spec = sweep::read_folder(*dir);
       sweep::collect(spec, sweep::SweepFolder{*dir});
     }
-    const int rc = run_python(sweep_folder ? k_plot_sweep_py : k_plot_results_py, args);
+    const int rc = run_python(sweep_folder ? k_plot_sweep_py : packing ? k_plot_packing_py : k_plot_results_py, args);
     if (rc == 127)
       throw EnvironmentError("plot: python3 not found: install python3 and python3-matplotlib (scripts/setup.sh)");
     if (rc != 0)

@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
+#include "sim/packing_run.h"
 #include "sim/scenario_run.h"
 #include "util/checked.h"
 #include "util/error.h"
@@ -18,6 +19,30 @@
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
+
+namespace {
+// `run` of a scenario in the packing mode (sim/packing_run.h).
+void run_packing_command(const config::Scenario& scenario, const std::string& dir, bool force,
+                         const std::string& format, bool replay_options) {
+  if (replay_options)
+    throw InputError(scenario.file, 0, "workload.mode",
+                     "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
+  auto t0 = std::chrono::steady_clock::now();
+  auto outcome = sim::run_packing(scenario, dir, force);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::FILE* human = human_stream(format);
+  fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", scenario.name,
+             policy_label(scenario.scheduler), scenario.cluster.name, outcome.total_gpus, scenario.seed);
+  if (format == "json") {
+    sim::write_packing_summary_json(std::cout, outcome, scenario.name);
+  } else {
+    fmt::print("{}", sim::format_packing_table(outcome));
+  }
+  fmt::print(human, "results: {}/\n", dir);
+  fmt::print(human, "run: {} pods in {:.2f} s wall\n", outcome.pods_arrived, wall);
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario and write results/<name>/ (jobs.csv, timeline.csv, "
@@ -62,10 +87,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
+    set_notices_quiet(*quiet);
+    if (scenario.workload.packing_mode) {
+      run_packing_command(scenario, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
+                                                              !events->empty());
+      exit_code = 0;
+      return;
+    }
     auto t0 = std::chrono::steady_clock::now();
     sim::RunHooks hooks;
     if (explain_opt->count() > 0) hooks.explain = *explain;
-    set_notices_quiet(*quiet);
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
     auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

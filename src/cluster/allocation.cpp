@@ -378,13 +378,15 @@ void AllocationState::release(const Placement& p) {
 }
 
 TaskSlot AllocationTransaction::take(TaskSlot slot) {
-  if (slot.milli) {
-    int s = state_->share_slot_with_room(slot.host, slot.milli, true);
-    slot.share_slot = state_->take_share(slot.host, slot.milli, s);
-    state_->take_resources(slot.host, slot.cpu_milli, slot.mem_mib);
-  } else {
-    state_->take(slot);
-  }
+  if (slot.milli) return take_share_on(slot, state_->share_slot_with_room(slot.host, slot.milli, true));
+  state_->take(slot);
+  log_.push_back({slot, true});
+  return slot;
+}
+
+TaskSlot AllocationTransaction::take_share_on(TaskSlot slot, int share_slot) {
+  slot.share_slot = state_->take_share(slot.host, slot.milli, share_slot);
+  state_->take_resources(slot.host, slot.cpu_milli, slot.mem_mib);
   log_.push_back({slot, true});
   return slot;
 }

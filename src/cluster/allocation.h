@@ -161,8 +161,12 @@ class AllocationTransaction {
   AllocationTransaction& operator=(const AllocationTransaction&) = delete;
 
   const AllocationState& state() const { return *state_; }
-  // Records and applies one task's slot; fills in share_slot for shares.
+  // Records and applies one task's slot; fills in share_slot for shares (the fullest shared
+  // GPU with room, else a newly opened one).
   TaskSlot take(TaskSlot slot);
+  // The same for a share put on a chosen shared GPU: `share_slot` (which must have room), or
+  // a newly opened GPU when -1.
+  TaskSlot take_share_on(TaskSlot slot, int share_slot);
   // Records and applies the release of a held slot (a preemption's dry run frees victims).
   void release(const TaskSlot& slot);
   void commit() { log_.clear(); }

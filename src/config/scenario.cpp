@@ -306,7 +306,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   At wat = at / "workload";
   if (!w) fail(root, wat, "required key is missing (trace: FILE or generate: {...})");
   {
-    std::vector<std::string> keys{"trace", "format", "skip_bad_rows", "args", "generate", "max_jobs", "arrival_scale"};
+    std::vector<std::string> keys{"trace",    "format",        "skip_bad_rows", "args", "generate",
+                                  "max_jobs", "arrival_scale", "mode",          "packing"};
     keys.insert(keys.end(), kLongRunningKeys.begin(), kLongRunningKeys.end());
     check_keys(w, keys, wat);
   }
@@ -338,6 +339,22 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
                                             workload::kMaxArrivalScale);
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
+  if (w["mode"]) sc.workload.packing_mode = get_choice(w["mode"], wat / "mode", {"replay", "packing"}) == "packing";
+  if (w["packing"]) {
+    At pat = wat / "packing";
+    if (!sc.workload.packing_mode) fail(w["packing"], pat, "applies only with workload.mode: packing");
+    require_map(w["packing"], pat);
+    check_keys(w["packing"], {"order", "arrive_until"}, pat);
+    if (const auto& o = w["packing"]["order"]) sc.workload.packing.shuffled = get_choice(o, pat / "order", {"shuffled", "trace"}) == "shuffled";
+    if (const auto& u = w["packing"]["arrive_until"])
+      sc.workload.packing.arrive_until = get_real_in(u, pat / "arrive_until", 0, 100, /*lo_open=*/true);
+  }
+  if (sc.workload.packing_mode) {
+    if (!w["trace"] && !w["generate"]) fail(w, wat / "mode", "packing needs pods: a trace or generate");
+    if (!sc.workload.long_running.empty())
+      fail(w, wat / "mode", "packing places pods that never end: services and cron entries do not apply");
+    sc.workload.options.times_optional = true;
+  }
 
   if (const auto& r = root["resources"]) {
     // Per GPU, for jobs whose trace gives no CPUs or memory (workload/resource_defaults.h).
@@ -358,6 +375,15 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (sc.pools.enabled && !sc.scheduler.external.command.empty())
     fail(root["scheduler"]["external"], at / "scheduler" / "external",
          "an external scheduler cannot be combined with pools: (not supported)");
+  if (sc.workload.packing_mode) {
+    const auto& sn = root["scheduler"];
+    if (!sc.scheduler.external.command.empty())
+      fail(sn["external"], at / "scheduler" / "external", "the packing mode runs the built-in parts only");
+    if (sc.scheduler.preemption != "none")
+      fail(sn["preemption"], at / "scheduler" / "preemption",
+           "the packing mode places pods that are never stopped: preemption must be none");
+    if (sc.pools.enabled) fail(root["pools"], at / "pools", "the packing mode does not apply pools (pods never end)");
+  }
   if (!sc.pools.enabled) {
     const auto& sn = root["scheduler"];
     if (std::find(sc.scheduler.admission.begin(), sc.scheduler.admission.end(), "pools") !=

@@ -24,7 +24,15 @@
 
 namespace schedlab::config {
 
+// `workload.mode: packing` (sim/packing_run.h): the experiment of Weng et al. (ATC'23, FGD).
+struct PackingConfig {
+  bool shuffled = true;      // `order: shuffled` (by the scenario's seed) or `trace` (as the reader serves them)
+  double arrive_until = 1.3;  // arrivals stop when their GPU demand reaches this many times the cluster's GPUs
+};
+
 struct WorkloadConfig {
+  bool packing_mode = false;  // `mode: packing`; else `replay` (in time)
+  PackingConfig packing;
   std::string trace;  // resolved path; empty when generated
   workload::TraceOptions options;
   std::optional<workload::GeneratorConfig> generate;

@@ -25,14 +25,16 @@ std::string gpu_milli_text(std::uint64_t milli) {
 
 bool is_count_figure(const std::string& name) {
   return name == "jobs" || name == "finished" || name == "dropped" || name == "failed" || name == "preemptions" ||
-         name == "failures" || name == "finished_without_gpu";
+         name == "failures" || name == "finished_without_gpu" || name == "pods" || name == "pods_placed" ||
+         name == "pods_failed" || name == "gpu_pods_failed";
 }
 
 std::string human_figure(const std::string& name, double v) {
   if (is_count_figure(name)) return fmt::format("{}", static_cast<std::uint64_t>(v));
   const bool seconds = name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0;
   if (seconds) return std::abs(v) >= 3600 ? fmt::format("{:.2f} h", v / 3600) : fmt::format("{:.1f} s", v);
-  if (name.find("utilization") != std::string::npos || name == "goodput" || name == "fragmentation")
+  if (name.find("utilization") != std::string::npos || name.find("_ratio") != std::string::npos ||
+      name == "goodput" || name == "fragmentation")
     return fmt::format("{:.1f}%", v * 100);
   if (std::abs(v) >= 1e4) return fmt::format("{:.0f}", v);
   if (v != 0 && std::abs(v) < 1e-3) return fmt::format("{:.6f}", v);

@@ -28,7 +28,7 @@ std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, con
 bool is_count_figure(const std::string& name);
 // A Summary figure for people, in units, never in exponent notation: counts as integers,
 // times (names ending in _s) in seconds or, from an hour, in hours ("12.06 h"), shares
-// (utilization, goodput, fragmentation) in percent, other numbers with four significant
+// (utilization, *_ratio, goodput, fragmentation) in percent, other numbers with four significant
 // digits. Files keep the raw numbers.
 std::string human_figure(const std::string& name, double v);
 

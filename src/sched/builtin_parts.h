@@ -24,6 +24,7 @@ std::unique_ptr<PlacementPolicy> make_first_fit_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_best_fit_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_rack_pack_placement(const PartArgs& args);
 std::unique_ptr<PlacementPolicy> make_spread_placement(const PartArgs& args);
+std::unique_ptr<PlacementPolicy> make_fgd_placement(const PartArgs& args);
 std::unique_ptr<Preemption> make_no_preemption(const PartArgs& args);
 std::unique_ptr<Preemption> make_reorder_preemption(const PartArgs& args);
 std::unique_ptr<Preemption> make_priority_preemption(const PartArgs& args);

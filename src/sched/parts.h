@@ -131,6 +131,11 @@ class PlacementPolicy {
   virtual ~PlacementPolicy() = default;
   virtual void place(const PendingJob& job, std::uint32_t want, cluster::ModelMask allowed,
                      cluster::AllocationTransaction& tx, std::vector<cluster::TaskSlot>& out) const = 0;
+  // A job of the workload: shown each job as it is submitted, or, when the whole workload is
+  // known beforehand (the packing mode), every job once before the first placement. A
+  // placement that weighs its choices against the workload's mix of requests (fgd) learns it
+  // here; `job.requested` holds the GPU models the job's request names.
+  virtual void expect(const PendingJob& /*job*/) {}
 };
 
 // A running job the preemption pass could stop: its key is worse than the waiting job's

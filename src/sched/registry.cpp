@@ -72,6 +72,10 @@ void register_builtin_parts(PartRegistry& r) {
   r.placements.add("rack-pack", "fewest hosts, then fewest racks: one host, else one rack, else fewest racks",
                    make_rack_pack_placement);
   r.placements.add("spread", "each task on the emptiest host not yet used by the job", make_spread_placement);
+  r.placements.add("fgd",
+                   "fragmentation gradient descent (Weng et al., ATC'23): where the expected GPU fragmentation, "
+                   "against the workload's mix of requests, grows least",
+                   make_fgd_placement);
 
   r.preemptions.add("none", "never evict a running job", make_no_preemption);
   r.preemptions.add("reorder", "Tiresias: a waiting job with a better key evicts the worst-keyed running jobs it needs",

@@ -170,6 +170,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   }
   if (pools_) pools_->waiting(spec, spec.tasks);
   queue_order_->job_submitted(spec);
+  if (!workload_expected_) placement_->expect(job);
   auto& ks = new_key_state(spec.id);
   ks.spec = &spec;
   ks.requested = requested;
@@ -185,6 +186,11 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
     timers_.push_back({next_rekey_, kNoJob, 0});
   }
   return std::nullopt;
+}
+
+void Scheduler::expect_workload(const workload::JobSpec& spec, cluster::ModelMask requested) {
+  workload_expected_ = true;
+  placement_->expect(PendingJob{&spec, requested | cluster::kHostsWithoutGpus, spec.tasks});
 }
 
 void Scheduler::enqueue(QueueKey key, const PendingJob& job) {

@@ -83,6 +83,9 @@ class Scheduler {
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
   std::optional<std::string> submit(const workload::JobSpec& spec, cluster::ModelMask requested, engine::Time now);
+  // The whole workload is known before it arrives (the packing mode): each of its jobs is
+  // shown to the placement once now (PlacementPolicy::expect), and no more at submit.
+  void expect_workload(const workload::JobSpec& spec, cluster::ModelMask requested);
   // The scenario's pools: the scheduler keeps `book` current (submits, starts, stops, ends),
   // recomputes entitlements every `period` and hands the book to its parts. Before any submit.
   void use_pools(pools::PoolBook* book, engine::Time period);
@@ -210,6 +213,7 @@ class Scheduler {
   const cluster::Topology* topo_;
   const JobLedger* ledger_;
   FreshLedger fresh_ledger_;
+  bool workload_expected_ = false;  // expect_workload() was called: submits are not shown to the placement
   std::unique_ptr<QueueOrder> queue_order_;
   std::vector<std::unique_ptr<Admission>> admissions_;
   std::vector<std::unique_ptr<Filter>> filters_;

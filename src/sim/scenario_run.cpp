@@ -13,6 +13,7 @@
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
 #include "sim/job_story.h"
+#include "sim/results_files.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
@@ -41,13 +42,6 @@ class LimitedSource final : public workload::JobSource {
   std::uint64_t limit_;
   std::uint64_t produced_ = 0;
 };
-
-void write_file(const std::string& path, const std::function<void(std::ostream&)>& body) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path, 0, "", "cannot write");
-  body(out);
-  if (!out) throw InputError(path, 0, "", "write failed");
-}
 
 // The event log's name inside the results folder when `events` lies directly in `out_dir`
 // (it is then written with the results: the folder is replaced as a whole); "" when it lies
@@ -88,6 +82,10 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
 
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
                         const std::string& events_file, const RunHooks& hooks) {
+  if (sc.workload.packing_mode)
+    throw InputError(sc.file, 0, "workload.mode",
+                     "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
+                     "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
@@ -147,16 +145,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                [&](std::ostream& o) { metrics::write_pools_timeline_csv(o, collector); });
   write_file(dir->file("summary.json"),
              [&](std::ostream& o) { metrics::write_summary_json(o, outcome.summary, sc.name); });
-  write_file(dir->file("run.yaml"), [&](std::ostream& o) {
-    YAML::Node run = YAML::Clone(sc.resolved);
-    run["seed"] = sc.seed;
-    YAML::Emitter e;
-    e << YAML::BeginMap << YAML::Key << "schedlab_version" << YAML::Value << SCHEDLAB_VERSION << YAML::Key
-      << "scenario_file" << YAML::Value << sc.file << YAML::Key << "cluster_file" << YAML::Value << sc.cluster_file
-      << YAML::Key << "catalog_file" << YAML::Value << sc.catalog_file << YAML::Key << "resolved" << YAML::Value << run
-      << YAML::EndMap;
-    o << e.c_str() << "\n";
-  });
+  write_file(dir->file("run.yaml"), [&](std::ostream& o) { write_run_yaml(o, sc); });
   if (hooks.finish) hooks.finish([&](const std::string& name) { return dir->file(name); }, collector, outcome.summary);
   // Inside the results folder the log is committed within the staging folder, then moves
   // with it; beside them it appears only once the results did.

@@ -30,6 +30,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       lifecycle_(lifecycle),
       failures_(failures),
       alloc_(topo),
+      requests_(topo.catalog(), source.strings(), trace_name_),
       scheduler_(scheduler, sched::builtin_parts(), topo, this),
       own_executor_(driver.executor ? nullptr : std::make_unique<SimExecutor>(queue_, perf, topo)),
       executor_(driver.executor ? driver.executor : own_executor_.get()),
@@ -108,41 +109,6 @@ engine::Time Simulation::keeps_work_from(workload::JobId id, engine::Time now) c
 }
 
 // --- arrivals and failures ---------------------------------------------------------------
-
-cluster::ModelMask Simulation::requested_models(const workload::JobSpec& job) {
-  const auto& catalog = topo_.catalog();
-  auto key = job.gpu_request;
-  cluster::ModelMask mask;
-  if (auto it = request_cache_.find(key); it != request_cache_.end()) {
-    mask = it->second;
-  } else {
-    const std::string& text = source_.strings().str(key);
-    if (text.empty()) {
-      mask = catalog.all();
-    } else {
-      mask = 0;
-      std::size_t start = 0;
-      while (start <= text.size()) {
-        std::size_t bar = text.find('|', start);
-        std::string name = text.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
-        auto id = catalog.find(name);
-        if (!id)
-          throw InputError(trace_name_, job.line, "gpu_model",
-                           unknown_name_message("GPU model", name, catalog.names()) +
-                               " (add it to configs/gpus.yaml)");
-        mask |= cluster::ModelMask{1} << *id;
-        if (bar == std::string::npos) break;
-        start = bar + 1;
-      }
-    }
-    request_cache_.emplace(key, mask);
-  }
-  if (job.min_generation > 0) {
-    for (cluster::ModelId m = 0; m < catalog.size(); ++m)
-      if (catalog.model(m).generation < job.min_generation) mask &= ~(cluster::ModelMask{1} << m);
-  }
-  return mask;
-}
 
 workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
                                         const perf::PerfModel& perf) {

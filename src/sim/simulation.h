@@ -23,6 +23,7 @@
 #include "sim/clock.h"
 #include "sim/executor.h"
 #include "sim/failure_source.h"
+#include "sim/model_requests.h"
 #include "config/pools_config.h"
 #include "pools/pool_assigner.h"
 #include "pools/pool_book.h"
@@ -135,7 +136,6 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
 
   bool pull_next_job();
   void pull_next_failure();
-  cluster::ModelMask requested_models(const workload::JobSpec& job);
   void handle(const engine::Event& e);
   void start_decided(engine::Time now);
   void apply_stops(engine::Time now);
@@ -194,6 +194,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   FailureSource* failures_;
   engine::EventQueue queue_;
   cluster::AllocationState alloc_;
+  ModelRequests requests_;
   sched::Scheduler scheduler_;
   std::unique_ptr<Executor> own_executor_;  // the simulate executor, unless the driver gives one
   Executor* executor_;
@@ -216,7 +217,6 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::vector<std::pair<RunId, cluster::HostId>> run_failures_;      // by event subject
   std::unordered_map<cluster::HostId, std::uint16_t> lost_down_;    // GPUs set down when lost from outside
   std::unordered_set<workload::JobId> outside_jobs_;  // submitted from outside, not yet arrived
-  std::unordered_map<workload::Label, cluster::ModelMask> request_cache_;
   std::vector<sched::StartDecision> starts_;
   std::vector<sched::StopDecision> stops_;
   std::vector<sched::TimerRequest> timers_;

@@ -91,7 +91,7 @@ std::optional<ServiceScaled> Simulation::scale_service(const std::string& name, 
 
 void Simulation::enter_scheduler(workload::JobId id, engine::Time now, bool announce) {
   const auto& job = jobs_[id];
-  auto why = scheduler_.submit(job, requested_models(job), now);
+  auto why = scheduler_.submit(job, requests_.of(job), now);
   if (why) {
     runtime(id).life.state = sched::JobState::dropped;
     if (job.kind == workload::JobKind::cron) long_running_stats_.dropped(job.group);

@@ -8,6 +8,7 @@
 
 #include "config/scenario.h"
 #include "config/yaml_util.h"
+#include "sim/packing_run.h"
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -90,7 +91,10 @@ void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
   const auto cell = cell_at(spec, index);
   try {
     auto scenario = config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
-    sim::run_scenario(scenario, folder.cell_dir(index));
+    if (scenario.workload.packing_mode)
+      sim::run_packing(scenario, folder.cell_dir(index));
+    else
+      sim::run_scenario(scenario, folder.cell_dir(index));
     std::error_code ec;
     fs::remove(folder.cell_error(index), ec);
   } catch (const std::exception& e) {

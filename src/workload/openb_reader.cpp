@@ -1,6 +1,8 @@
 // openb pod-list reader: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,
 // creation_time,deletion_time,scheduled_time`, columns found by name. Pods without GPUs run as
-// CPU jobs (arg cpu_jobs: drop leaves them out, as schedlab did before it counted CPUs).
+// CPU jobs (arg cpu_jobs: drop leaves them out, as schedlab did before it counted CPUs). The
+// multi-GPU and GPU-sharing variants published without times (`name,cpu_milli,memory_mib,
+// num_gpu,gpu_milli`) are read for the packing experiment only (TraceOptions::times_optional).
 #include "workload/openb_reader.h"
 
 #include <fmt/format.h>
@@ -23,7 +25,7 @@ const std::array<const char*, kColCount> kColNames = {"name",          "num_gpu"
                                                       "creation_time", "deletion_time", "scheduled_time",
                                                       "gpu_spec",      "qos",           "pod_phase",
                                                       "cpu_milli",     "memory_mib"};
-constexpr int kRequired = 6;  // the first six
+constexpr int kRequired = 3;  // name, num_gpu, gpu_milli; the times are required as a pair (or absent)
 constexpr std::string_view kPodPrefix = "openb-pod-";
 
 class OpenbSource final : public TraceReaderSource {
@@ -46,7 +48,18 @@ class OpenbSource final : public TraceReaderSource {
   }
 
  private:
-  void read_header() { ncols_ = read_named_header(reader_, kColNames, kRequired, "an openb pod list", pos_); }
+  void read_header() {
+    ncols_ = read_named_header(reader_, kColNames, kRequired, "an openb pod list", pos_);
+    timeless_ = pos_[kCreation] < 0 && pos_[kDeletion] < 0;
+    if (timeless_ && !options().times_optional)
+      throw InputError(reader_.path(), reader_.line_number(), "creation_time",
+                       "this pod list has no creation_time or deletion_time: it is made for the packing "
+                       "experiment (set workload.mode: packing), not for a replay in time");
+    for (Col c : {kCreation, kDeletion})
+      if (!timeless_ && pos_[c] < 0)
+        throw InputError(reader_.path(), reader_.line_number(), kColNames[c],
+                         "required column is missing from the header (creation_time and deletion_time go together)");
+  }
 
   std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
   FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
@@ -61,10 +74,13 @@ class OpenbSource final : public TraceReaderSource {
     // num_gpu lands in 32 bits: 2^32 must not wrap to 0 GPUs (a divide by zero later).
     const std::uint32_t num_gpu = parse_int_field<std::uint32_t>(field(kNumGpu), at(kNumGpu), 0);
     std::int64_t milli = field(kGpuMilli).empty() ? 1000 : parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
-    double creation = parse_double_at_least(field(kCreation), 0, at(kCreation));
-    double deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
+    double creation = 0, deletion = 0;
+    if (!timeless_) {
+      creation = parse_double_at_least(field(kCreation), 0, at(kCreation));
+      deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
+    }
     double start = creation;
-    if (!field(kScheduled).empty()) start = parse_double_at_least(field(kScheduled), 0, at(kScheduled));
+    if (!timeless_ && !field(kScheduled).empty()) start = parse_double_at_least(field(kScheduled), 0, at(kScheduled));
     // CPUs and memory per pod, when the list has them (empty = not given).
     const bool cpu_given = !field(kCpuMilli).empty(), mem_given = !field(kMemoryMib).empty();
     const std::uint32_t cpu_milli =
@@ -91,10 +107,13 @@ class OpenbSource final : public TraceReaderSource {
     if (deletion < start)
       fail(kDeletion, fmt::format("{} is before {} {}", deletion,
                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time", start));
-    const engine::Time submit = checked_seconds(creation, at(kCreation), 0);
-    const engine::Time duration = checked_run_time(start, deletion, at(kDeletion),
-                                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time");
-    if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
+    engine::Time submit = 0, duration = 0;
+    if (!timeless_) {
+      submit = checked_seconds(creation, at(kCreation), 0);
+      duration = checked_run_time(start, deletion, at(kDeletion),
+                                  field(kScheduled).empty() ? "creation_time" : "scheduled_time");
+      if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
+    }
 
     job = JobSpec{};
     // Published pod names are "openb-pod-<number>": keep the number rather than intern one
@@ -131,6 +150,7 @@ class OpenbSource final : public TraceReaderSource {
 
   LineReader reader_;
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the pods without GPUs
+  bool timeless_ = false;  // no creation/deletion columns (a packing-only pod list)
   std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;

@@ -17,6 +17,10 @@ struct TraceOptions {
   bool skip_bad_rows = false;   // count and report unreadable rows instead of stopping
   // Where to write each skipped or dropped row's line and reason as CSV (--skipped); "" = nowhere.
   std::string skipped_file;
+  // Rows without submit and end times are read (workload.mode: packing, where pods arrive
+  // one by one and never end): formats that can omit times (openb) then give submit 0 and
+  // duration 0. Otherwise a file without times is refused.
+  bool times_optional = false;
   // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
   std::map<std::string, std::string> args;
   // How the user named the format and the args, for messages: a scenario's keys, or the

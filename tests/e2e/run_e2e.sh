@@ -937,6 +937,14 @@ if [ "$rc" -eq 0 ] && cmp -s "$TMP/qs-builtin/jobs.csv" "$TMP/qs-python/jobs.csv
 else
   fail external_python_fifo_best_fit_equals_builtin "exit code $rc, or jobs.csv differs from the built-in fifo + gang + best-fit"
 fi
+# The Tiresias example makes the built-in las + reorder's decisions, preemptions included.
+run run scenarios/quickstart.yaml --set scheduler.queue=las --set scheduler.preemption=reorder -o "$TMP/qs-las-builtin"
+run run scenarios/quickstart.yaml --scheduler-cmd "python3 scripts/python/examples/las.py" -o "$TMP/qs-las-python"
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/qs-las-builtin/jobs.csv" "$TMP/qs-las-python/jobs.csv"; then
+  pass external_python_las_equals_builtin
+else
+  fail external_python_las_equals_builtin "exit code $rc, or jobs.csv differs from the built-in las + reorder"
+fi
 # on_invalid: skip: the bad decision is reported and ignored; the run goes on.
 run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py double" \
   --set scheduler.external.on_invalid=skip -o "$TMP/ext-skip"
@@ -1006,6 +1014,37 @@ slow_jobs=20000
 sed "s#jobs: 20000#jobs: $slow_jobs#; s#\.\./\.\./\.\./configs#$PWD/configs#" "$FIX/sweep_slow_scenario.yaml" \
   >"$TMP/slow-sweep/sweep_slow_scenario.yaml"
 cp "$FIX/sweep_slow.yaml" "$TMP/slow-sweep/"
+# --- the packing experiment (docs/packing.md) ---------------------------------------------
+# The hand-worked case of tests/fixtures/scenarios/packing_hand_worked.yaml: best-fit strands
+# two of the 12 GPUs, fgd allocates all; compare lines them up; plot draws the curves.
+PACK=tests/fixtures/scenarios/packing_hand_worked.yaml
+run compare "$PACK" -o "$TMP/pack" -q
+if [ "$rc" -eq 0 ] && grep -qE "^  gpu_alloc_ratio +83\.3% +100\.0% \(x1\.20\)$" "$TMP/stdout" &&
+  grep -qE "^  pods_failed +1 +0 \(x0\.00\)$" "$TMP/stdout" &&
+  grep -q "^100,100.00,6,6,12,12$" "$TMP/pack/fgd/packing.csv" &&
+  grep -q "^5,5,1,2,1000,1000,no,,no room$" "$TMP/pack/best-fit/pods.csv"; then
+  pass packing_compare_hand_worked
+else
+  fail packing_compare_hand_worked "exit code $rc"
+fi
+run run "$PACK" --set scheduler.placement=fgd -o "$TMP/pack-run"
+if [ "$rc" -eq 0 ] && grep -qF "GPUs allocated      100.00% when the demand reached 100%" "$TMP/stdout" &&
+  [ -f "$TMP/pack-run/summary.json" ] && [ -f "$TMP/pack-run/run.yaml" ] && [ ! -e "$TMP/pack-run/jobs.csv" ]; then
+  pass packing_run_table
+else
+  fail packing_run_table "exit code $rc"
+fi
+run plot "$TMP/pack"
+if [ "$rc" -eq 0 ] && [ -s "$TMP/pack/packing.png" ] && [ -s "$TMP/pack/packing.pdf" ]; then
+  pass plot_packing_compare
+else
+  fail plot_packing_compare "exit code $rc"
+fi
+bad_input packing_timeless_replay "$PWD/tests/fixtures/traces/openb/timeless.csv:1: creation_time: this pod list has no" \
+  run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/traces/openb/timeless.csv" --set workload.format=openb
+bad_input packing_with_preemption "$PACK:" run "$PACK" --set scheduler.preemption=reorder
+stderr_has packing_with_preemption_says "preemption must be none"
+
 SLOW=$TMP/slow-sweep/sweep_slow.yaml
 run sweep "$SLOW" -o "$TMP/slow-whole" -j 1
 "$BIN" sweep "$SLOW" -o "$TMP/slow-killed" -j 1 >/dev/null 2>&1 &

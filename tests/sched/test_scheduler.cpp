@@ -238,12 +238,12 @@ TEST_CASE("Sched.Registry.lists_names_and_unknown_names_list_the_valid_ones") {
         std::vector<std::string>{"fifo", "priority", "sjf", "srtf", "fair-share", "las", "gittins", "ftf"});
   CHECK(r.admissions.names() == std::vector<std::string>{"gang", "incremental", "pools"});
   CHECK(r.filters.names() == std::vector<std::string>{"gpu-model", "same-generation", "gpu-hosts-for-gpu-jobs"});
-  CHECK(r.placements.names() == std::vector<std::string>{"first-fit", "best-fit", "rack-pack", "spread"});
+  CHECK(r.placements.names() == std::vector<std::string>{"first-fit", "best-fit", "rack-pack", "spread", "fgd"});
   CHECK(r.preemptions.names() == std::vector<std::string>{"none", "reorder", "priority", "pool-reclaim"});
   CHECK(r.backfills.names() == std::vector<std::string>{"none", "easy", "greedy"});
   CHECK_THROWS_WITH_AS(r.placements.make("bestfit", {}),
                        "unknown placement 'bestfit'; did you mean 'best-fit'? valid: first-fit, best-fit, rack-pack, "
-                       "spread",
+                       "spread, fgd",
                        InputError);
   CHECK_THROWS_WITH_AS(r.backfills.make("easy", {{"max_scan", "0"}}),
                        "scheduler.args.easy.max_scan: '0' is not a positive integer", InputError);

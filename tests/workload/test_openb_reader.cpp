@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "workload/openb_reader.h"
 #include "workload/trace_format.h"
 #include "workload/trace_reader_util.h"
+#include "../support/scratch_dir.h"
 #include "../support/trace_reader_harness.h"
 
 using namespace schedlab;
@@ -155,4 +157,38 @@ TEST_CASE("Workload.Openb.PublishedPodLists") {
   auto share40 = harness.read_all(dir + "openb_pod_list_gpushare40.csv");  // unordered: sorted in memory
   CHECK(share40.reader().out_of_order_rows() > 0);
   for (std::size_t i = 1; i < share40.jobs.size(); ++i) REQUIRE(share40.jobs[i - 1].submit <= share40.jobs[i].submit);
+}
+
+TEST_CASE("Workload.Openb.TimelessPodListServesThePackingModeOnly") {
+  // The multi-GPU and GPU-sharing variants were published as `name,cpu_milli,memory_mib,
+  // num_gpu,gpu_milli`: no times to replay.
+  const auto path = harness.fixture("timeless.csv");
+  workload::TraceOptions options;
+  options.format = "openb";
+  CHECK_THROWS_WITH_AS(workload::open_trace(path, options),
+                       doctest::Contains("timeless.csv:1: creation_time: this pod list has no creation_time or "
+                                         "deletion_time: it is made for the packing experiment"),
+                       InputError);
+  options.times_optional = true;
+  auto source = workload::open_trace(path, options);
+  std::vector<JobSpec> jobs;
+  for (JobSpec j; source->next(j);) jobs.push_back(j);
+  REQUIRE(jobs.size() == 5);
+  // File order; no times.
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    CHECK(jobs[i].trace_number == i);
+    CHECK((jobs[i].submit == 0 && jobs[i].duration == 0));
+  }
+  CHECK((jobs[0].gpus_per_task == 1 && jobs[0].gpu_milli == 460 && jobs[0].cpu_milli == 8000));
+  CHECK((jobs[1].gpus_per_task == 2 && jobs[1].gpu_milli == 1000 && jobs[1].mem_mib == 65536));
+  CHECK((!jobs[2].needs_gpu() && jobs[2].cpu_milli == 4000));
+  CHECK(jobs[3].gpus_per_task == 8);
+}
+
+TEST_CASE("Workload.Openb.CreationWithoutDeletionIsMissingAColumn") {
+  testing::ScratchDir dir("openb-half-times");
+  const auto path = (dir.path / "pods.csv").string();
+  std::ofstream(path) << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\nopenb-pod-0,1000,10,1,1000,5\n";
+  CHECK_THROWS_WITH_AS(harness.read_all(path), doctest::Contains("pods.csv:1: deletion_time: required column is missing"),
+                       InputError);
 }
