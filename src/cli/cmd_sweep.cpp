@@ -157,7 +157,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     set_notices_quiet(*quiet);
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto report = sweep::run_local(spec, folder, width, emu::self_executable(), [tty, t0](std::size_t n,
+    const auto report = sweep::run_local(spec, folder, width, [tty, t0](std::size_t n,
                                                                                               std::size_t of) {
       if (!tty) return;
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

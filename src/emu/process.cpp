@@ -6,6 +6,10 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+
+#include <cstdio>
+
+#include <iostream>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -210,6 +214,44 @@ Process Process::spawn(const ProcessSpec& spec) {
           fmt::format("cannot start '{}': working folder {}: {}", program, spec.work_dir, std::strerror(failure.error)));
     throw EnvironmentError(fmt::format("cannot start '{}': {}", exec_path, std::strerror(failure.error)));
   }
+  return p;
+}
+
+Process Process::fork_call(const ProcessSpec& spec, const std::function<int()>& body) {
+  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  if (null_in.fd < 0) throw EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+  const std::string log = spec.log_file.empty() ? std::string("/dev/null") : spec.log_file;
+  Fd out{::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
+  if (out.fd < 0) throw EnvironmentError(fmt::format("cannot open the log {}: {}", log, std::strerror(errno)));
+  // What the parent has buffered would otherwise be written twice.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw EnvironmentError(fmt::format("cannot start a process: fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (spec.die_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+    }
+    ::dup2(null_in.fd, 0);
+    ::dup2(out.fd, 1);
+    ::dup2(out.fd, 2);
+    int rc = 1;
+    try {
+      rc = body();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "schedlab: internal error: %s\n", e.what());
+    }
+    std::cout.flush();
+    std::fflush(nullptr);
+    ::_exit(rc);  // not exit(): the parent's atexit handlers and static objects are the parent's
+  }
+  ::setpgid(pid, pid);
+  Process p;
+  p.pid_ = pid;
   return p;
 }
 

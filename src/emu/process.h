@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +44,11 @@ class Process {
   // the program is not found or not executable, the working folder or the log file cannot be
   // opened.
   static Process spawn(const ProcessSpec& spec);
+  // Starts a copy of this process (fork without exec) that runs `body` and exits with its
+  // result, under spec's log file, process group and die_with_parent (argv, env and work_dir
+  // are not used). For work this program does itself, such as a sweep's cells: no exec, no
+  // second start of the program. Call it only from a process with one thread.
+  static Process fork_call(const ProcessSpec& spec, const std::function<int()>& body);
 
   Process() = default;
   Process(Process&& other) noexcept;

@@ -7,6 +7,12 @@
 #include <filesystem>
 #include <thread>
 
+#include <sys/wait.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
 #include "emu/process.h"
 #include "util/error.h"
 #include "util/process_alive.h"
@@ -16,7 +22,23 @@ namespace schedlab::sweep {
 namespace fs = std::filesystem;
 
 
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, const std::string& self_exe,
+namespace {
+// A cell's process: what `schedlab sweep run-cell` does, and its exit codes.
+int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index) {
+  try {
+    run_cell(spec, folder, index);
+    return 0;
+  } catch (const InputError& e) {
+    fmt::print(stderr, "schedlab: error: {}\n", e.what());
+    return 2;
+  } catch (const EnvironmentError& e) {
+    fmt::print(stderr, "schedlab: {}\n", e.what());
+    return 3;
+  }
+}
+}  // namespace
+
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   SweepReport report;
   report.cells = cell_count(spec);
@@ -39,12 +61,11 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       const std::size_t i = todo.front();
       todo.pop_front();
       emu::ProcessSpec ps;
-      ps.argv = {self_exe, "sweep", "run-cell", folder.dir, std::to_string(i)};
       ps.log_file = folder.cell_log(i);
       ps.die_with_parent = true;  // a killed sweep leaves no cell running behind it
       std::error_code ec;
       fs::remove(ps.log_file, ec);
-      running.push_back({i, emu::Process::spawn(ps)});
+      running.push_back({i, emu::Process::fork_call(ps, [&spec, &folder, i] { return cell_main(spec, folder, i); })});
     }
     bool ended = false;
     for (auto it = running.begin(); it != running.end();) {
@@ -66,7 +87,13 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       if (progress) progress(report.ran, to_run);
       it = running.erase(it);
     }
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!ended) {
+      // Until a cell ends: waitid without reaping (the cell's Process reaps it in poll()), so
+      // the next cell starts the moment one ends rather than at the next tick of a poll.
+      siginfo_t info{};
+      if (::waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0 && errno != EINTR)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   std::sort(report.failures.begin(), report.failures.end(),
             [](const CellFailure& a, const CellFailure& b) { return a.index < b.index; });

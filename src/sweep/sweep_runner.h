@@ -1,5 +1,6 @@
-// Runs a sweep's cells on this machine: one `schedlab sweep run-cell DIR INDEX` process per
-// cell, at most `jobs` at once; cells already done are skipped, so a rerun after an
+// Runs a sweep's cells on this machine: one process per cell, a fork of the sweep that runs
+// the cell as `schedlab sweep run-cell DIR INDEX` would (without starting the program
+// again), at most `jobs` at once; cells already done are skipped, so a rerun after an
 // interruption (even kill -9: the cells' processes die with the sweep) finishes the rest. A
 // failing cell does not stop the others.
 #pragma once
@@ -24,7 +25,7 @@ struct SweepReport {
 };
 
 // `progress` is called after each cell ends with (cells ended so far, cells to run).
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, const std::string& self_exe,
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 struct SweepStatus {

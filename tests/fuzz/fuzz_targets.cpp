@@ -16,6 +16,7 @@ const std::vector<Target>& targets() {
       {"trace_philly", fuzz_trace_philly},
       {"trace_pai2020", fuzz_trace_pai2020},
       {"trace_openb", fuzz_trace_openb},
+      {"packing_openb", fuzz_packing_openb},
       {"trace_helios", fuzz_trace_helios},
       {"trace_acme", fuzz_trace_acme},
       {"trace_swf", fuzz_trace_swf},

@@ -48,6 +48,7 @@ int fuzz_trace_openb(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_helios(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_acme(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_swf(const std::uint8_t* data, std::size_t size);
+int fuzz_packing_openb(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_auto(const std::uint8_t* data, std::size_t size);
 int fuzz_protocol(const std::uint8_t* data, std::size_t size);
 

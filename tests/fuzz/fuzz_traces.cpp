@@ -16,6 +16,8 @@
 #include "metrics/summary.h"
 #include "perf/calibration_profile.h"
 #include "perf/perf_registry.h"
+#include "config/scenario.h"
+#include "sim/packing_run.h"
 #include "sim/simulation.h"
 #include "util/error.h"
 #include "workload/trace_format.h"
@@ -111,8 +113,44 @@ int read_trace(const char* format, const char* file_name, const std::uint8_t* da
   return 0;
 }
 
+// Reads the input as an openb pod list (times optional) and runs the packing experiment on
+// the small cluster under best-fit and fgd, checking that its counts agree with each other.
+int pack_openb(const std::uint8_t* data, std::size_t size) {
+  static const SmallCluster small;
+  config::Scenario sc;
+  sc.file = sc.cluster_file = sandbox_root() + "/tests/fixtures/clusters/tiny.yaml";
+  sc.catalog = small.catalog;
+  sc.cluster = small.spec;
+  sc.workload.trace = write_input("in/pods.csv", data, size);
+  sc.workload.options.format = "openb";
+  sc.workload.options.times_optional = true;
+  sc.workload.packing_mode = true;
+  for (const char* placement : {"best-fit", "fgd"}) {
+    sc.scheduler.placement = placement;
+    sim::PackingOutcome o;
+    try {
+      o = sim::run_packing(sc, "");
+    } catch (const InputError&) {
+      return 0;
+    } catch (const EnvironmentError&) {
+      return 0;
+    }
+    const std::string what = std::string(placement) + ": ";
+    expect(o.pods_placed + o.pods_failed == o.pods_arrived, what + "placed + failed != arrived");
+    expect(o.gpu_pods_failed <= o.pods_failed, what + "more GPU pods failed than pods");
+    expect(o.allocated_milli <= o.demand_milli, what + "more GPUs allocated than asked for");
+    expect(o.allocated_milli <= o.total_gpus * 1000, what + "more GPUs allocated than the cluster has");
+    for (std::size_t i = 1; i < o.curve.size(); ++i)
+      expect(o.curve[i].arrived_pct == o.curve[i - 1].arrived_pct + 1 &&
+                 o.curve[i].allocated_milli >= o.curve[i - 1].allocated_milli,
+             what + "the packing curve goes back at point " + std::to_string(i));
+  }
+  return 0;
+}
+
 }  // namespace
 
+int fuzz_packing_openb(const std::uint8_t* d, std::size_t n) { return pack_openb(d, n); }
 int fuzz_trace_native(const std::uint8_t* d, std::size_t n) { return read_trace("native", "trace.csv", d, n); }
 int fuzz_trace_rfold(const std::uint8_t* d, std::size_t n) { return read_trace("rfold", "trace.csv", d, n); }
 int fuzz_trace_philly(const std::uint8_t* d, std::size_t n) { return read_trace("philly", "trace.json", d, n); }
