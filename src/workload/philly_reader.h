@@ -9,9 +9,12 @@
 
 namespace schedlab::workload {
 
-// The file is a JSON array of job objects (as published) or one object per line. Objects
-// are cut out of the stream one at a time and parsed alone with nlohmann-json, so memory
-// holds one job's text, never the whole file. Args: gpus_per_host (default 8), rebase, sort.
+// The file (plain or gzip) is a JSON array of job objects (as published) or objects one after
+// another. Its bytes are read in blocks and pulled token by token (workload/json_pull.h, full
+// JSON syntax checked), keeping only the fields a job needs: memory holds a block, never the
+// file. A malformed object is one bad row, reported at the line of the error, after which
+// reading goes on at the object's end as its brackets count it. Args: gpus_per_host
+// (default 8), rebase, sort.
 std::unique_ptr<JobSource> open_philly_json(const std::string& path, const TraceOptions& options);
 // True for a first line starting with '[' or '{'.
 bool detect_philly_json(const std::string& first_line, const std::string& path);
