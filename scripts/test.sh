@@ -19,11 +19,13 @@ targets="schedlab"
 # them), and CI's 15 minutes go to tests.
 SCHEDLAB_TARGETS="$targets" SCHEDLAB_CMAKE_ARGS="-DSCHEDLAB_WERROR=ON ${SCHEDLAB_CMAKE_ARGS:-}" \
   scripts/setup.sh build
+# Side by side (-j), but the emulator's tests run alone (RUN_SERIAL in tests/CMakeLists.txt):
+# they compare the emulation with wall-clock time.
 if [ "$sanitize" = 0 ]; then
-  ctest --test-dir build --output-on-failure
+  ctest --test-dir build --output-on-failure -j"${SCHEDLAB_JOBS:-$(nproc)}"
   exit 0
 fi
-ctest --test-dir build --output-on-failure -E '^unit$'
+ctest --test-dir build --output-on-failure -j"${SCHEDLAB_JOBS:-$(nproc)}" -E '^unit$'
 
 # -Og -g1: the sanitizers' instrumentation at -O1 -g made each file compile 2.4 times slower
 # (48 s against 20 s for one unity batch); -Og runs the tests nearly as fast, and -g1 keeps
@@ -43,5 +45,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # check little but completion (agents and workers start several times slower), which costs
 # 100 s of CI's 15 minutes; its loop, executor, journal and protocol are in the unit tests.
 # So does the Slurm test: it checks the sbatch script and the array, which the e2e tests'
-# sanitized sweeps (run-cell, collect) already cover here.
-ctest --test-dir build-asan --output-on-failure -j2 -E 'e2e-emulate|e2e-slurm'
+# sanitized sweeps (run-cell, collect) already cover here. The Python package's tests run no
+# sanitized code (they use the Release binary): once, in the Release stage.
+ctest --test-dir build-asan --output-on-failure -j2 -E 'e2e-emulate|e2e-slurm|python-policy'
