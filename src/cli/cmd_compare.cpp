@@ -103,7 +103,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                          fmt::format("'{}' changes workload.mode: the variants of one compare share the mode",
                                      list[i].name));
     if (packing && explain_opt->count() > 0)
-      throw InputError(opts->scenario, 0, "workload.mode", "packing: --explain follows a replay in time");
+      throw InputError(base.file, base.workload.mode_line, "workload.mode", "packing: --explain follows a replay in time");
     StagingDir staging(dir, *force);
     std::vector<sim::RunOutcome> outcomes(scenarios.size());
     std::vector<sim::PackingOutcome> packed(scenarios.size());

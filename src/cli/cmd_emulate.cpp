@@ -106,7 +106,7 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
     }
     auto scenario = load(*opts);
     if (scenario.workload.packing_mode)
-      throw InputError(scenario.file, 0, "workload.mode",
+      throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
                        "packing places pods that never end: there is nothing to emulate in wall-clock time");
     std::string dir = out->empty() ? "results/" + scenario.name + "-emulated" : *out;
     check_results_target(dir, *force);

@@ -25,7 +25,7 @@ namespace {
 void run_packing_command(const config::Scenario& scenario, const std::string& dir, bool force,
                          const std::string& format, bool replay_options) {
   if (replay_options)
-    throw InputError(scenario.file, 0, "workload.mode",
+    throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
                      "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
   auto t0 = std::chrono::steady_clock::now();
   auto outcome = sim::run_packing(scenario, dir, force);

@@ -339,7 +339,10 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
                                             workload::kMaxArrivalScale);
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
-  if (w["mode"]) sc.workload.packing_mode = get_choice(w["mode"], wat / "mode", {"replay", "packing"}) == "packing";
+  if (w["mode"]) {
+    sc.workload.packing_mode = get_choice(w["mode"], wat / "mode", {"replay", "packing"}) == "packing";
+    sc.workload.mode_line = line_of(w["mode"]);
+  }
   if (w["packing"]) {
     At pat = wat / "packing";
     if (!sc.workload.packing_mode) fail(w["packing"], pat, "applies only with workload.mode: packing");

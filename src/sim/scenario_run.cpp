@@ -83,7 +83,7 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
                         const std::string& events_file, const RunHooks& hooks) {
   if (sc.workload.packing_mode)
-    throw InputError(sc.file, 0, "workload.mode",
+    throw InputError(sc.file, sc.workload.mode_line, "workload.mode",
                      "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
                      "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);

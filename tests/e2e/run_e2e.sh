@@ -1044,6 +1044,8 @@ bad_input packing_timeless_replay "$PWD/tests/fixtures/traces/openb/timeless.csv
   run "$FIX/base.yaml" --set workload.trace="$PWD/tests/fixtures/traces/openb/timeless.csv" --set workload.format=openb
 bad_input packing_with_preemption "$PACK:" run "$PACK" --set scheduler.preemption=reorder
 stderr_has packing_with_preemption_says "preemption must be none"
+bad_input packing_explain "$PACK:14: workload.mode: " run "$PACK" --explain 3
+bad_input packing_emulate "$PACK:14: workload.mode: " emulate "$PACK" -o "$TMP/out-packing_emulate"
 
 SLOW=$TMP/slow-sweep/sweep_slow.yaml
 run sweep "$SLOW" -o "$TMP/slow-whole" -j 1
