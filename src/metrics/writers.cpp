@@ -42,7 +42,7 @@ std::string human_figure(const std::string& name, double v) {
 }
 
 std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings) {
-  return trace_id != workload::kNoLabel ? strings.str(trace_id) : std::to_string(trace_number);
+  return trace_id != workload::kNoLabel ? std::string(strings.str(trace_id)) : std::to_string(trace_number);
 }
 
 namespace {

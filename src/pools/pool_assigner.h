@@ -24,7 +24,7 @@ class PoolAssigner {
                        const std::string& trace_name);
 
  private:
-  std::int32_t resolve(const std::string& user, const std::string& label, const std::string& job) const;
+  std::int32_t resolve(std::string_view user, std::string_view label, std::string_view job) const;
 
   const config::PoolsConfig& config_;
   std::uint64_t seed_;

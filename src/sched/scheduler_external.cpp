@@ -30,7 +30,7 @@ const char* protocol_cause(StopCause c) {
 void Scheduler::external_submitted(const PendingJob& job) {
   const auto& s = *job.spec;
   auto name = [&](workload::Label l) {
-    return strings_ && l != workload::kNoLabel ? strings_->str(l) : std::string();
+    return strings_ && l != workload::kNoLabel ? std::string(strings_->str(l)) : std::string();
   };
   std::string trace_id = name(s.trace_id);
   if (trace_id.empty()) trace_id = std::to_string(s.trace_number);

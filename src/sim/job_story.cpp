@@ -15,8 +15,8 @@ bool JobStory::is_it(const workload::JobSpec& job) {
   id_ = job.id;
   header_ = fmt::format("job {} (trace id {}): {} task(s) x {} GPU(s){}{}", job.id,
                         metrics::trace_name(job.trace_id, job.trace_number, strings_), job.tasks, job.gpus_per_task,
-                        job.user != workload::kNoLabel ? ", user " + strings_.str(job.user) : std::string(),
-                        job.gpu_request != workload::kNoLabel ? ", asks " + strings_.str(job.gpu_request) : std::string());
+                        job.user != workload::kNoLabel ? fmt::format(", user {}", strings_.str(job.user)) : std::string(),
+                        job.gpu_request != workload::kNoLabel ? fmt::format(", asks {}", strings_.str(job.gpu_request)) : std::string());
   return true;
 }
 

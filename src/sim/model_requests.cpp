@@ -10,7 +10,7 @@ cluster::ModelMask ModelRequests::of(const workload::JobSpec& job) {
   if (auto it = cache_.find(job.gpu_request); it != cache_.end()) {
     mask = it->second;
   } else {
-    const std::string& text = strings_.str(job.gpu_request);
+    const std::string_view text = strings_.str(job.gpu_request);
     if (text.empty()) {
       mask = catalog_.all();
     } else {
@@ -18,7 +18,7 @@ cluster::ModelMask ModelRequests::of(const workload::JobSpec& job) {
       std::size_t start = 0;
       while (start <= text.size()) {
         std::size_t bar = text.find('|', start);
-        std::string name = text.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+        const std::string name(text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
         auto id = catalog_.find(name);
         if (!id)
           throw InputError(trace_name_, job.line, "gpu_model",

@@ -33,7 +33,7 @@ void Simulation::use_long_running(const workload::LongRunningWork& work) {
 
 void Simulation::note_group(const workload::JobSpec& job) {
   if (job.group == workload::kNoLabel) return;
-  const auto& name = source_.strings().str(job.group);
+  const std::string name(source_.strings().str(job.group));
   if (job.kind == workload::JobKind::service && !service_state_.count(job.group)) {
     add_service_state(job.group, name, workload::ServiceSpec{});
   } else if (job.kind == workload::JobKind::cron && !cron_entries_.count(job.group)) {

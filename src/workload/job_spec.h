@@ -6,16 +6,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/time.h"
+#include "workload/string_pool.h"
 
 namespace schedlab::workload {
 
 using JobId = std::uint32_t;          // dense: 0..n-1 in submit order
-using Label = std::uint32_t;          // index into a StringPool
-inline constexpr Label kNoLabel = 0;  // the pool's entry 0 is always ""
 
 enum class JobKind : std::uint8_t { batch, service, cron };
 // "batch", "service", "cron": as the native trace format and jobs.csv write it.
@@ -63,19 +61,6 @@ struct JobSpec {
   std::uint64_t total_gpus() const { return std::uint64_t{tasks} * gpus_per_task; }
   bool needs_gpu() const { return gpus_per_task > 0; }
   bool fractional() const { return gpu_milli < 1000; }
-};
-
-// Interns strings; entry 0 is "".
-class StringPool {
- public:
-  StringPool() { intern(""); }
-  Label intern(std::string_view s);
-  const std::string& str(Label l) const { return strings_[l]; }
-  std::size_t size() const { return strings_.size(); }
-
- private:
-  std::vector<std::string> strings_;
-  std::unordered_map<std::string, Label> index_;
 };
 
 // A stream of jobs in submit order. Readers and generators implement it; the simulator

@@ -118,7 +118,11 @@ class JsonPull {
     ++line_;
     line_begin_ = offset(begin);
   }
-  void skip_ws();
+  void skip_ws() {
+    if (static_cast<unsigned char>(*p_) > ' ') return;  // most tokens follow another at once
+    skip_ws_run();
+  }
+  void skip_ws_run();
   // The next token starts at p_. (Tokens hold no line end, and an error leaves the stack as
   // it was where the failed token began, so its line and depth need no copy.)
   void mark() { tok_ = p_; }

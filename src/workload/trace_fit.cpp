@@ -38,7 +38,7 @@ FitReport fit_generator(JobSource& source, double load, std::uint64_t jobs) {
       }
     } else {
       ++shapes[{j.tasks, j.gpus_per_task, j.gpu_milli}];
-      ++models[source.strings().str(j.gpu_request)];
+      ++models[std::string(source.strings().str(j.gpu_request))];
     }
     double d = engine::to_seconds(j.duration);
     if (d > 0) {

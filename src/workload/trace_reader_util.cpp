@@ -118,13 +118,11 @@ void TraceReaderSource::fill_buffer() {
     prev = job.submit;
     buffer_.push_back(job);
   }
-  buffer_.shrink_to_fit();
   if (out_of_order_ > 0) {
-    std::stable_sort(buffer_.begin(), buffer_.end(),
-                     [](const JobSpec& a, const JobSpec& b) { return a.submit < b.submit; });
+    buffer_.sort_by_submit();
     std::cerr << fmt::format("{}: {} rows out of submit order; sorted\n", path_, out_of_order_);
   }
-  if (rebase_ && !buffer_.empty()) origin_ = buffer_.front().submit;
+  if (rebase_ && !buffer_.empty()) origin_ = buffer_[0].submit;
 }
 
 void TraceReaderSource::finish() {
@@ -151,7 +149,7 @@ bool TraceReaderSource::next(JobSpec& out) {
       fill_buffer();
     }
     if (served_ >= buffer_.size()) {
-      if (!finished_) std::vector<JobSpec>().swap(buffer_);
+      if (!finished_) buffer_.clear();
       finish();
       return false;
     }

@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/job_buffer.h"
 #include "workload/trace_format.h"
 
 namespace schedlab::workload {
@@ -133,7 +134,7 @@ class TraceReaderSource : public JobSource {
   bool started_ = false;
   engine::Time origin_ = 0;
   engine::Time last_submit_ = 0;
-  std::vector<JobSpec> buffer_;
+  JobBuffer buffer_;
   std::size_t served_ = 0;
   SkippedRowsFile skipped_;
 };

@@ -41,7 +41,7 @@ TraceStats compute_trace_stats(JobSource& source) {
     ++s.arrivals_by_hour[hour];
     if (j.tasks > 1) ++s.multi_task_jobs;
     if (j.job_type != kNoLabel) {
-      auto& t = s.by_job_type[source.strings().str(j.job_type)];
+      auto& t = s.by_job_type[std::string(source.strings().str(j.job_type))];
       ++t.first;
       t.second += gh;
     }

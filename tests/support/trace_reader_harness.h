@@ -21,7 +21,7 @@ struct ReadTrace {
   const workload::TraceReaderSource& reader() const {
     return dynamic_cast<const workload::TraceReaderSource&>(*source);
   }
-  std::string str(workload::Label l) const { return source->strings().str(l); }
+  std::string str(workload::Label l) const { return std::string(source->strings().str(l)); }
 };
 
 class TraceReaderHarness {

@@ -22,7 +22,7 @@ std::vector<std::string> order_of(JobSource& src, std::vector<JobSpec>* jobs = n
   std::vector<std::string> out;
   JobSpec j;
   while (src.next(j)) {
-    const auto& id = src.strings().str(j.trace_id);
+    const std::string id(src.strings().str(j.trace_id));
     out.push_back((id.empty() ? std::to_string(j.trace_number) : id) + "@" + std::to_string(j.submit / engine::kMicrosPerSecond));
     if (jobs) jobs->push_back(j);
   }
@@ -103,7 +103,7 @@ TEST_CASE("NativeLongRunning.TheGeneratorMixesInServicesAndCronEntries") {
       CHECK(j.submit >= last);  // submit order
       last = j.submit;
       CHECK(j.trace_number == n++);
-      if (j.kind != JobKind::batch) ++by_group[src->strings().str(j.group)];
+      if (j.kind != JobKind::batch) ++by_group[std::string(src->strings().str(j.group))];
       order.push_back(std::to_string(j.submit));
     }
     return std::make_pair(by_group, order);

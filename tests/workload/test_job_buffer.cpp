@@ -1,0 +1,38 @@
+// JobBuffer: a whole trace in blocks, served in arrival order or sorted by submit time.
+#include <doctest/doctest.h>
+
+#include "workload/job_buffer.h"
+
+using namespace schedlab::workload;
+
+namespace {
+JobSpec job_at(std::int64_t submit, std::uint32_t line) {
+  JobSpec j;
+  j.submit = submit;
+  j.line = line;
+  return j;
+}
+}  // namespace
+
+TEST_CASE("Workload.JobBuffer: jobs come back in arrival order across blocks") {
+  JobBuffer buffer;
+  CHECK(buffer.empty());
+  for (std::uint32_t i = 0; i < 50000; ++i) buffer.push_back(job_at(i, i + 1));
+  REQUIRE(buffer.size() == 50000);
+  for (std::uint32_t i = 0; i < 50000; ++i) REQUIRE(buffer[i].line == i + 1);
+  buffer.clear();
+  CHECK(buffer.empty());
+}
+
+TEST_CASE("Workload.JobBuffer: sorting by submit keeps equal submits in file order") {
+  JobBuffer buffer;
+  // Submits 2, 1, 0, 2, 1, 0, ...: each submit time's jobs must stay in their file order.
+  for (std::uint32_t i = 0; i < 40000; ++i) buffer.push_back(job_at(2 - i % 3, i));
+  buffer.sort_by_submit();
+  for (std::size_t i = 1; i < buffer.size(); ++i) {
+    REQUIRE(buffer[i - 1].submit <= buffer[i].submit);
+    if (buffer[i - 1].submit == buffer[i].submit) REQUIRE(buffer[i - 1].line < buffer[i].line);
+  }
+  CHECK(buffer[0].submit == 0);
+  CHECK(buffer[0].line == 2);
+}
