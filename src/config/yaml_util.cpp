@@ -1,6 +1,8 @@
 // Located YAML reading.
 #include "config/yaml_util.h"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
 
@@ -69,7 +71,28 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   }
 }
 
-YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_config_file(path), path); }
+namespace {
+bool keeping_parsed = false;
+std::unordered_map<std::string, YAML::Node>& kept_parsed() {
+  static std::unordered_map<std::string, YAML::Node> kept;
+  return kept;
+}
+}  // namespace
+
+void keep_parsed_yaml_files(bool on) { keeping_parsed = on; }
+
+YAML::Node load_yaml_file(const std::string& path) {
+  auto& kept = kept_parsed();
+  // While keeping, a second load of a path keeps its copy for the forks, not for itself.
+  if (auto it = kept.find(path); !keeping_parsed && it != kept.end()) {
+    YAML::Node node = it->second;
+    kept.erase(it);
+    return node;
+  }
+  const std::string text = read_config_file(path);
+  if (keeping_parsed) kept.insert_or_assign(path, parse_yaml(text, path));
+  return parse_yaml(text, path);
+}
 
 void require_file(const std::string& path, const YAML::Node& node, const At& at, bool any_kind) {
   std::string problem = file_problem(path, any_kind);

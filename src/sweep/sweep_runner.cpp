@@ -7,12 +7,15 @@
 #include <filesystem>
 #include <thread>
 
+#include <malloc.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 
 #include <fmt/format.h>
 
+#include "config/scenario.h"
+#include "config/yaml_util.h"
 #include "emu/process.h"
 #include "util/error.h"
 #include "util/process_alive.h"
@@ -25,6 +28,11 @@ namespace fs = std::filesystem;
 namespace {
 // A cell's process: what `schedlab sweep run-cell` does, and its exit codes.
 int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index) {
+  // A cell lives for milliseconds: memory it frees goes back to its heap, never to the
+  // kernel, whose unmapping (a TLB flush each, dear on a virtual machine) was a tenth of a
+  // short cell's time. The kernel takes it all back at once when the cell exits.
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
     run_cell(spec, folder, index);
     return 0;
@@ -35,6 +43,20 @@ int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
     fmt::print(stderr, "schedlab: {}\n", e.what());
     return 3;
   }
+}
+
+// Reads the files of a cell's scenario once here, so that each cell, a fork, takes them parsed
+// (config::keep_parsed_yaml_files). A file the first cell does not read (a grid over
+// `cluster`) is parsed by the cells that do. A scenario that does not load is the cells' to
+// report, each in its own error file: nothing is said here.
+void set_aside_config_files(const SweepSpec& spec, std::size_t index) {
+  config::keep_parsed_yaml_files(true);
+  try {
+    const auto cell = cell_at(spec, index);
+    (void)config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
+  } catch (const std::exception&) {
+  }
+  config::keep_parsed_yaml_files(false);
 }
 }  // namespace
 
@@ -50,6 +72,7 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       todo.push_back(i);
   }
   const std::size_t to_run = todo.size();
+  if (!todo.empty()) set_aside_config_files(spec, todo.front());
   struct Running {
     std::size_t index;
     emu::Process process;

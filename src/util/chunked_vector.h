@@ -1,12 +1,18 @@
 // A vector of per-job records that grows without moving them: fixed-size blocks, allocated
 // as they are first needed. Growing a std::vector by doubling touches twice the final memory
 // and copies every record on each doubling; with a million jobs that copying and the page
-// faults it causes were a large share of a replay. Elements keep their addresses.
+// faults it causes were a large share of a replay. Elements keep their addresses. Elements
+// are constructed as the vector grows into them, not when their block is allocated: a short
+// trace touches only the pages its records use (value-initialising a whole block cost a
+// sweep cell of 1,000 jobs a quarter of its page faults).
 #pragma once
 
 #include <cstddef>
 #include <iterator>
 #include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace schedlab {
@@ -14,17 +20,32 @@ namespace schedlab {
 template <typename T, std::size_t BlockSize = 4096>
 class ChunkedVector {
  public:
+  ChunkedVector() = default;
+  ChunkedVector(const ChunkedVector&) = delete;
+  ChunkedVector& operator=(const ChunkedVector&) = delete;
+  ChunkedVector(ChunkedVector&& other) noexcept
+      : blocks_(std::move(other.blocks_)), size_(std::exchange(other.size_, 0)) {}
+  ChunkedVector& operator=(ChunkedVector&& other) noexcept {
+    if (this != &other) {
+      destroy();
+      blocks_ = std::move(other.blocks_);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  ~ChunkedVector() { destroy(); }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  T& operator[](std::size_t i) { return blocks_[i / BlockSize][i % BlockSize]; }
-  const T& operator[](std::size_t i) const { return blocks_[i / BlockSize][i % BlockSize]; }
+  T& operator[](std::size_t i) { return slot(i); }
+  const T& operator[](std::size_t i) const { return const_cast<ChunkedVector*>(this)->slot(i); }
   T& back() { return (*this)[size_ - 1]; }
 
   // Grows to `n` elements (new ones value-initialised); never shrinks.
   void resize(std::size_t n) {
-    while (blocks_.size() * BlockSize < n) blocks_.push_back(std::make_unique<T[]>(BlockSize));
-    if (n > size_) size_ = n;
+    while (blocks_.size() * BlockSize < n) blocks_.emplace_back(new Storage[BlockSize]);
+    for (; size_ < n; ++size_) ::new (static_cast<void*>(&slot(size_))) T();
   }
   T& emplace_back() {
     resize(size_ + 1);
@@ -68,7 +89,18 @@ class ChunkedVector {
   const_iterator end() const { return {this, size_}; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
+  // Raw storage for one element: new Storage[n] allocates without constructing a T.
+  struct Storage {
+    alignas(T) unsigned char bytes[sizeof(T)];
+  };
+  T& slot(std::size_t i) { return *std::launder(reinterpret_cast<T*>(blocks_[i / BlockSize][i % BlockSize].bytes)); }
+  void destroy() {
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      for (std::size_t i = 0; i < size_; ++i) slot(i).~T();
+    size_ = 0;
+  }
+
+  std::vector<std::unique_ptr<Storage[]>> blocks_;
   std::size_t size_ = 0;
 };
 

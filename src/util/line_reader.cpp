@@ -1,7 +1,5 @@
-// zlib-backed line streaming.
+// Line streaming over FileBytes.
 #include "util/line_reader.h"
-
-#include <zlib.h>
 
 #include <sys/stat.h>
 
@@ -12,10 +10,8 @@
 
 namespace schedlab {
 
-LineReader::LineReader(const std::string& path) : path_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {
-  gz_ = gzopen(path.c_str(), "rb");
-  if (!gz_) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
-  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+LineReader::LineReader(const std::string& path)
+    : path_(path), bytes_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<double>(st.st_size);
 }
@@ -23,21 +19,14 @@ LineReader::LineReader(const std::string& path) : path_(path), buf_(std::make_un
 double LineReader::fraction_read() const {
   if (eof_) return 1.0;
   if (file_bytes_ <= 0) return -1.0;
-  const auto at = gzoffset(static_cast<gzFile>(gz_));
+  const auto at = bytes_.offset();
   return at < 0 ? -1.0 : std::min(1.0, static_cast<double>(at) / file_bytes_);
-}
-
-LineReader::~LineReader() {
-  if (gz_) gzclose(static_cast<gzFile>(gz_));
 }
 
 bool LineReader::refill() {
   if (eof_) return false;
-  int n = gzread(static_cast<gzFile>(gz_), buf_.get(), static_cast<unsigned>(kBufferBytes));
-  if (n < 0) {
-    int err = 0;
-    throw ReadError(path_, line_no_ + 1, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
-  }
+  const long n = bytes_.read(buf_.get(), kBufferBytes);
+  if (n < 0) throw ReadError(path_, line_no_ + 1, "", bytes_.error());
   if (n == 0) {
     eof_ = true;
     return false;

@@ -1,4 +1,4 @@
-// Streams a text file line by line, gzip or plain (zlib reads both), with a large buffer
+// Streams a text file line by line, gzip or plain (util/file_bytes.h), with a large buffer
 // and no copy per line: the returned view is valid until the next call.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/file_bytes.h"
 
 namespace schedlab {
 
@@ -23,7 +24,6 @@ class LineReader {
  public:
   // Throws InputError when the file cannot be opened.
   explicit LineReader(const std::string& path);
-  ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
@@ -43,7 +43,7 @@ class LineReader {
   static constexpr std::size_t kBufferBytes = 1 << 20;
 
   std::string path_;
-  void* gz_ = nullptr;  // gzFile
+  FileBytes bytes_;
   // Not zero-filled: a small trace touches only the pages it reads into (zeroing 1 MiB per
   // reader was a fifth of a short run's time, which a sweep of short runs pays per cell).
   std::unique_ptr<char[]> buf_;

@@ -3,7 +3,6 @@
 #include "workload/json_pull.h"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -115,10 +114,7 @@ std::string json_byte_name(unsigned char c) {
 
 }  // namespace
 
-JsonPull::JsonPull(const std::string& path) : path_(path) {
-  gz_ = gzopen(path.c_str(), "rb");
-  if (!gz_) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
-  gzbuffer(static_cast<gzFile>(gz_), 1 << 18);
+JsonPull::JsonPull(const std::string& path) : path_(path), file_(std::make_unique<FileBytes>(path)) {
   cap_ = block_ + 1;
   buf_ = allocate_buffer(cap_);
   p_ = end_ = tok_ = buf_.get();
@@ -132,22 +128,17 @@ JsonPull::JsonPull(Text text) : path_("<text>"), source_(text.text), block_(text
   buf_[0] = '\0';
 }
 
-JsonPull::~JsonPull() {
-  if (gz_) gzclose(static_cast<gzFile>(gz_));
-}
+JsonPull::~JsonPull() = default;
 
 std::size_t JsonPull::read_block(char* into, std::size_t bytes) {
-  if (!gz_) {
+  if (!file_) {
     const std::size_t n = std::min(bytes, source_.size() - source_pos_);
     std::memcpy(into, source_.data() + source_pos_, n);
     source_pos_ += n;
     return n;
   }
-  const int n = gzread(static_cast<gzFile>(gz_), into, static_cast<unsigned>(bytes));
-  if (n < 0) {
-    int err = 0;
-    throw ReadError(path_, line_, "", std::string("read error: ") + gzerror(static_cast<gzFile>(gz_), &err));
-  }
+  const long n = file_->read(into, bytes);
+  if (n < 0) throw ReadError(path_, line_, "", file_->error());
   return static_cast<std::size_t>(n);
 }
 

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/file_bytes.h"
+
 namespace schedlab::workload {
 
 // Invalid JSON at line:column (1-based; the column counts bytes).
@@ -54,7 +56,7 @@ class JsonPull {
 
   static constexpr std::size_t kBlockBytes = 1 << 20;
 
-  // Reads a file, gzip or plain (zlib reads both). Throws InputError when it cannot be opened,
+  // Reads a file, gzip or plain (util/file_bytes.h). Throws InputError when it cannot be opened,
   // ReadError (util/line_reader.h) when it cannot be read.
   explicit JsonPull(const std::string& path);
   // Reads `text` (copied), `block_bytes` at a time: tests use tiny blocks to put every token
@@ -147,7 +149,7 @@ class JsonPull {
   [[noreturn]] void fail_found(const std::string& expected) const;
 
   std::string path_;
-  void* gz_ = nullptr;  // gzFile; null for Text input
+  std::unique_ptr<FileBytes> file_;  // null for Text input
   std::string source_;  // Text input
   std::size_t source_pos_ = 0;
   std::size_t block_ = kBlockBytes;
