@@ -1,7 +1,5 @@
 // schedlab's entry point: builds the command tree and maps errors to exit codes.
-#include <fmt/format.h>
-
-#include <cstdio>
+#include <exception>
 
 #include "cli/commands.h"
 #include "util/error.h"
@@ -28,15 +26,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
-  } catch (const schedlab::InputError& e) {
-    fmt::print(stderr, "schedlab: error: {}\n", e.what());
-    return 2;
-  } catch (const schedlab::EnvironmentError& e) {
-    fmt::print(stderr, "schedlab: {}\n", e.what());
-    return 3;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "schedlab: internal error: {}\n", e.what());
-    return 1;
+    return schedlab::report_error(e);
   }
   return exit_code;
 }

@@ -91,6 +91,10 @@ class Topology {
   std::size_t classes() const { return catalog_->size() + 1; }
   std::size_t no_gpu_class() const { return catalog_->size(); }
   std::size_t class_of(HostId h) const { return hosts_[h].gpus ? hosts_[h].model : catalog_->size(); }
+  // Whether a mask selects a class (kHostsWithoutGpus selects the no-GPU class).
+  bool class_in_mask(std::size_t cls, ModelMask mask) const {
+    return cls == no_gpu_class() ? (mask & kHostsWithoutGpus) != 0 : (mask >> cls & 1) != 0;
+  }
   // Calls f(class) for every class in a mask (kHostsWithoutGpus selects the no-GPU class).
   template <class F>
   void for_each_class(ModelMask mask, F&& f) const {

@@ -101,6 +101,37 @@ struct Fd {
   }
 };
 
+// A child's standard streams: input from /dev/null, output and errors to the log (or
+// /dev/null). Opened by the parent, so that a failure is the parent's exception.
+struct ChildStdio {
+  Fd in;
+  Fd out;
+};
+
+ChildStdio open_child_stdio(const std::string& log_file, const char* log_what) {
+  ChildStdio s;
+  s.in.fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (s.in.fd < 0) throw EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+  const std::string log = log_file.empty() ? std::string("/dev/null") : log_file;
+  s.out.fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (s.out.fd < 0) throw EnvironmentError(fmt::format("cannot open {} {}: {}", log_what, log, std::strerror(errno)));
+  return s;
+}
+
+// The child's first steps, the same for a program and a call: a process group of its own
+// (signals reach what it starts), death with the parent when asked (checked against a parent
+// that died before the prctl), and its standard streams. Async-signal-safe calls only.
+void child_enter(const ChildStdio& stdio, bool die_with_parent, pid_t parent) {
+  ::setpgid(0, 0);
+  if (die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+  }
+  ::dup2(stdio.in.fd, 0);
+  ::dup2(stdio.out.fd, 1);
+  ::dup2(stdio.out.fd, 2);
+}
+
 }  // namespace
 
 std::string ExitStatus::describe() const {
@@ -158,11 +189,7 @@ Process Process::spawn(const ProcessSpec& spec) {
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
 
-  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
-  if (null_in.fd < 0) throw EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
-  const std::string log = spec.log_file.empty() ? std::string("/dev/null") : spec.log_file;
-  Fd out{::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
-  if (out.fd < 0) throw EnvironmentError(fmt::format("cannot open the task log {}: {}", log, std::strerror(errno)));
+  const ChildStdio stdio = open_child_stdio(spec.log_file, "the task log");
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
     throw EnvironmentError(fmt::format("cannot start '{}': pipe: {}", program, std::strerror(errno)));
@@ -176,11 +203,7 @@ Process Process::spawn(const ProcessSpec& spec) {
   if (pid < 0) throw EnvironmentError(fmt::format("cannot start '{}': fork: {}", program, std::strerror(errno)));
   if (pid == 0) {
     // The child: only async-signal-safe calls from here to exec.
-    ::setpgid(0, 0);
-    if (die_with_parent) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);  // the parent died before the prctl
-    }
+    child_enter(stdio, die_with_parent, parent);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -188,9 +211,6 @@ Process Process::spawn(const ProcessSpec& spec) {
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);  // ignored ones would stay ignored
-    ::dup2(null_in.fd, 0);
-    ::dup2(out.fd, 1);
-    ::dup2(out.fd, 2);
     if (work_dir && ::chdir(work_dir) != 0) child_fail(err_write.fd, 1);
     child_close_on_exec_from_3();
     ::execve(exec_path.c_str(), argv.data(), envp.data());
@@ -218,11 +238,7 @@ Process Process::spawn(const ProcessSpec& spec) {
 }
 
 Process Process::fork_call(const ProcessSpec& spec, const std::function<int()>& body) {
-  Fd null_in{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
-  if (null_in.fd < 0) throw EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
-  const std::string log = spec.log_file.empty() ? std::string("/dev/null") : spec.log_file;
-  Fd out{::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
-  if (out.fd < 0) throw EnvironmentError(fmt::format("cannot open the log {}: {}", log, std::strerror(errno)));
+  const ChildStdio stdio = open_child_stdio(spec.log_file, "the log");
   // What the parent has buffered would otherwise be written twice.
   std::cout.flush();
   std::cerr.flush();
@@ -231,19 +247,12 @@ Process Process::fork_call(const ProcessSpec& spec, const std::function<int()>& 
   const pid_t pid = ::fork();
   if (pid < 0) throw EnvironmentError(fmt::format("cannot start a process: fork: {}", std::strerror(errno)));
   if (pid == 0) {
-    ::setpgid(0, 0);
-    if (spec.die_with_parent) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-    }
-    ::dup2(null_in.fd, 0);
-    ::dup2(out.fd, 1);
-    ::dup2(out.fd, 2);
+    child_enter(stdio, spec.die_with_parent, parent);
     int rc = 1;
     try {
       rc = body();
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "schedlab: internal error: %s\n", e.what());
+      rc = report_error(e);
     }
     std::cout.flush();
     std::fflush(nullptr);

@@ -72,10 +72,7 @@ class Fgd final : public PlacementPolicy {
     const auto& topo = a.topology();
     const cluster::TaskNeed need = job.need();
     for (HostId h = 0; h < topo.hosts().size(); ++h) {
-      const std::size_t cls = topo.class_of(h);
-      const bool in_mask = cls == topo.no_gpu_class() ? (allowed & cluster::kHostsWithoutGpus) != 0
-                                                      : (allowed >> cls & 1) != 0;
-      if (!in_mask || !a.fits(h, need) || a.host_down(h)) continue;
+      if (!topo.class_in_mask(topo.class_of(h), allowed) || !a.fits(h, need) || a.host_down(h)) continue;
       double delta = 0;
       if (topo.host(h).gpus > 0) {
         FragmentationMeasure::free_milli_of(a, h, room_);

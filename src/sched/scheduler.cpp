@@ -108,9 +108,6 @@ std::optional<std::string> Scheduler::never_fits(const PendingJob& job) const {
                        model_list(job.requested, catalog));
   }
   const std::uint32_t g = s.fractional() ? 1 : s.gpus_per_task;  // GPUs a task needs on its host
-  auto in_mask = [&](std::size_t cls, cluster::ModelMask mask) {
-    return cls == topo_->no_gpu_class() ? (mask & cluster::kHostsWithoutGpus) != 0 : (mask >> cls & 1) != 0;
-  };
   // Tasks one host of a shape could hold, alone.
   auto room = [&](const HostShape& h) {
     std::uint64_t n = g ? h.gpus / g : std::numeric_limits<std::uint64_t>::max();
@@ -125,7 +122,7 @@ std::optional<std::string> Scheduler::never_fits(const PendingJob& job) const {
   for (auto mask : groups) {
     std::uint64_t tasks = 0;
     for (const auto& h : shapes_) {
-      if (!in_mask(h.cls, mask) || (g > 0 && h.gpus == 0)) continue;
+      if (!topo_->class_in_mask(h.cls, mask) || (g > 0 && h.gpus == 0)) continue;
       largest_host = std::max(largest_host, h.gpus);
       if (h.gpus < g) continue;
       most_cpu = std::max(most_cpu, h.cpu_milli);

@@ -36,12 +36,8 @@ int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
   try {
     run_cell(spec, folder, index);
     return 0;
-  } catch (const InputError& e) {
-    fmt::print(stderr, "schedlab: error: {}\n", e.what());
-    return 2;
-  } catch (const EnvironmentError& e) {
-    fmt::print(stderr, "schedlab: {}\n", e.what());
-    return 3;
+  } catch (const std::exception& e) {
+    return report_error(e);
   }
 }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 namespace schedlab {
 namespace {
 std::string format_location(const std::string& file, long line, const std::string& field,
@@ -22,5 +24,18 @@ InputError::InputError(std::string file, long line, std::string field, const std
       field_(std::move(field)) {}
 
 InputError::InputError(const std::string& what) : std::runtime_error(what) {}
+
+int report_error(const std::exception& e) {
+  if (dynamic_cast<const InputError*>(&e)) {
+    fmt::print(stderr, "schedlab: error: {}\n", e.what());
+    return 2;
+  }
+  if (dynamic_cast<const EnvironmentError*>(&e)) {
+    fmt::print(stderr, "schedlab: {}\n", e.what());
+    return 3;
+  }
+  fmt::print(stderr, "schedlab: internal error: {}\n", e.what());
+  return 1;
+}
 
 }  // namespace schedlab

@@ -30,4 +30,10 @@ class EnvironmentError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Prints the error that ended a command on stderr, as the command line says it, and returns
+// its exit code: 2 for bad input ("schedlab: error: file:line: ..."), 3 for the outside world,
+// 1 for anything else (an internal error). One place for main() and for a sweep's cells,
+// which are forks that never return to main().
+int report_error(const std::exception& e);
+
 }  // namespace schedlab
