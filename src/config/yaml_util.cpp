@@ -2,6 +2,7 @@
 #include "config/yaml_util.h"
 
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
@@ -73,8 +74,10 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
 
 namespace {
 bool keeping_parsed = false;
-std::unordered_map<std::string, YAML::Node>& kept_parsed() {
-  static std::unordered_map<std::string, YAML::Node> kept;
+// By path, one parsed copy per load made while keeping: a scenario reads some files more than
+// once (the cluster file for its catalog's path, then for its hosts), and a fork does the same.
+std::unordered_map<std::string, std::vector<YAML::Node>>& kept_parsed() {
+  static std::unordered_map<std::string, std::vector<YAML::Node>> kept;
   return kept;
 }
 }  // namespace
@@ -83,14 +86,15 @@ void keep_parsed_yaml_files(bool on) { keeping_parsed = on; }
 
 YAML::Node load_yaml_file(const std::string& path) {
   auto& kept = kept_parsed();
-  // While keeping, a second load of a path keeps its copy for the forks, not for itself.
-  if (auto it = kept.find(path); !keeping_parsed && it != kept.end()) {
-    YAML::Node node = it->second;
-    kept.erase(it);
-    return node;
+  if (!keeping_parsed) {
+    if (auto it = kept.find(path); it != kept.end() && !it->second.empty()) {
+      YAML::Node node = it->second.back();
+      it->second.pop_back();
+      return node;
+    }
   }
   const std::string text = read_config_file(path);
-  if (keeping_parsed) kept.insert_or_assign(path, parse_yaml(text, path));
+  if (keeping_parsed) kept[path].push_back(parse_yaml(text, path));
   return parse_yaml(text, path);
 }
 

@@ -9,13 +9,14 @@
 using namespace schedlab;
 using schedlab::testing::ScratchDir;
 
-TEST_CASE("Config.KeptYamlFiles: a kept parse is taken once, with its lines, and never shared") {
+TEST_CASE("Config.KeptYamlFiles: a kept parse is taken once per load kept, with its lines, and never shared") {
   ScratchDir dir("kept-yaml");
   const std::string path = (dir.path / "cluster.yaml").string();
   std::ofstream(path) << "name: a\nracks: 2\n";
 
   config::keep_parsed_yaml_files(true);
-  YAML::Node parents = config::load_yaml_file(path);  // what the sweep itself reads
+  YAML::Node parents = config::load_yaml_file(path);  // what the sweep itself reads: twice
+  (void)config::load_yaml_file(path);
   config::keep_parsed_yaml_files(false);
   parents["racks"] = 99;  // the parent's tree is its own: the kept copy does not change
 
@@ -24,8 +25,10 @@ TEST_CASE("Config.KeptYamlFiles: a kept parse is taken once, with its lines, and
   CHECK(taken["racks"].as<int>() == 2);
   CHECK(config::line_of(taken["racks"]) == 2);
   taken["racks"] = 7;
+  YAML::Node second = config::load_yaml_file(path);  // one kept copy per load
+  CHECK(second["racks"].as<int>() == 2);
 
-  // Taken once: the next load reads the file as it is now.
+  // Taken once each: the next load reads the file as it is now.
   YAML::Node again = config::load_yaml_file(path);
   CHECK(again["name"].as<std::string>() == "changed");
   CHECK(!again["racks"]);
