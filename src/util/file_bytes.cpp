@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -19,9 +20,12 @@ FileBytes::FileBytes(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path, 0, "", "cannot open file: " + std::string(std::strerror(errno)));
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw InputError(path, 0, "", "cannot open file: it is a directory");
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw InputError(path, 0, "", "cannot open file: it is a directory");
+    }
+    if (S_ISREG(st.st_mode)) size_ = static_cast<std::int64_t>(st.st_size);
   }
   unsigned char magic[2] = {0, 0};
   const ssize_t peeked = ::pread(fd, magic, 2, 0);
@@ -72,12 +76,11 @@ long FileBytes::read(char* into, std::size_t bytes) {
   return static_cast<long>(got);
 }
 
-std::int64_t FileBytes::offset() const {
-  if (gz_) {
-    const auto at = gzoffset(static_cast<gzFile>(gz_));
-    return at < 0 ? -1 : static_cast<std::int64_t>(at);
-  }
-  return plain_read_;
+double FileBytes::fraction_read() const {
+  if (size_ <= 0) return -1.0;
+  std::int64_t at = plain_read_;
+  if (gz_) at = static_cast<std::int64_t>(gzoffset(static_cast<gzFile>(gz_)));
+  return at < 0 ? -1.0 : std::min(1.0, static_cast<double>(at) / static_cast<double>(size_));
 }
 
 }  // namespace schedlab

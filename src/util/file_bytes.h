@@ -23,13 +23,15 @@ class FileBytes {
   // an I/O error), described by error(): callers name the line they had reached.
   long read(char* into, std::size_t bytes);
   const std::string& error() const { return error_; }
-  // Bytes of the file consumed so far (compressed bytes for gzip), for progress; -1 unknown.
-  std::int64_t offset() const;
+  // The share of the file consumed so far, 0 to 1 (of the compressed bytes for gzip), for a
+  // progress line; -1 when unknown (not a regular file).
+  double fraction_read() const;
 
  private:
   int fd_ = -1;          // plain input
   void* gz_ = nullptr;   // gzFile, for gzip (and input that could not be peeked at)
   std::int64_t plain_read_ = 0;
+  std::int64_t size_ = -1;  // a regular file's size
   std::string error_;
 };
 

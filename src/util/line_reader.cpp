@@ -1,8 +1,6 @@
 // Line streaming over FileBytes.
 #include "util/line_reader.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -11,17 +9,9 @@
 namespace schedlab {
 
 LineReader::LineReader(const std::string& path)
-    : path_(path), bytes_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) file_bytes_ = static_cast<double>(st.st_size);
-}
+    : path_(path), bytes_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {}
 
-double LineReader::fraction_read() const {
-  if (eof_) return 1.0;
-  if (file_bytes_ <= 0) return -1.0;
-  const auto at = bytes_.offset();
-  return at < 0 ? -1.0 : std::min(1.0, static_cast<double>(at) / file_bytes_);
-}
+double LineReader::fraction_read() const { return eof_ ? 1.0 : bytes_.fraction_read(); }
 
 bool LineReader::refill() {
   if (eof_) return false;

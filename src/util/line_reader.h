@@ -52,7 +52,6 @@ class LineReader {
   bool unterminated_ = false;
   long line_no_ = 0;
   std::string carry_;
-  double file_bytes_ = 0;
 };
 
 }  // namespace schedlab

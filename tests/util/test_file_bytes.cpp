@@ -44,9 +44,9 @@ TEST_CASE("Util.FileBytes: a plain file and its gzip copy give the same bytes") 
 
   FileBytes a(plain), b(gz);
   CHECK(read_all(a, 4096) == text);
-  CHECK(a.offset() == static_cast<std::int64_t>(text.size()));
+  CHECK(a.fraction_read() == 1.0);
   CHECK(read_all(b, 1000) == text);
-  CHECK(b.offset() > 0);
+  CHECK(b.fraction_read() > 0.0);
 }
 
 TEST_CASE("Util.FileBytes: a file shorter than the gzip magic, and an empty one, are plain") {
