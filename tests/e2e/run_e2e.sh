@@ -1075,5 +1075,12 @@ else
   fail sweep_killed_and_resumed "exit $rc, $done_before cells done at the kill, identical: $same, $leftovers staging folders"
 fi
 
+# More cases, a file per theme (tests/e2e/cases/*.sh), run in this shell with the helpers above.
+for cases in tests/e2e/cases/*.sh; do
+  [ -e "$cases" ] || continue
+  # shellcheck disable=SC1090
+  source "$cases"
+done
+
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
