@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "util/error.h"
+#include "util/input_files.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 
@@ -47,6 +48,7 @@ std::string read_config_file(const std::string& path) {
     throw InputError(path, 0, "",
                      fmt::format("file is {} bytes, more than the {} MiB a configuration file may have", size,
                                  kMaxConfigFileBytes >> 20));
+  note_input_file(path);
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "", "cannot open file");

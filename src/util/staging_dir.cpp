@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/input_files.h"
 #include "util/process_alive.h"
 
 namespace schedlab {
@@ -209,7 +210,18 @@ void StagingDir::commit() {
   remove_replaced(old);
 }
 
-StagedFile::StagedFile(std::string target, std::string option)
+namespace {
+// The first `bytes` bytes of the file at `path` (fewer when it is shorter).
+std::string head_of(const fs::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+}  // namespace
+
+StagedFile::StagedFile(std::string target, std::string option, std::string_view first_line)
     : target_(std::move(target)), option_(std::move(option)) {
   if (target_.empty()) throw InputError("", 0, option_, "empty path");
   fs::path t(target_);
@@ -223,6 +235,15 @@ StagedFile::StagedFile(std::string target, std::string option)
   }
   if (st.type() == fs::file_type::directory || t.filename().empty())
     throw InputError(target_, 0, option_, "is a folder; give a file name");
+  if (st.type() == fs::file_type::regular) {
+    if (is_input_file(t.string()))
+      throw InputError(target_, 0, option_, "is an input of this run; give another file name");
+    if (!first_line.empty() && fs::file_size(t, ec) > 0 && !ec && head_of(t, first_line.size()) != first_line)
+      throw InputError(target_, 0, option_,
+                       fmt::format("exists and is not a file schedlab wrote (it does not start with '{}'); remove "
+                                   "it or give another file name",
+                                   first_line.substr(0, first_line.find('\n'))));
+  }
   if (st.type() != fs::file_type::not_found && st.type() != fs::file_type::regular) {
     // A device or a pipe is written as it is (renaming over /dev/null would replace it).
     out_.open(t, std::ios::binary);
@@ -240,6 +261,11 @@ StagedFile::~StagedFile() {
     out_.close();
     ::unlink(temp_.c_str());
   }
+}
+
+void StagedFile::flush_checked() {
+  out_.flush();
+  if (!out_) throw InputError(target_, 0, option_, "write failed: " + errno_text());
 }
 
 void StagedFile::commit() {
