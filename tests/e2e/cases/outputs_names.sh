@@ -110,3 +110,18 @@ scenario_with 'name: prof' 'perf: {model: placement, profile: /etc}
 ' >"$ON/profile_folder.yaml"
 bad_input profile_folder_located "$ON/profile_folder.yaml:5: perf.profile: '/etc': is a folder, expected a file" \
   validate "$ON/profile_folder.yaml"
+
+# --- plot -o: a PNG name; never over a file that is not a figure; drawn aside, then moved ---
+run run tests/fixtures/scenarios/tiny.yaml -q --out "$ON/plotted"
+echo "not a figure" >"$ON/mine.png"
+bad_input plot_out_not_over_user_file "$ON/mine.png: --out: exists and is not a PNG figure" plot "$ON/plotted" -o "$ON/mine.png"
+bad_input plot_out_png_only "$ON/plotted/jobs.csv: --out: the figure is a PNG file" plot "$ON/plotted" -o "$ON/plotted/jobs.csv"
+if python3 -c 'import matplotlib' 2>/dev/null; then
+  run plot "$ON/plotted" -o "$ON/fig.png"
+  if [ "$rc" -eq 0 ] && [ "$(head -c 4 "$ON/fig.png" | tail -c 3)" = PNG ] && [ -s "$ON/fig.pdf" ] &&
+    [ -z "$(find "$ON" -maxdepth 1 -name '.fig.png*')" ] && [ "$(cat "$ON/mine.png")" = "not a figure" ]; then
+    pass plot_out_staged
+  else
+    fail plot_out_staged "exit $rc"
+  fi
+fi
