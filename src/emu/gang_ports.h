@@ -48,8 +48,8 @@ class GangPorts {
 
   GangPortsConfig config_;
   std::vector<Block> blocks_;
-  std::uint32_t tried_ = 0;   // blocks of the range tried so far (claimed or found taken)
-  std::size_t cursor_ = 0;    // the next port to consider, over all claimed blocks' lendable ports
+  std::uint32_t tried_ = 0;  // blocks of the range tried so far (claimed or found taken)
+  std::size_t cursor_ = 0;   // the next port to consider, over all claimed blocks' lendable ports
 };
 
 }  // namespace schedlab::emu
