@@ -19,11 +19,9 @@
 
 namespace schedlab::config {
 
-namespace {
 namespace fs = std::filesystem;
 
-// What is wrong with `path` as a file to read, or "" when nothing is. Uses the error_code forms
-// throughout: a name too long or a loop of links must not throw.
+// Uses the error_code forms throughout: a name too long or a loop of links must not throw.
 std::string file_problem(const std::string& path, bool any_kind) {
   if (path.empty()) return "no file name given";
   std::error_code ec;
@@ -36,7 +34,6 @@ std::string file_problem(const std::string& path, bool any_kind) {
   if (!any_kind && !fs::is_regular_file(st)) return "is not a regular file";
   return "";
 }
-}  // namespace
 
 std::string read_config_file(const std::string& path) {
   if (std::string problem = file_problem(path, false); !problem.empty()) {

@@ -769,7 +769,7 @@ bad_input agent_gpus_garbage "--gpus: 'x' is not a GPU index" agent --controller
 bad_input agent_virtual_negative "--virtual-gpus: -2 is out of range [0, 4096]" \
   agent --controller 127.0.0.1:7070 --host h1 --virtual-gpus -2
 bad_input agent_lost_timeout "--lost-timeout: 0 s is out of range" agent --controller 127.0.0.1:7070 --host h1 --lost-timeout 0
-bad_input agent_token_missing "$TMP/no-token: --token-file: cannot read the token file" \
+bad_input agent_token_missing "$TMP/no-token: --token-file: no such file" \
   agent --controller 127.0.0.1:7070 --host h1 --token-file "$TMP/no-token"
 echo short >"$TMP/short-token"
 bad_input agent_token_short "$TMP/short-token: --token-file: the token has 5 characters; at least 16 are needed" \
