@@ -42,7 +42,7 @@ TEST_CASE("Config.Yaml.duplicate_key_is_an_error_at_the_second") {
   CHECK(nested.line() == 4);
   CHECK(nested.field() == "a.b.c");
   const InputError flow = input_error_of([] { parse_yaml("a: [{x: 1, y: 2, x: 3}]\n", "s.yaml"); });
-  CHECK(flow.field() == "a.[0].x");
+  CHECK(flow.field() == "a[0].x");
   CHECK(says(flow, "first at line 1"));
 
   // Equal values under different maps are no duplicate.
