@@ -26,6 +26,11 @@ bool LineReader::refill() {
   return true;
 }
 
+void LineReader::drop_bom(std::string_view& line) const {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (line_no_ == 1 && line.starts_with(kBom)) line.remove_prefix(kBom.size());
+}
+
 bool LineReader::next(std::string_view& line) {
   carry_.clear();
   bool using_carry = false;
@@ -36,6 +41,7 @@ bool LineReader::next(std::string_view& line) {
         unterminated_ = true;
         line = carry_;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        drop_bom(line);
         return true;
       }
       return false;
@@ -54,6 +60,7 @@ bool LineReader::next(std::string_view& line) {
       }
       begin_ += len + 1;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      drop_bom(line);
       return true;
     }
     carry_.append(start, end_ - begin_);
