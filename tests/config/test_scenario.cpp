@@ -37,9 +37,11 @@ TEST_CASE("Config.Scenario.reads_every_section") {
   CHECK(sc.timeline_interval == 60 * engine::kMicrosPerSecond);
   REQUIRE(sc.variants.size() == 2);
   CHECK(sc.variants[0].name == "ff");
-  CHECK(sc.variants[0].sets == std::vector<std::string>{"scheduler.placement=first-fit"});
-  CHECK(sc.variants[1].sets ==
-        std::vector<std::string>{"scheduler.admission=incremental", "scheduler.backfill=none"});
+  CHECK(sc.variants[0].index == 0u);
+  CHECK(sc.variants[0].line == 19);
+  CHECK(sc.variants[1].name == "inc");
+  CHECK(sc.variants[1].index == 1u);
+  CHECK(sc.variants[1].line == 20);
 }
 
 TEST_CASE("Config.Scenario.defaults_live_in_one_place") {
@@ -95,10 +97,27 @@ TEST_CASE("Config.Scenario.set_overrides_are_validated_like_the_file") {
 
 TEST_CASE("Config.Scenario.variants_apply_as_overrides") {
   Scenario base = load_scenario(fixture("scenarios/tiny.yaml"));
-  Scenario inc = load_scenario(fixture("scenarios/tiny.yaml"), base.variants[1].sets);
+  Scenario inc = load_scenario(fixture("scenarios/tiny.yaml"), {}, std::nullopt, base.variants[1].index);
   CHECK(inc.scheduler.admission == std::vector<std::string>{"incremental"});
   CHECK(inc.scheduler.backfill == "none");
   CHECK(inc.scheduler.placement == "rack-pack");  // untouched
+  // --set comes after the variant's own set:
+  Scenario inc_ff = load_scenario(fixture("scenarios/tiny.yaml"), {"scheduler.backfill=easy"}, std::nullopt,
+                                  base.variants[1].index);
+  CHECK(inc_ff.scheduler.backfill == "easy");
+}
+
+TEST_CASE("Config.Scenario.variant_errors_name_their_line") {
+  // tests/fixtures/scenarios/variant_bad_set.yaml: variant 'bad' sets an unknown placement on line 8.
+  Scenario base = load_scenario(fixture("scenarios/variant_bad_set.yaml"));
+  REQUIRE(base.variants.size() == 2);
+  try {
+    load_scenario(fixture("scenarios/variant_bad_set.yaml"), {}, std::nullopt, base.variants[1].index);
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.line() == 8);
+    CHECK(e.field() == "scheduler.placement");
+  }
 }
 
 TEST_CASE("Config.Scenario.generator_settings") {

@@ -15,7 +15,7 @@ scenario_with() {
 scenario_with 'name: "../../../x_escaped"' >"$ON/traversal.yaml"
 (cd "$ON" && "$BIN" run traversal.yaml -q >"$TMP/stdout" 2>"$TMP/stderr")
 rc=$?
-if [ "$rc" -eq 2 ] && grep -qF 'traversal.yaml:1: name: '../../../x_escaped' holds a path separator' "$TMP/stderr" &&
+if [ "$rc" -eq 2 ] && grep -qF "traversal.yaml:1: name: '../../../x_escaped' holds a path separator" "$TMP/stderr" &&
   [ ! -e "$ON/../../x_escaped" ] && [ ! -e "$ON/results" ]; then
   pass name_traversal_refused
 else
