@@ -11,6 +11,9 @@
 #   build-fuzz/corpus/TARGET/     the inputs that reached new code (grows; fuzzing resumes from it)
 #   build-fuzz/findings/TARGET/   crash-*, leak-*, timeout-*, oom-* (reproduce: build-fuzz/fuzz_TARGET FILE)
 #   build-fuzz/logs/TARGET.log    libFuzzer's output, with the sanitizer report of each finding
+#   build-fuzz/ledger.tsv         one line per target and run: date, commit, target, wall
+#                                 seconds, CPU seconds of the fuzzer, inputs executed, findings;
+#                                 sum it for the README's CPU-hours per target
 # Exit status: 0 when no target found anything in this run, 1 otherwise, 2 for a setup error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,6 +89,9 @@ gather_seeds() {
 }
 
 count_files() { find "$1" -maxdepth 1 -type f 2>/dev/null | wc -l; }
+# CPU seconds (user + system) used so far by this script's finished children. `times` runs in
+# this shell (a command substitution would ask a subshell, whose children are none).
+cpu_of_times() { awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } } END { printf "%d", s }' "$1"; }
 
 total_findings=0
 summary=()
@@ -97,6 +103,8 @@ for t in "${targets[@]}"; do
   corpus_before=$(count_files "$corpus")
   : >"$log"
   runs=0 start=$SECONDS found=0
+  times >"$TMPDIR/times"
+  cpu_before=$(cpu_of_times "$TMPDIR/times")
   while :; do
     left=$((seconds - (SECONDS - start)))
     ((left > 0)) || break
@@ -116,16 +124,20 @@ for t in "${targets[@]}"; do
     ((SECONDS - began >= 5)) || break
   done
   elapsed=$((SECONDS - start))
+  times >"$TMPDIR/times"
+  cpu=$(($(cpu_of_times "$TMPDIR/times") - cpu_before))
   corpus_after=$(count_files "$corpus")
   total_findings=$((total_findings + found))
-  summary+=("$(printf '%-20s %10s %6ss %8s %+6d %9s' "$t" "$runs" "$elapsed" "$corpus_after" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD 2>/dev/null || echo -)" \
+    "$t" "$elapsed" "$cpu" "$runs" "$found" >>"$build/ledger.tsv"
+  summary+=("$(printf '%-20s %10s %6ss %6ss %8s %+6d %9s' "$t" "$runs" "$elapsed" "$cpu" "$corpus_after" \
     $((corpus_after - corpus_before)) "$found")")
   if ((found)); then
     find "$findings" -maxdepth 1 -type f -newer "$stamp" | sed 's/^/    finding: /'
   fi
 done
 
-printf '\n%-20s %10s %7s %8s %6s %9s\n' target runs time corpus new findings
+printf '\n%-20s %10s %7s %7s %8s %6s %9s\n' target runs time cpu corpus new findings
 printf '%s\n' "${summary[@]}"
 echo "findings under $build/findings/, logs under $build/logs/"
 ((total_findings == 0))

@@ -35,22 +35,61 @@ nlohmann::json job_json(const sim::RunView::Job& j) {
   return o;
 }
 
-// ?limit=N (1..kMaxLimit); false (answered 400) when malformed.
+// ?limit=N; false (answered 400) when malformed.
 bool read_limit(const HttpRequest& req, const Responder& respond, std::size_t& limit) {
-  limit = kDefaultLimit;
-  auto it = req.query.find("limit");
-  if (it == req.query.end()) return true;
-  const auto& s = it->second;
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || p != s.data() + s.size() || v == 0 || v > kMaxLimit) {
-    respond(error_response(400, fmt::format("limit: expected an integer from 1 to {}, got '{}'", kMaxLimit, s)));
-    return false;
-  }
-  limit = v;
+  const auto parsed = parse_limit(req.query);
+  if (!parse_or_refuse(parsed, respond)) return false;
+  limit = parsed.value();
   return true;
 }
 }  // namespace
+
+Parsed<std::size_t> parse_limit(const std::map<std::string, std::string>& query) {
+  auto it = query.find("limit");
+  if (it == query.end()) return kDefaultLimit;
+  const auto& s = it->second;
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || p != s.data() + s.size() || v == 0 || v > kMaxLimit)
+    return ProtocolError{400, fmt::format("limit: expected an integer from 1 to {}, got '{}'", kMaxLimit, s)};
+  return static_cast<std::size_t>(v);
+}
+
+Parsed<sim::SubmittedJob> parse_submit_body(std::string_view body, const cluster::GpuCatalog& catalog) {
+  return parse_message<sim::SubmittedJob>(body, [&](const FieldReader& r) {
+    sim::SubmittedJob j;
+    j.spec.tasks = r.has("tasks") ? static_cast<std::uint32_t>(r.uint("tasks", 1u << 16)) : 1;
+    j.spec.gpus_per_task = r.has("gpus_per_task") ? static_cast<std::uint32_t>(r.uint("gpus_per_task", 1024)) : 1;
+    if (j.spec.tasks == 0) FieldReader::fail(r.field_path("tasks"), "must be at least 1");
+    if (j.spec.gpus_per_task == 0) FieldReader::fail(r.field_path("gpus_per_task"), "must be at least 1");
+    j.spec.duration = engine::from_seconds(r.number("duration_s", 1e-6, 100.0 * 365 * 86400));
+    if (r.has("priority"))
+      j.spec.priority = static_cast<std::int32_t>(r.integer("priority", -1000000000, 1000000000));
+    if (r.has("name")) j.name = r.string("name");
+    if (r.has("user")) j.user = r.string("user");
+    if (r.has("model")) {
+      j.model = r.string("model");
+      std::size_t start = 0;
+      while (start <= j.model.size()) {
+        const auto bar = j.model.find('|', start);
+        const std::string m = j.model.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+        if (!catalog.find(m))
+          FieldReader::fail(r.field_path("model"), fmt::format("'{}' is not a GPU model of the cluster", m));
+        if (bar == std::string::npos) break;
+        start = bar + 1;
+      }
+    }
+    if (j.name.size() > 256 || j.user.size() > 256)
+      FieldReader::fail(r.field_path(j.name.size() > 256 ? "name" : "user"), "longer than 256 characters");
+    return j;
+  });
+}
+
+Parsed<std::uint32_t> parse_scale_body(std::string_view body) {
+  return parse_message<std::uint32_t>(body, [](const FieldReader& r) {
+    return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxServiceInstances));
+  });
+}
 
 void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluster::Topology& topo,
                     std::function<std::string(cluster::HostId)> agent_state) {
@@ -100,33 +139,7 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
   router.add("GET", "/v1/jobs", list(false));
   router.add("GET", "/v1/queue", list(true));
   router.add("POST", "/v1/jobs", [&inbox, &topo](const HttpRequest& req, const RouteParams&, Responder respond) {
-    auto parsed = parse_message<sim::SubmittedJob>(req.body, [&](const FieldReader& r) {
-      sim::SubmittedJob j;
-      j.spec.tasks = r.has("tasks") ? static_cast<std::uint32_t>(r.uint("tasks", 1u << 16)) : 1;
-      j.spec.gpus_per_task = r.has("gpus_per_task") ? static_cast<std::uint32_t>(r.uint("gpus_per_task", 1024)) : 1;
-      if (j.spec.tasks == 0) FieldReader::fail(r.field_path("tasks"), "must be at least 1");
-      if (j.spec.gpus_per_task == 0) FieldReader::fail(r.field_path("gpus_per_task"), "must be at least 1");
-      j.spec.duration = engine::from_seconds(r.number("duration_s", 1e-6, 100.0 * 365 * 86400));
-      if (r.has("priority"))
-        j.spec.priority = static_cast<std::int32_t>(r.integer("priority", -1000000000, 1000000000));
-      if (r.has("name")) j.name = r.string("name");
-      if (r.has("user")) j.user = r.string("user");
-      if (r.has("model")) {
-        j.model = r.string("model");
-        std::size_t start = 0;
-        while (start <= j.model.size()) {
-          const auto bar = j.model.find('|', start);
-          const std::string m = j.model.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
-          if (!topo.catalog().find(m))
-            FieldReader::fail(r.field_path("model"), fmt::format("'{}' is not a GPU model of the cluster", m));
-          if (bar == std::string::npos) break;
-          start = bar + 1;
-        }
-      }
-      if (j.name.size() > 256 || j.user.size() > 256)
-        FieldReader::fail(r.field_path(j.name.size() > 256 ? "name" : "user"), "longer than 256 characters");
-      return j;
-    });
+    auto parsed = parse_submit_body(req.body, topo.catalog());
     if (!parse_or_refuse(parsed, respond)) return;
     inbox.post(SubmitInput{parsed.value()}, [respond](const InputOutcome& out, engine::Time now) {
       respond(json_response(201, {{"job", out.job}, {"submit_s", engine::to_seconds(now)}}));
@@ -161,9 +174,7 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
   // Marathon's scale; its stop is a scale to 0 and its start a scale up from 0.
   router.add("POST", "/v1/services/{name}/scale", [&inbox](const HttpRequest& req, const RouteParams& p,
                                                           Responder respond) {
-    auto parsed = parse_message<std::uint32_t>(req.body, [](const FieldReader& r) {
-      return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxServiceInstances));
-    });
+    auto parsed = parse_scale_body(req.body);
     if (!parse_or_refuse(parsed, respond)) return;
     const std::string name = p.at("name");
     inbox.post(ScaleInput{name, parsed.value()}, [respond, name](const InputOutcome& out, engine::Time now) {

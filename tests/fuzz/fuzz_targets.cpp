@@ -21,7 +21,12 @@ const std::vector<Target>& targets() {
       {"trace_acme", fuzz_trace_acme},
       {"trace_swf", fuzz_trace_swf},
       {"trace_auto", fuzz_trace_auto},
+      {"failure_trace", fuzz_failure_trace},
+      {"gzip", fuzz_gzip},
       {"protocol", fuzz_protocol},
+      {"api_body", fuzz_api_body},
+      {"journal", fuzz_journal},
+      {"external_policy", fuzz_external_policy},
       {"sweep", fuzz_sweep},
   };
   return list;

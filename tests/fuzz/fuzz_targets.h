@@ -13,6 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/topology.h"
+
+namespace schedlab::metrics {
+class Collector;
+}
+
 namespace schedlab::fuzz {
 
 using Entry = int (*)(const std::uint8_t* data, std::size_t size);
@@ -50,7 +56,12 @@ int fuzz_trace_acme(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_swf(const std::uint8_t* data, std::size_t size);
 int fuzz_packing_openb(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_auto(const std::uint8_t* data, std::size_t size);
+int fuzz_failure_trace(const std::uint8_t* data, std::size_t size);
 int fuzz_protocol(const std::uint8_t* data, std::size_t size);
+int fuzz_api_body(const std::uint8_t* data, std::size_t size);
+int fuzz_journal(const std::uint8_t* data, std::size_t size);
+int fuzz_external_policy(const std::uint8_t* data, std::size_t size);
+int fuzz_gzip(const std::uint8_t* data, std::size_t size);
 
 // --- helpers shared by the targets (fuzz_sandbox.cpp) ---------------------------------
 
@@ -66,5 +77,17 @@ std::string source_dir();
 
 // Throws InvariantError with `what` unless `ok`.
 void expect(bool ok, const std::string& what);
+
+// The unit-test cluster (tests/fixtures/clusters/tiny.yaml: 16 GPUs, V100 and A100), read once
+// (fuzz_traces.cpp).
+struct SmallCluster {
+  cluster::GpuCatalog catalog;
+  cluster::ClusterSpec spec;
+};
+const SmallCluster& small_cluster();
+// Checks that a finished run's figures agree with each other: every job's times in order,
+// the GPU-seconds held by runs equal to the timeline's integral, every summary figure finite
+// and not negative (fuzz_traces.cpp).
+void check_run(const metrics::Collector& collector);
 
 }  // namespace schedlab::fuzz

@@ -17,6 +17,7 @@
 #include "perf/calibration_profile.h"
 #include "perf/perf_registry.h"
 #include "config/scenario.h"
+#include "sim/failures.h"
 #include "sim/packing_run.h"
 #include "sim/simulation.h"
 #include "util/error.h"
@@ -53,21 +54,10 @@ class FirstJobs final : public workload::JobSource {
   engine::Time last_submit_ = std::numeric_limits<engine::Time>::min();
 };
 
-// The unit-test cluster (tests/fixtures/clusters/tiny.yaml: 16 GPUs, V100 and A100), read once.
-struct SmallCluster {
-  cluster::GpuCatalog catalog;
-  cluster::ClusterSpec spec;
-  SmallCluster() {
-    std::string path = sandbox_root() + "/tests/fixtures/clusters/tiny.yaml";
-    catalog = config::load_catalog(config::catalog_path_of(path));
-    spec = config::load_cluster(path, catalog).spec;
-  }
-};
-
 // Simulates the first jobs of `source` on the small cluster with the trace's own durations,
 // and checks that the figures agree with each other.
 void simulate(workload::JobSource& source) {
-  static const SmallCluster small;
+  const SmallCluster& small = small_cluster();
   cluster::Topology topo(small.spec, small.catalog);
   FirstJobs jobs(source, 500);
   auto perf = perf::make_perf_model("trace", {}, "fuzz", topo, 1);
@@ -75,6 +65,23 @@ void simulate(workload::JobSource& source) {
   metrics::Collector collector(topo, 86400 * engine::kMicrosPerSecond);
   sim::Simulation simulation(topo, sched::SchedulerConfig{}, jobs, *perf, collector, "fuzz");
   simulation.run();
+  check_run(collector);
+}
+
+}  // namespace
+
+const SmallCluster& small_cluster() {
+  static const SmallCluster small = [] {
+    SmallCluster c;
+    std::string path = sandbox_root() + "/tests/fixtures/clusters/tiny.yaml";
+    c.catalog = config::load_catalog(config::catalog_path_of(path));
+    c.spec = config::load_cluster(path, c.catalog).spec;
+    return c;
+  }();
+  return small;
+}
+
+void check_run(const metrics::Collector& collector) {
   metrics::Summary s = metrics::summarize(collector, 0);
   for (const auto& r : collector.jobs()) {
     std::string job = "job " + std::to_string(r.id);
@@ -92,6 +99,8 @@ void simulate(workload::JobSource& source) {
   // CPUs are never held beyond the cluster's.
   expect(s.cpu_utilization <= 1 + 1e-9, "CPU utilization " + std::to_string(s.cpu_utilization));
 }
+
+namespace {
 
 // Reads the input as `format` (strictly, then skipping bad rows when the strict read fails)
 // and simulates what it read.
@@ -116,7 +125,7 @@ int read_trace(const char* format, const char* file_name, const std::uint8_t* da
 // Reads the input as an openb pod list (times optional) and runs the packing experiment on
 // the small cluster under best-fit and fgd, checking that its counts agree with each other.
 int pack_openb(const std::uint8_t* data, std::size_t size) {
-  static const SmallCluster small;
+  const SmallCluster& small = small_cluster();
   config::Scenario sc;
   sc.file = sc.cluster_file = sandbox_root() + "/tests/fixtures/clusters/tiny.yaml";
   sc.catalog = small.catalog;
@@ -163,6 +172,29 @@ int fuzz_trace_acme(const std::uint8_t* d, std::size_t n) { return read_trace("a
 int fuzz_trace_swf(const std::uint8_t* d, std::size_t n) { return read_trace("swf", "trace.swf", d, n); }
 // Detection by content: the file name says nothing.
 int fuzz_trace_auto(const std::uint8_t* d, std::size_t n) { return read_trace("auto", "trace.txt", d, n); }
+
+// A failure trace (a scenario's `failures: {trace: ...}`) read on the small cluster: events in
+// time order, on hosts and GPUs the cluster has, each down for at least a microsecond.
+int fuzz_failure_trace(const std::uint8_t* data, std::size_t size) {
+  const std::string path = write_input("in/failures.csv", data, size);
+  const SmallCluster& small = small_cluster();
+  const cluster::Topology topo(small.spec, small.catalog);
+  try {
+    auto source = sim::open_failure_trace(path, topo);
+    sim::FailureEvent f;
+    engine::Time last = 0;
+    while (source->next(f)) {
+      expect(f.at >= last, "failure at " + std::to_string(f.at) + " before the one before (" + std::to_string(last) + ")");
+      last = f.at;
+      expect(f.host < topo.hosts().size(), "failure on host " + std::to_string(f.host));
+      expect(f.down_for >= 1, "down for " + std::to_string(f.down_for) + " us");
+      expect(f.gpu == sim::kWholeHost || f.gpu < topo.host(f.host).gpus, "failure of GPU " + std::to_string(f.gpu));
+    }
+  } catch (const InputError& e) {
+    expect(e.file() == path, std::string("error names another file: ") + e.what());
+  }
+  return 0;
+}
 
 // An nccl-tests log, then the profile `schedlab calibrate --from-nccl-tests` would write,
 // which must read back.

@@ -10,14 +10,25 @@
 #include <string>
 #include <vector>
 
+#include "config/cluster_config.h"
 #include "config/scenario.h"
+#include "emu/api.h"
+#include "emu/journal.h"
 #include "fuzz/fuzz_targets.h"
+#include "sim/failures.h"
+#include "util/line_reader.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
 fs::path regressions_dir() { return fs::path(SCHEDLAB_SOURCE_DIR) / "tests" / "fuzz" / "regressions"; }
+fs::path seeds_dir() { return fs::path(SCHEDLAB_SOURCE_DIR) / "tests" / "fuzz" / "seeds"; }
+
+std::string read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 std::vector<fs::path> sorted_entries(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -64,5 +75,49 @@ TEST_CASE("Fuzz.Sandbox.SeedPathsResolve") {
     std::string path = schedlab::fuzz::write_input("tests/fixtures/scenarios/fuzz-input.yaml",
                                                    reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
     CHECK_NOTHROW(schedlab::config::load_scenario(path));
+  }
+}
+
+TEST_CASE("Fuzz.Seeds.Replay") {
+  // The seeds of tests/fuzz/seeds/<target>/ are not findings either (libFuzzer would stop on one).
+  for (const auto& dir : sorted_entries(seeds_dir())) {
+    CAPTURE(dir.string());
+    const auto* target = schedlab::fuzz::find_target(dir.filename().string());
+    REQUIRE(target != nullptr);
+    for (const auto& file : sorted_entries(dir)) {
+      CAPTURE(file.string());
+      const std::string bytes = read_bytes(file);
+      CHECK_NOTHROW(target->entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+    }
+  }
+}
+
+TEST_CASE("Fuzz.Seeds.AcceptedByTheirParsers") {
+  // A seed refused at once would leave the fuzzer to find the format by chance: each of these
+  // is a valid input that reaches the code behind the parser.
+  const fs::path seeds = seeds_dir();
+  const auto journal = schedlab::emu::read_journal((seeds / "journal" / "journal.jsonl").string());
+  CHECK(journal.anchor.has_value());
+  CHECK(journal.batches.size() == 3);  // the cut-short last line is left out
+  for (const char* name : {"submit.txt", "submit_least.txt"}) {
+    CAPTURE(name);
+    const std::string text = read_bytes(seeds / "api_body" / name);
+    const auto catalog = schedlab::config::load_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/gpus.yaml");
+    CHECK(schedlab::emu::parse_submit_body(text.substr(text.find('\n') + 1), catalog).ok());
+  }
+  const std::string scale = read_bytes(seeds / "api_body" / "scale.txt");
+  CHECK(schedlab::emu::parse_scale_body(scale.substr(scale.find('\n') + 1)).ok());
+  const auto& small = schedlab::fuzz::small_cluster();
+  const schedlab::cluster::Topology topo(small.spec, small.catalog);
+  for (const char* name : {"tiny.csv", "no_gpu_column.csv"}) {
+    CAPTURE(name);
+    CHECK(schedlab::sim::check_failure_trace((seeds / "failure_trace" / name).string(), topo) >= 2);
+  }
+  for (const auto& file : sorted_entries(seeds / "gzip")) {
+    CAPTURE(file.string());
+    schedlab::LineReader reader(file.string());
+    std::string_view line;
+    long lines = 0;
+    CHECK_NOTHROW(while (reader.next(line)) ++lines);
   }
 }

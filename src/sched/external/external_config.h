@@ -2,9 +2,13 @@
 // parts (docs/external-scheduler.md). A value type; the scenario reader fills it.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace schedlab::sched {
+
+class PolicyChannel;
 
 struct ExternalConfig {
   std::string command;            // run with /bin/sh -c; empty: no external scheduler
@@ -15,6 +19,9 @@ struct ExternalConfig {
   std::string file;
   long line = 0;
   std::string field = "scheduler.external";
+  // Tests and fuzzing only (never set from a scenario): when set, the policy is spoken to
+  // through the channel this makes instead of a process running `command`.
+  std::function<std::unique_ptr<PolicyChannel>()> channel;
 };
 
 }  // namespace schedlab::sched

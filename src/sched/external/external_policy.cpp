@@ -47,7 +47,10 @@ ExternalPolicy::ExternalPolicy(const ExternalConfig& config, const cluster::Topo
                 {"schedlab", SCHEDLAB_VERSION},
                 {"options", options.is_discarded() ? json::object() : options},
                 {"cluster", {{"hosts", std::move(hosts)}}}};
-  process_ = std::make_unique<PolicyProcess>(config_.command, config_);
+  if (config_.channel)
+    process_ = config_.channel();
+  else
+    process_ = std::make_unique<PolicyProcess>(config_.command, config_);
   process_->send(hello.dump());
   const json reply = read_message("hello");
   if (!reply.contains("protocol") || reply["protocol"] != kProtocol)

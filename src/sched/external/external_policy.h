@@ -65,7 +65,7 @@ class ExternalPolicy {
 
   ExternalConfig config_;
   const cluster::Topology* topo_;
-  std::unique_ptr<PolicyProcess> process_;
+  std::unique_ptr<PolicyChannel> process_;
   bool full_state_ = false;
   nlohmann::json events_ = nlohmann::json::array();
   std::vector<std::string> host_names_;

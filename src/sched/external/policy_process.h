@@ -10,22 +10,34 @@
 
 namespace schedlab::sched {
 
-class PolicyProcess {
+// What ExternalPolicy speaks through: lines out, lines back. PolicyProcess is the one a run
+// uses; tests and the fuzz target (tests/fuzz/fuzz_external.cpp) put the policy's lines in
+// memory (ExternalConfig::channel), so that the reading and checking of replies is exercised
+// without a process. The contract is PolicyProcess's: failures are InputErrors.
+class PolicyChannel {
+ public:
+  virtual ~PolicyChannel() = default;
+  virtual void send(const std::string& line) = 0;
+  virtual std::string receive(double timeout_s) = 0;
+  virtual void finish() = 0;
+};
+
+class PolicyProcess final : public PolicyChannel {
  public:
   // Throws InputError (naming where `config` was set) when the process cannot be started.
   PolicyProcess(const std::string& command, const ExternalConfig& config);
   // Closes its input and gives it `kGraceSeconds` to exit, then kills it.
-  ~PolicyProcess();
+  ~PolicyProcess() override;
   PolicyProcess(const PolicyProcess&) = delete;
   PolicyProcess& operator=(const PolicyProcess&) = delete;
 
   // Writes one line (a newline is added). Throws InputError when the policy is gone.
-  void send(const std::string& line);
+  void send(const std::string& line) override;
   // The next line it writes, without its newline. Throws InputError when it exits, closes its
   // output, writes a line longer than kMaxLine, or writes nothing for `timeout_s`.
-  std::string receive(double timeout_s);
+  std::string receive(double timeout_s) override;
   // Closes its input (it sees end of file) and waits up to kGraceSeconds for it to exit.
-  void finish();
+  void finish() override;
 
   static constexpr double kGraceSeconds = 5;
   static constexpr std::size_t kMaxLine = std::size_t{256} << 20;
