@@ -17,6 +17,7 @@
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/json_read.h"
 #include "util/notice.h"
 #include "util/staging_dir.h"
 
@@ -184,7 +185,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
           sim::write_packing_summary_json(one, packed[i], list[i].name);
         else
           metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
-        doc["variants"].push_back({{"name", list[i].name}, {"summary", nlohmann::ordered_json::parse(one.str())}});
+        doc["variants"].push_back({{"name", list[i].name}, {"summary", parse_ordered_json(one.str())}});
       }
       fmt::print("{}\n", doc.dump(2));
     }

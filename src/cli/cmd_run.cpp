@@ -132,6 +132,10 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     // Open the workload and build the perf model too, so that a missing trace, a bad header
     // or a bad perf setting is reported now.
     auto source = sim::open_workload(scenario);
+    // Every job the run would read, read now: a bad row, a count past kMaxJobsPerRun (trace rows,
+    // cron occurrences ending with the trace) fails here as it would in the run.
+    for (workload::JobSpec job; source->next(job);) {
+    }
     cluster::Topology topo(scenario.cluster, scenario.catalog);
     perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
                           scenario.perf.lines);

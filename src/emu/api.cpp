@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "sched/job_life.h"
+#include "workload/job_limit.h"
 #include "workload/long_running.h"
 
 namespace schedlab::emu {
@@ -162,7 +163,7 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
   router.add("POST", "/v1/services/{name}/scale", [&inbox](const HttpRequest& req, const RouteParams& p,
                                                           Responder respond) {
     auto parsed = parse_message<std::uint32_t>(req.body, [](const FieldReader& r) {
-      return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxServiceInstances));
+      return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxJobsPerRun));
     });
     if (!parse_or_refuse(parsed, respond)) return;
     const std::string name = p.at("name");

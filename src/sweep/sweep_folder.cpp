@@ -12,6 +12,8 @@
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/json_read.h"
+#include "util/line_reader.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::sweep {
@@ -22,10 +24,13 @@ namespace fs = std::filesystem;
 bool SweepFolder::done(std::size_t i) const { return is_results_folder(cell_dir(i)); }
 
 std::string SweepFolder::why_failed(std::size_t i) const {
-  std::ifstream in(cell_error(i));
-  std::string line;
-  std::getline(in, line);
-  return line;
+  try {
+    LineReader in(cell_error(i));
+    std::string_view line;
+    return in.next(line) ? std::string(line) : std::string();
+  } catch (const InputError&) {
+    return "";  // gone or unreadable: the cell has no reason to tell
+  }
 }
 
 bool SweepFolder::failed(std::size_t i) const {
@@ -42,8 +47,8 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
     if (fs::exists(dir + "/" + kSweepMarker, ec)) {
       nlohmann::json old;
       try {
-        old = nlohmann::json::parse(config::read_config_file(folder.manifest()));
-      } catch (const nlohmann::json::exception&) {
+        old = parse_json(config::read_config_file(folder.manifest()));
+      } catch (const JsonReadError&) {
       }
       if (old != manifest)
         throw InputError(dir, 0, option,
@@ -78,8 +83,8 @@ SweepSpec read_folder(const std::string& dir) {
   const std::string path = dir + "/sweep.json";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(config::read_config_file(path));
-  } catch (const nlohmann::json::exception& e) {
+    j = parse_json(config::read_config_file(path));
+  } catch (const JsonReadError& e) {
     throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
   }
   return sweep_from_json(j, path);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/input_limits.h"
 
 namespace schedlab {
 
@@ -26,6 +27,10 @@ bool LineReader::refill() {
   return true;
 }
 
+void LineReader::too_long() const {
+  throw ReadError(path_, line_no_ + 1, "", "line " + std::to_string(line_no_ + 1) + " " + line_too_long_message());
+}
+
 bool LineReader::next(std::string_view& line) {
   carry_.clear();
   bool using_carry = false;
@@ -44,6 +49,7 @@ bool LineReader::next(std::string_view& line) {
     const void* nl = std::memchr(start, '\n', end_ - begin_);
     if (nl) {
       std::size_t len = static_cast<const char*>(nl) - start;
+      if (carry_.size() + len > kMaxLineBytes) too_long();
       ++line_no_;
       unterminated_ = false;
       if (using_carry) {
@@ -56,6 +62,8 @@ bool LineReader::next(std::string_view& line) {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       return true;
     }
+    // Checked before it is kept: a line past the bound costs no more than the bound.
+    if (carry_.size() + (end_ - begin_) > kMaxLineBytes) too_long();
     carry_.append(start, end_ - begin_);
     using_carry = true;
     begin_ = end_;

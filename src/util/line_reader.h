@@ -13,7 +13,8 @@
 
 namespace schedlab {
 
-// The file itself cannot be read (a corrupt gzip stream, an I/O error): not a bad row that
+// The file itself cannot be read (a corrupt gzip stream, an I/O error, a line past the bound
+// on line length): not a bad row that
 // --skip-bad-rows may pass over, since every later read fails the same way.
 class ReadError : public InputError {
  public:
@@ -28,7 +29,8 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   // The next line without its end-of-line ('\n' or "\r\n"); false at end of file.
-  // A last line without a newline is returned as a line.
+  // A last line without a newline is returned as a line. A line longer than kMaxLineBytes
+  // (util/input_limits.h) throws ReadError naming it, before more than that is held.
   bool next(std::string_view& line);
   long line_number() const { return line_no_; }
   const std::string& path() const { return path_; }
@@ -40,6 +42,7 @@ class LineReader {
 
  private:
   bool refill();
+  [[noreturn]] void too_long() const;
   static constexpr std::size_t kBufferBytes = 1 << 20;
 
   std::string path_;

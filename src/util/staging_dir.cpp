@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/line_reader.h"
 #include "util/process_alive.h"
 
 namespace schedlab {
@@ -114,10 +115,15 @@ bool is_results_folder(const std::string& folder) {
   fs::path marker = fs::path(folder) / kResultsMarker;
   std::error_code ec;
   if (fs::symlink_status(marker, ec).type() != fs::file_type::regular) return false;
-  std::ifstream f(marker, std::ios::binary);
-  std::string line;
-  std::getline(f, line);
-  return line.compare(0, kMarkerPrefix.size(), kMarkerPrefix) == 0;
+  // Through the one line reader: a huge file under the marker's name costs no more than the
+  // bound on a line, and is not a marker.
+  try {
+    LineReader f(marker.string());
+    std::string_view line;
+    return f.next(line) && line.starts_with(kMarkerPrefix);
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
 void check_results_target(const std::string& target, bool force, const std::string& option) {

@@ -17,6 +17,7 @@
 #endif
 
 #include "util/error.h"
+#include "util/input_limits.h"
 #include "util/line_reader.h"
 
 namespace schedlab::workload {
@@ -149,6 +150,11 @@ std::size_t JsonPull::read_block(char* into, std::size_t bytes) {
 bool JsonPull::refill(const char* keep) {
   if (eof_) return false;
   const std::size_t kept = static_cast<std::size_t>(end_ - keep);
+  // Only a token is kept across a refill: one longer than a line may be is refused before the
+  // buffer grows past twice the bound.
+  if (kept > kMaxLineBytes)
+    fail(tok_, fmt::format("a string or number longer than {} MiB ({} bytes), the most a token of input may hold",
+                           kMaxLineBytes >> 20, kMaxLineBytes));
   const std::size_t want = std::min(std::max(block_, kept), std::size_t{1} << 30);
   const std::ptrdiff_t p_at = p_ - keep, tok_at = tok_ - keep;
   base_ += keep - buf_.get();
@@ -198,6 +204,10 @@ void JsonPull::skip_ws_run() {
 
 void JsonPull::fail(const char* at, const std::string& what) const {
   throw JsonSyntaxError(line_, static_cast<long>(offset(at) - line_begin_ + 1), what);
+}
+
+void JsonPull::fail_too_deep() const {
+  fail(p_, fmt::format("nested deeper than {} levels (the most any JSON schedlab reads may nest)", kMaxJsonDepth));
 }
 
 void JsonPull::fail_found(const std::string& expected) const {
@@ -260,11 +270,13 @@ JsonPull::Token JsonPull::next() {
 JsonPull::Token JsonPull::value() {
   switch (*p_) {
     case '{':
+      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '{';
       expect_ = Expect::first_member;
       return Token::object_begin;
     case '[':
+      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '[';
       expect_ = Expect::first_element;
