@@ -125,11 +125,11 @@ long FileBytes::read_gzip(char* into, std::size_t bytes) {
   // Fails now, or on the next call when bytes were produced before the fault.
   auto fail_with = [&](const std::string& message) -> long {
     const std::size_t produced = bytes - zs.avail_out;
+    g.pending_error = message;  // every later read fails the same way
     if (produced == 0) {
       error_ = message;
       return -1;
     }
-    g.pending_error = message;
     return static_cast<long>(produced);
   };
   auto fail = [&](const std::string& what) { return fail_with("read error: " + what); };
