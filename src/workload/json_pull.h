@@ -150,6 +150,7 @@ class JsonPull {
   [[noreturn]] void fail(const char* at, const std::string& what) const;
   [[noreturn]] void fail_found(const std::string& expected) const;
   [[noreturn]] void fail_too_deep() const;
+  [[noreturn]] void fail_too_long() const;
 
   std::string path_;
   std::unique_ptr<FileBytes> file_;  // null for Text input

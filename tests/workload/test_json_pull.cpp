@@ -151,9 +151,10 @@ TEST_CASE("Workload.JsonPull.ErrorsNameLineAndColumn") {
 }
 
 TEST_CASE("Workload.JsonPull.NestingAndSkip") {
-  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
-  CHECK(json_pull_tokens(deep).size() == 20000);
-  CHECK(json_pull_error(std::string(100, '[') + std::string(99, ']') + "}").rfind("1:200: expected ',' or ']'", 0) ==
+  // As deep as any JSON schedlab reads may nest (deeper: Workload.JsonPull.Bounds).
+  const std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(json_pull_tokens(deep).size() == std::size_t{2} * kMaxJsonDepth);
+  CHECK(json_pull_error(std::string(60, '[') + std::string(59, ']') + "}").rfind("1:120: expected ',' or ']'", 0) ==
         0);
 
   // skip() passes over a whole container (validating it), and does nothing after a scalar.
@@ -296,7 +297,7 @@ TEST_CASE("Workload.JsonPull.Bounds: the depth and token bounds of every JSON sc
   CHECK(json_pull_error(nested(kMaxJsonDepth)) == "(no error)");
   CHECK(json_pull_error(nested(kMaxJsonDepth + 1)) ==
         "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
-  CHECK(json_pull_error(std::string(1'000'000, '{')) ==
+  CHECK(json_pull_error(std::string(1'000'000, '[')) ==
         "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
   // recover() passes over the rest by counting, without holding it.
   const std::string text = "[" + nested(100) + "] [1]";
