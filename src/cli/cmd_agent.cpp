@@ -7,9 +7,11 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "emu/agent.h"
 #include "emu/endpoint.h"
 #include "util/error.h"
@@ -17,13 +19,11 @@
 namespace schedlab::cli {
 namespace {
 
-constexpr int kVirtualGpusUnset = -1000000;
-
 struct AgentCliOptions {
   std::string controller;
   std::string host;
   std::string gpus;
-  int virtual_gpus = kVirtualGpusUnset;
+  std::optional<int> virtual_gpus;  // 8 when --gpus is absent
   std::string token_file;
   std::string work_dir;
   double lost_timeout_s = 60;
@@ -40,8 +40,7 @@ emu::AgentOptions agent_options(const AgentCliOptions& o) {
     a.gpus = emu::parse_gpu_list(o.gpus, "--gpus");
     a.virtual_gpus = false;
   } else {
-    const int n = o.virtual_gpus == kVirtualGpusUnset ? 8 : o.virtual_gpus;
-    if (n < 0 || n > 4096) throw InputError("", 0, "--virtual-gpus", fmt::format("{} is out of range [0, 4096]", n));
+    const int n = o.virtual_gpus.value_or(8);
     for (int i = 0; i < n; ++i) a.gpus.push_back(static_cast<std::uint32_t>(i));
     a.virtual_gpus = true;
   }
@@ -103,13 +102,14 @@ void add_agent_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--host", o->host, "the emulated host this agent stands for (a host of the scenario's cluster)")
       ->required();
   auto* gpus = cmd->add_option("--gpus", o->gpus, "real GPU indices, e.g. 0,1,2,3 (tasks get CUDA_VISIBLE_DEVICES)");
-  auto* virt = cmd->add_option("--virtual-gpus", o->virtual_gpus, "this many pretend GPUs (default 8 when --gpus is absent)");
+  auto* virt = add_number_option(cmd, "--virtual-gpus", o->virtual_gpus,
+                                 "this many pretend GPUs (default 8 when --gpus is absent)", {0, 4096});
   gpus->excludes(virt);
   cmd->add_option("--token-file", o->token_file, "file holding the controller's bearer token");
   cmd->add_option("--work-dir", o->work_dir,
                   "folder for task logs and progress files, and the tasks' working folder "
                   "(default: a new folder under the temporary folder)");
-  cmd->add_option("--lost-timeout", o->lost_timeout_s,
+  add_number_option(cmd, "--lost-timeout", o->lost_timeout_s,
                   "seconds without reaching the controller before the agent kills its tasks and exits 1 (default 60)");
   cmd->callback([o, &exit_code] { exit_code = run_agent(agent_options(*o)); });
 }

@@ -11,6 +11,7 @@
 #include "calib/gpu_measure.h"
 #include "calib/nccl_tests_log.h"
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "perf/calibration_profile.h"
 #include "util/error.h"
 #include "util/parse.h"
@@ -106,7 +107,7 @@ void emit(const perf::CalibrationProfile& profile, const std::string& out_path) 
     perf::write_profile(profile, std::cout);
     return;
   }
-  StagedFile f(out_path);
+  StagedFile f(out_path, "--out", perf::kProfileFirstLine);
   perf::write_profile(profile, f.stream());
   f.commit();
 }
@@ -173,14 +174,14 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--tier", o->tier,
                   "link tier the allreduce crossed: nvlink, pcie, nic, rack, spine "
                   "(required with --from-nccl-tests; measuring: default nvlink)");
-  cmd->add_option("--ranks", o->ranks, "number of ranks in the logs, when they do not say")->check(CLI::PositiveNumber);
+  add_number_option(cmd, "--ranks", o->ranks, "number of ranks in the logs, when they do not say", {1, 1 << 20});
   cmd->add_option("--gpu", o->gpu, "GPU name for the profile's provenance, when the logs do not say");
   cmd->add_option("--host", o->host, "host name for the profile's provenance, when the logs do not say");
   cmd->add_option("-o,--out", o->out, "profile YAML to write (default: standard output, report on standard error)");
   cmd->add_option("--nccl-lib", o->nccl_lib, "path of libnccl.so.2 (default: LD_LIBRARY_PATH, then pip wheels)");
   cmd->add_option("--max-bytes", o->max_bytes, "largest allreduce size per GPU, e.g. 1G, 256M (default 1G)");
-  cmd->add_option("--iters", o->iters, "timed iterations per size (default 20)");
-  cmd->add_option("--warmup", o->warmup, "untimed iterations before them (default 5)");
+  add_number_option(cmd, "--iters", o->iters, "timed iterations per size (default 20)");
+  add_number_option(cmd, "--warmup", o->warmup, "untimed iterations before them (default 5)");
   cmd->callback([o, &exit_code] {
     if (!o->logs.empty())
       run_import(*o);

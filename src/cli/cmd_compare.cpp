@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "sim/packing_run.h"
@@ -19,6 +20,7 @@
 #include "util/error.h"
 #include "util/json_read.h"
 #include "util/notice.h"
+#include "util/path_name.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {
@@ -29,7 +31,8 @@ config::Variant parse_variant(const std::string& text) {
   auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0)
     throw InputError("--variant", 0, text, "expected NAME:key.path=value[,key.path=value...]");
-  config::Variant v{text.substr(0, colon), {}};
+  config::Variant v{text.substr(0, colon), {}, std::nullopt, 0};
+  check_path_name(v.name, FieldContext{"", 0, "--variant"});
   std::string rest = text.substr(colon + 1);
   std::size_t start = 0;
   while (start < rest.size()) {
@@ -44,17 +47,16 @@ config::Variant parse_variant(const std::string& text) {
   return v;
 }
 
-// Each variant becomes a folder inside the results folder: its name must be one plain,
-// distinct folder name (no "..", no "/": it must not write outside the results).
+// Each variant becomes a folder inside the results folder (its name passed check_path_name
+// where it was read): distinct, and not the compare's own table.
 void check_variant_names(const std::vector<config::Variant>& list, const std::string& scenario) {
   std::set<std::string> seen;
   for (const auto& v : list) {
-    if (v.name.empty() || v.name == "." || v.name == ".." || v.name.front() == '.' ||
-        v.name.find_first_of("/\\") != std::string::npos || v.name == "compare.csv")
-      throw InputError(scenario, 0, "variants",
-                       fmt::format("'{}' cannot name a results folder: use letters, digits, '-' or '_'", v.name));
-    if (!seen.insert(v.name).second)
-      throw InputError(scenario, 0, "variants", fmt::format("'{}' is named twice", v.name));
+    const std::string field = v.index ? fmt::format("variants.{}.name", *v.index) : "--variant";
+    const std::string file = v.index ? scenario : "";
+    if (v.name == "compare.csv")
+      throw InputError(file, v.line, field, "'compare.csv' is the compare's own table; name the variant otherwise");
+    if (!seen.insert(v.name).second) throw InputError(file, v.line, field, fmt::format("'{}' is named twice", v.name));
   }
 }
 }  // namespace
@@ -71,7 +73,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   add_format_option(cmd, *format);
   auto explain = std::make_shared<std::uint32_t>(0);
-  auto* explain_opt = cmd->add_option("--explain", *explain, "Tell one job's story (its id in jobs.csv) under each "
+  auto* explain_opt = add_number_option(cmd, "--explain", *explain, "Tell one job's story (its id in jobs.csv) under each "
                                                              "variant")
                           ->type_name("JOB");
   cmd->add_option("--variant", *variants, "NAME:key.path=value[,key.path=value...] (repeatable; replaces the "
@@ -79,7 +81,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-compare); replaces only a "
                                  "schedlab results folder");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
-  cmd->add_option("-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
+  add_number_option(cmd, "-j,--jobs", *jobs, "Variants run at once (default: number of cores)");
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, quiet, &exit_code] {
@@ -92,7 +94,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     check_variant_names(list, opts->scenario);
     std::vector<config::Scenario> scenarios;
     for (const auto& v : list) {
-      scenarios.push_back(load(*opts, v.sets));
+      scenarios.push_back(load(*opts, &v));
       scenarios.back().name = v.name;
     }
     std::string dir = out->empty() ? "results/" + base.name + "-compare" : *out;

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/number_option.h"
 #include "emu/emulation.h"
 #include "emu/journal.h"
 #include "metrics/writers.h"
@@ -65,7 +66,7 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   auto agents_timeout_s = std::make_shared<double>(30);
   auto resume = std::make_shared<std::string>();
   add_scenario_options(cmd, *opts, false);
-  cmd->add_option("--speedup", eo->speedup, "Trace seconds per wall second")->default_val(100);
+  add_number_option(cmd, "--speedup", eo->speedup, "Trace seconds per wall second");
   cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-emulated)");
   cmd->add_flag("--force", *force, "Also replace an empty folder that is not a results folder");
   cmd->add_option("--listen", eo->listen, "The controller's ADDRESS:PORT (port 0: any free one); an address other "
@@ -75,11 +76,10 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
                                                   "carry (Authorization: Bearer TOKEN)");
   cmd->add_flag("--external-agents", eo->external_agents,
                 "Start no agents: wait for `schedlab agent` processes to register (other machines, srun)");
-  cmd->add_option("--agents-timeout", *agents_timeout_s, "Seconds to wait for every host's agent")->default_val(30);
-  cmd->add_option("--heartbeat-timeout-ms", eo->heartbeat_timeout_ms,
-                  "An agent silent this long (wall ms) is lost: its host's GPUs go down and its jobs fail")
-      ->default_val(5000)
-      ->check(CLI::Range(200u, 3600000u));
+  add_number_option(cmd, "--agents-timeout", *agents_timeout_s, "Seconds to wait for every host's agent", {0.0, 86400.0});
+  add_number_option(cmd, "--heartbeat-timeout-ms", eo->heartbeat_timeout_ms,
+                    "An agent silent this long (wall ms) is lost: its host's GPUs go down and its jobs fail",
+                    {200, 3600000});
   cmd->add_option("--work-dir", eo->work_dir, "Folder for checkpoints and agents' logs (default: a fresh one under "
                                               "TMPDIR, removed after the run)");
   cmd->add_flag("--keep-work", eo->keep_work, "Keep the default work folder after the run");

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "config/cluster_config.h"
 #include "perf/gang_shape.h"
 #include "perf/iteration_model.h"
@@ -172,7 +173,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
                                             "communication phase, bottleneck link, samples/s, scaling efficiency");
   auto o = std::make_shared<ExplainOptions>();
   ex->add_option("--model", o->model, "Training model (configs/models.yaml)")->required();
-  ex->add_option("--gpus", o->gpus, "GPUs in the gang (checked against --placement)");
+  add_number_option(ex, "--gpus", o->gpus, "GPUs in the gang (checked against --placement)");
   ex->add_option("--placement", o->placement, "HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
   ex->add_option("--gpu", o->gpu, "GPU model (default: H100, or the cluster's most numerous)");
   ex->add_option("--cluster", o->cluster, "Cluster file to take hosts, NICs and uplinks from");
@@ -180,13 +181,13 @@ void add_model_command(CLI::App& app, int& exit_code) {
   ex->add_option("--models", o->models, "Training model catalog")->capture_default_str();
   ex->add_option("--profile", o->profile, "Calibration profile (default: datasheet defaults)");
   ex->add_option("--algorithm", o->algorithm, "ring | hierarchical | tree | ps")->capture_default_str();
-  ex->add_option("--overlap", o->overlap, "Fraction of compute that hides communication")->capture_default_str();
-  ex->add_option("--fusion-mb", o->fusion_mb, "Tensor fusion buffer, MiB")->capture_default_str();
-  ex->add_option("--ps-servers", o->ps_servers, "Parameter servers (0 = one per host)")->capture_default_str();
-  ex->add_option("--ps-sync-ms", o->ps_sync_ms, "Per-iteration synchronisation cost of parameter-server training, ms")
+  add_number_option(ex, "--overlap", o->overlap, "Fraction of compute that hides communication")->capture_default_str();
+  add_number_option(ex, "--fusion-mb", o->fusion_mb, "Tensor fusion buffer, MiB")->capture_default_str();
+  add_number_option(ex, "--ps-servers", o->ps_servers, "Parameter servers (0 = one per host)")->capture_default_str();
+  add_number_option(ex, "--ps-sync-ms", o->ps_sync_ms, "Per-iteration synchronisation cost of parameter-server training, ms")
       ->capture_default_str();
-  ex->add_option("--nic-gbps", o->nic_gbps, "Host NIC in GB/s without --cluster")->capture_default_str();
-  ex->add_option("--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
+  add_number_option(ex, "--nic-gbps", o->nic_gbps, "Host NIC in GB/s without --cluster")->capture_default_str();
+  add_number_option(ex, "--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
       ->capture_default_str();
   ex->callback([o, &exit_code] {
     explain(*o);

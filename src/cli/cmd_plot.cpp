@@ -1,7 +1,9 @@
 // `schedlab plot DIR`: the right figure script for a run, compare or sweep folder, run with
 // the machine's python3 and matplotlib. The scripts are embedded in the binary (generated
 // plot_scripts.h), so the single binary plots without the repository beside it.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,20 +12,23 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "plot_scripts.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
 #include "util/error.h"
+#include "util/staging_dir.h"
 
 namespace schedlab::cli {
 
 namespace {
 namespace fs = std::filesystem;
 
-// Runs `python3 SCRIPT ARGS...` with this process's standard output and error; its exit code.
-int run_python(const std::string& script_text, const std::vector<std::string>& args) {
+// Runs `python3 SCRIPT ARGS...` with this process's standard error (and standard output, unless
+// `quiet`); its exit code.
+int run_python(const std::string& script_text, const std::vector<std::string>& args, bool quiet = false) {
   std::string path = (fs::temp_directory_path() / "schedlab-plot-XXXXXX").string();
   const int fd = ::mkstemp(path.data());
   if (fd < 0) throw EnvironmentError(fmt::format("plot: cannot create a temporary file: {}", std::strerror(errno)));
@@ -44,6 +49,10 @@ int run_python(const std::string& script_text, const std::vector<std::string>& a
   c_argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
+    if (quiet) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) ::dup2(null, STDOUT_FILENO);
+    }
     ::execvp(c_argv[0], c_argv.data());
     ::_exit(127);
   }
@@ -61,6 +70,36 @@ bool packing_compare(const std::string& dir) {
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.is_directory(ec) && fs::exists(entry.path() / "packing.csv", ec)) return true;
   return false;
+}
+// The figures a script writes for the PNG `png`: the PNG, the PDF beside it, and a run's pools
+// figure in both forms.
+std::vector<fs::path> figure_files(const fs::path& png) {
+  const fs::path stem = png.parent_path() / png.stem();
+  return {png, fs::path(stem.string() + ".pdf"), fs::path(stem.string() + "-pools.png"),
+          fs::path(stem.string() + "-pools.pdf")};
+}
+
+// -o like --out: a PNG name, and no file in the figures' places that schedlab did not write
+// (a PNG or PDF by its first bytes), nor an input.
+void check_figure_target(const std::string& out) {
+  const fs::path png(out);
+  if (png.extension() != ".png")
+    throw InputError(out, 0, "--out", "the figure is a PNG file (a PDF is written beside it): give a name ending in .png");
+  for (const fs::path& f : figure_files(png)) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(f, ec);
+    if (st.type() == fs::file_type::not_found) continue;
+    if (st.type() != fs::file_type::regular)
+      throw InputError(f.string(), 0, "--out", "exists and is not a file; give another name");
+    const std::string magic = f.extension() == ".png" ? "\x89PNG" : "%PDF";
+    std::ifstream in(f, std::ios::binary);
+    std::string head(magic.size(), '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    if (fs::file_size(f, ec) > 0 && head != magic)
+      throw InputError(f.string(), 0, "--out",
+                       fmt::format("exists and is not a {} figure; remove it or give another name",
+                                   f.extension() == ".png" ? "PNG" : "PDF"));
+  }
 }
 }  // namespace
 
@@ -80,16 +119,39 @@ void add_plot_command(CLI::App& app, int& exit_code) {
       throw InputError(*dir, 0, "",
                        "is not a run, compare or sweep folder (no timeline.csv, packing.csv, compare.csv or sweep)");
     std::vector<std::string> args{*dir};
-    if (!out->empty()) args.insert(args.end(), {"-o", *out});
+    // -o: the figures are drawn in a staging folder beside the target and renamed into place,
+    // so that a script that fails half-way leaves the previous figures as they were.
+    std::optional<StagingDir> staging;
+    fs::path final_png;
+    if (!out->empty()) {
+      check_figure_target(*out);
+      final_png = fs::path(*out);
+      const fs::path parent = final_png.parent_path().empty() ? fs::path(".") : final_png.parent_path();
+      staging.emplace((parent / fmt::format(".{}.figures", final_png.filename().string())).string(), true);
+      args.insert(args.end(), {"-o", staging->file(final_png.filename().string())});
+    }
     if (sweep_folder && !fs::exists(fs::path(*dir) / "sweep-summary.csv", ec)) {
       const auto spec = sweep::read_folder(*dir);
       sweep::collect(spec, sweep::SweepFolder{*dir});
     }
-    const int rc = run_python(sweep_folder ? k_plot_sweep_py : packing ? k_plot_packing_py : k_plot_results_py, args);
+    const int rc = run_python(sweep_folder ? k_plot_sweep_py : packing ? k_plot_packing_py : k_plot_results_py, args,
+                              staging.has_value());
     if (rc == 127)
       throw EnvironmentError("plot: python3 not found: install python3 and python3-matplotlib (scripts/setup.sh)");
     if (rc != 0)
       throw EnvironmentError(fmt::format("plot: the figure script ended with {} (is python3-matplotlib installed?)", rc));
+    if (staging) {
+      std::vector<std::string> wrote;
+      const fs::path drawn = fs::path(staging->path()) / final_png.filename();
+      const auto from = figure_files(drawn), to = figure_files(final_png);
+      for (std::size_t i = 0; i < from.size(); ++i) {
+        if (!fs::exists(from[i], ec)) continue;
+        if (std::rename(from[i].c_str(), to[i].c_str()) != 0)
+          throw InputError(to[i].string(), 0, "--out", fmt::format("cannot move the figure into place: {}", std::strerror(errno)));
+        wrote.push_back(to[i].string());
+      }
+      fmt::print("wrote {}\n", fmt::join(wrote, ", "));
+    }
     exit_code = 0;
   });
 }

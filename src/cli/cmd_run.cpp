@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "cli/common.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
@@ -42,6 +43,20 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
   fmt::print(human, "run: {} pods in {:.2f} s wall\n", outcome.pods_arrived, wall);
 }
 
+// What `run` would find wrong with the scenario's workload and perf model, found without
+// simulating: the trace read to its end (every row, cron and service expansions, the
+// generator's counts), the perf model built. Returns the jobs the workload holds.
+std::uint64_t validate_workload(const config::Scenario& scenario) {
+  cluster::Topology topo(scenario.cluster, scenario.catalog);
+  perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
+                        scenario.perf.lines);
+  auto source = sim::open_workload(scenario);
+  workload::JobSpec job;
+  std::uint64_t jobs = 0;
+  while (source->next(job)) ++jobs;
+  return jobs;
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code) {
@@ -57,7 +72,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_format_option(cmd, *format);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   auto explain = std::make_shared<std::uint32_t>(0);
-  auto* explain_opt = cmd->add_option("--explain", *explain, "Tell the story of one job (its id in jobs.csv): "
+  auto* explain_opt = add_number_option(cmd, "--explain", *explain, "Tell the story of one job (its id in jobs.csv): "
                                                              "submitted, why it waited, where it started, why it "
                                                              "stopped, how it ended")
                           ->type_name("JOB");
@@ -68,7 +83,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                                        "finish, fail) to FILE")
       ->type_name("FILE");
   auto pools_report_s = std::make_shared<double>(0);
-  auto* pools_report = cmd->add_option("--pools-report", *pools_report_s,
+  auto* pools_report = add_number_option(cmd, "--pools-report", *pools_report_s,
                                        "Print the pools (demand, reservation, entitlement, allocation) as they are "
                                        "at this trace time")
                            ->type_name("SECONDS");
@@ -129,23 +144,22 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   cmd->callback([opts, &exit_code] {
     auto scenario = load(*opts);
-    // Open the workload and build the perf model too, so that a missing trace, a bad header
-    // or a bad perf setting is reported now.
-    auto source = sim::open_workload(scenario);
-    // Every job the run would read, read now: a bad row, a count past kMaxJobsPerRun (trace rows,
-    // cron occurrences ending with the trace) fails here as it would in the run.
-    for (workload::JobSpec job; source->next(job);) {
-    }
-    cluster::Topology topo(scenario.cluster, scenario.catalog);
-    perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
-                          scenario.perf.lines);
+    const std::uint64_t jobs = validate_workload(scenario);
     const auto& w = scenario.workload;
     std::string workload = w.generate ? "generated" : w.trace.empty() ? "" : w.trace;
     if (!w.long_running.empty())
       workload += fmt::format("{}{} services, {} cron entries", workload.empty() ? "" : " + ",
                               w.long_running.services.size(), w.long_running.cron.size());
+    workload += fmt::format(": {} {}", jobs, w.packing_mode ? "pods" : "jobs");
     fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
                scenario.cluster.name, workload);
+    // Each variant is checked as compare would run it; its own errors name its line.
+    for (const auto& v : scenario.variants) {
+      auto variant = load(*opts, &v);
+      const std::uint64_t n = validate_workload(variant);
+      fmt::print("  variant {}: ok ({}; {} {})\n", v.name, policy_label(variant.scheduler), n,
+                 variant.workload.packing_mode ? "pods" : "jobs");
+    }
     exit_code = 0;
   });
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "cli/common.h"
 #include "emu/emulation.h"
 #include "sweep/sweep_collect.h"
@@ -46,7 +47,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   cmd->add_option("sweep_file", *file, "The sweep file (YAML)")->type_name("SWEEP.yaml");
   cmd->add_option("-o,--out", *out, "The sweep's folder (default: results/<sweep file name>); rerunning with the "
                                     "same folder resumes");
-  cmd->add_option("-j,--jobs", *jobs, "Cells run at once (default: number of cores)");
+  add_number_option(cmd, "-j,--jobs", *jobs, "Cells run at once (default: number of cores)");
   cmd->add_flag("--force", *force, fmt::format("Run a sweep of more than {} cells", sweep::kMaxCellsUnforced));
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
@@ -57,7 +58,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                                    "dependent job that collects them");
   cmd->add_option("--partition", slurm_opts->partition, "With --slurm: the partition");
   cmd->add_option("--time", slurm_opts->time, "With --slurm: each cell's time limit, as sbatch takes it");
-  cmd->add_option("--max-running", slurm_opts->max_running, "With --slurm: array tasks running at once (%K)");
+  add_number_option(cmd, "--max-running", slurm_opts->max_running, "With --slurm: array tasks running at once (%K)");
   cmd->add_flag("--dry-run", *dry_run, "With --slurm: only write sweep.sbatch");
 
   auto dir = std::make_shared<std::string>();
@@ -65,7 +66,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   auto* run_cell = cmd->add_subcommand("run-cell", "Run one cell of a prepared sweep folder (what each Slurm array "
                                                    "task runs)");
   run_cell->add_option("dir", *dir, "The sweep's folder")->required();
-  run_cell->add_option("index", *index, "The cell's index (0 to cells - 1)")->required();
+  add_number_option(run_cell, "index", *index, "The cell's index (0 to cells - 1)")->required();
   run_cell->callback([dir, index, &exit_code] {
     const auto spec = sweep::read_folder(*dir);
     sweep::run_cell(spec, sweep::SweepFolder{*dir}, *index);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/number_option.h"
 #include "config/scenario.h"
 #include "config/yaml_util.h"
 #include "util/error.h"
@@ -26,7 +27,7 @@ void write_trace(workload::JobSource& src, const std::string& out_path) {
     return;
   }
   // A bad row found half-way leaves neither a partial file nor a clobbered OUT.
-  StagedFile file(out_path);
+  StagedFile file(out_path, "--out", workload::kNativeHeaderStart);
   workload::write_native_header(file.stream());
   workload::JobSpec j;
   while (src.next(j)) workload::write_native_row(file.stream(), j, src.strings());
@@ -48,34 +49,34 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     double load = 1.0;
   };
   auto go = std::make_shared<GenOpts>();
-  gen->add_option("--jobs", go->g.jobs, "Number of jobs")->capture_default_str();
-  gen->add_option("--seed", go->seed, "Random seed")->capture_default_str();
-  gen->add_option("--rate", go->g.arrival_rate_per_hour, "Mean arrivals per hour (Poisson)")->capture_default_str();
-  gen->add_option("--duration-median", go->g.duration_median_s, "Median job duration, s (log-normal)")
+  add_number_option(gen, "--jobs", go->g.jobs, "Number of jobs")->capture_default_str();
+  add_number_option(gen, "--seed", go->seed, "Random seed")->capture_default_str();
+  add_number_option(gen, "--rate", go->g.arrival_rate_per_hour, "Mean arrivals per hour (Poisson)")->capture_default_str();
+  add_number_option(gen, "--duration-median", go->g.duration_median_s, "Median job duration, s (log-normal)")
       ->capture_default_str();
-  gen->add_option("--duration-sigma", go->g.duration_sigma, "Sigma of ln(duration)")->capture_default_str();
-  gen->add_option("--sizes", go->g.gpu_sizes, "GPU counts to draw from")->capture_default_str();
-  gen->add_option("--weights", go->g.gpu_size_weights, "Weight of each GPU count")->capture_default_str();
-  gen->add_option("--gpus-per-host", go->g.gpus_per_host, "Task size of multi-host jobs")->capture_default_str();
+  add_number_option(gen, "--duration-sigma", go->g.duration_sigma, "Sigma of ln(duration)")->capture_default_str();
+  add_number_option(gen, "--sizes", go->g.gpu_sizes, "GPU counts to draw from")->capture_default_str();
+  add_number_option(gen, "--weights", go->g.gpu_size_weights, "Weight of each GPU count")->capture_default_str();
+  add_number_option(gen, "--gpus-per-host", go->g.gpus_per_host, "Task size of multi-host jobs")->capture_default_str();
   gen->add_option("--models", go->g.models, "Requested GPU models (\"any\" for no request)");
-  gen->add_option("--model-weights", go->g.model_weights, "Weight of each requested model");
-  gen->add_option("--cpu-jobs", go->g.cpu_job_share, "Share of jobs that need no GPU (CPU jobs), 0 to 1")
+  add_number_option(gen, "--model-weights", go->g.model_weights, "Weight of each requested model");
+  add_number_option(gen, "--cpu-jobs", go->g.cpu_job_share, "Share of jobs that need no GPU (CPU jobs), 0 to 1")
       ->capture_default_str();
-  gen->add_option("--cpu-sizes", go->g.cpu_sizes, "CPUs of a CPU job, to draw from")->capture_default_str();
-  gen->add_option("--cpu-weights", go->g.cpu_size_weights, "Weight of each CPU count")->capture_default_str();
-  gen->add_option("--mem-per-cpu", go->g.mem_gb_per_cpu, "GB of memory per CPU of a CPU job")->capture_default_str();
-  gen->add_option("--services", go->g.services, "Services mixed in (1-GPU instances, wanted to the end)")
+  add_number_option(gen, "--cpu-sizes", go->g.cpu_sizes, "CPUs of a CPU job, to draw from")->capture_default_str();
+  add_number_option(gen, "--cpu-weights", go->g.cpu_size_weights, "Weight of each CPU count")->capture_default_str();
+  add_number_option(gen, "--mem-per-cpu", go->g.mem_gb_per_cpu, "GB of memory per CPU of a CPU job")->capture_default_str();
+  add_number_option(gen, "--services", go->g.services, "Services mixed in (1-GPU instances, wanted to the end)")
       ->capture_default_str();
-  gen->add_option("--service-instances", go->g.service_instances_max, "Most instances of a generated service")
+  add_number_option(gen, "--service-instances", go->g.service_instances_max, "Most instances of a generated service")
       ->capture_default_str();
-  gen->add_option("--cron", go->g.cron_entries, "Cron entries mixed in (a 1-GPU job every --cron-period)")
+  add_number_option(gen, "--cron", go->g.cron_entries, "Cron entries mixed in (a 1-GPU job every --cron-period)")
       ->capture_default_str();
-  gen->add_option("--cron-period", go->g.cron_period_s, "Seconds between a cron entry's jobs")->capture_default_str();
-  gen->add_option("--cron-duration", go->g.cron_duration_s, "Duration of a cron job, s")->capture_default_str();
+  add_number_option(gen, "--cron-period", go->g.cron_period_s, "Seconds between a cron entry's jobs")->capture_default_str();
+  add_number_option(gen, "--cron-duration", go->g.cron_duration_s, "Duration of a cron job, s")->capture_default_str();
   gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
   gen->add_option("--like", go->like, "Fit arrivals, durations, shapes and model requests to this trace");
   gen->add_option("--like-format", go->like_format, "Format of the --like trace")->capture_default_str();
-  gen->add_option("--load", go->load, "With --like: arrival rate times this factor")->capture_default_str();
+  add_number_option(gen, "--load", go->load, "With --like: arrival rate times this factor")->capture_default_str();
   gen->callback([gen, go, &exit_code] {
     if (!go->like.empty()) {
       workload::TraceOptions options;

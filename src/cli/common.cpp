@@ -1,5 +1,6 @@
 // Scenario options and labels for the CLI.
 #include "cli/common.h"
+#include "cli/number_option.h"
 
 #include <fmt/format.h>
 
@@ -12,19 +13,20 @@ namespace schedlab::cli {
 void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts, bool required) {
   cmd->add_option("scenario", opts.scenario, "Scenario file (scenarios/*.yaml)")->required(required);
   cmd->add_option("--set", opts.sets, "Override a scenario key, e.g. --set scheduler.placement=rack-pack");
-  cmd->add_option("--seed", opts.seed, "Replace the scenario's seed");
+  add_number_option(cmd, "--seed", opts.seed, "Replace the scenario's seed");
   cmd->add_option("--scheduler-cmd", opts.scheduler_cmd,
                   "An external policy decides (docs/external-scheduler.md): its command line, as "
                   "--set scheduler.external.command=CMD");
 }
 
-config::Scenario load(const ScenarioOptions& opts, const std::vector<std::string>& extra_sets) {
-  std::vector<std::string> sets = extra_sets;
+config::Scenario load(const ScenarioOptions& opts, const config::Variant* variant) {
+  std::vector<std::string> sets;
+  if (variant) sets = variant->sets;
   sets.insert(sets.end(), opts.sets.begin(), opts.sets.end());
   // A JSON string is a YAML double-quoted scalar: the command arrives whatever it holds.
   if (!opts.scheduler_cmd.empty())
     sets.push_back("scheduler.external.command=" + nlohmann::json(opts.scheduler_cmd).dump());
-  return config::load_scenario(opts.scenario, sets, opts.seed);
+  return config::load_scenario(opts.scenario, sets, opts.seed, variant ? variant->index : std::nullopt);
 }
 
 void add_format_option(CLI::App* cmd, std::string& format) {

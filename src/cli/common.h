@@ -25,7 +25,8 @@ struct ScenarioOptions {
 
 // `required`: false where another option may stand in for the scenario (emulate --resume).
 void add_scenario_options(CLI::App* cmd, ScenarioOptions& opts, bool required = true);
-config::Scenario load(const ScenarioOptions& opts, const std::vector<std::string>& extra_sets = {});
+// The scenario as the options say; with `variant`, that variant of it (its sets first, then --set).
+config::Scenario load(const ScenarioOptions& opts, const config::Variant* variant = nullptr);
 // `--format text|json`: what a command prints on standard output. With json, standard output
 // holds one JSON document for scripts, and the lines for people go to standard error.
 void add_format_option(CLI::App* cmd, std::string& format);

@@ -15,6 +15,7 @@
 #include "config/yaml_util.h"
 #include "sched/registry.h"
 #include "util/error.h"
+#include "util/path_name.h"
 #include "util/suggest.h"
 #include "workload/arrival_scale.h"
 #include "workload/job_limit.h"
@@ -59,6 +60,11 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     const std::string prefix = e.line() > 0 ? fmt::format("{}:{}: ", e.file(), e.line()) : e.file() + ": ";
     throw InputError("--set", 0, path, "value is not valid YAML: " + std::string(e.what()).substr(prefix.size()));
   }
+  set_at_path(root, path, value, [&](const std::string& what) { throw InputError("--set", 0, path, what); });
+}
+
+void set_at_path(YAML::Node& root, const std::string& path, const YAML::Node& value,
+                 const std::function<void(const std::string&)>& refuse) {
   std::vector<std::string> keys;
   std::size_t start = 0;
   for (;;) {
@@ -75,7 +81,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
       chain.back()[keys[i]] = YAML::Node(YAML::NodeType::Map);
       child = chain.back()[keys[i]];
     }
-    if (!child.IsMap()) throw InputError("--set", 0, path, "'" + keys[i] + "' is not a map");
+    if (!child.IsMap()) {
+      refuse("'" + keys[i] + "' is not a map");
+      return;
+    }
     chain.push_back(child);
   }
   chain.back()[keys.back()] = value;
@@ -264,22 +273,36 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   return g;
 }
 
-// Seeds are 64-bit unsigned (--seed takes any); anything else is a located error.
+// Seeds are 64-bit unsigned, through the same conversion as --seed; anything else is a located error.
 std::uint64_t get_seed(const YAML::Node& n, const At& at) {
-  const std::string text = n.IsScalar() ? std::string(trim(n.Scalar())) : std::string();
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
-    fail(n, at,
-         fmt::format("expected a whole number from 0 to {}, got '{}'", std::numeric_limits<std::uint64_t>::max(),
-                     n.IsScalar() ? n.Scalar() : std::string("a non-scalar")));
-  return v;
+  if (!n.IsScalar()) fail(n, at, "expected a whole number, got a non-scalar");
+  const std::string field = at.path;
+  return checked_number<std::uint64_t>(n.Scalar(), FieldContext{at.file, line_of(n), field});
+}
+
+// Applies the `set:` of the scenario's variant `index` to `root`. The values are the file's
+// own nodes, marks and all: an error in one is reported at its line in the scenario.
+void apply_variant(YAML::Node& root, std::size_t index, const At& at) {
+  const YAML::Node variants = root["variants"];
+  if (!variants.IsSequence() || index >= variants.size()) return;  // read_scenario reports it
+  const At vat = at / "variants" / std::to_string(index) / "set";
+  const YAML::Node set = variants[index]["set"];
+  if (!set) return;
+  require_map(set, vat);
+  std::vector<std::pair<std::string, YAML::Node>> assignments;
+  for (const auto& kv : set) assignments.emplace_back(key_of(kv.first, vat), kv.second);
+  for (const auto& [key, value] : assignments) {
+    if (key == "variants" || key.starts_with("variants."))
+      fail(set, vat / key, "a variant cannot change the list of variants");
+    set_at_path(root, key, value, [&](const std::string& what) { fail(set, vat / key, what); });
+  }
 }
 
 Scenario read_scenario(const std::string& path, YAML::Node root, const std::vector<std::string>& sets,
-                       std::optional<std::uint64_t> seed) {
+                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant) {
   At at{path, ""};
   require_map(root, at);
+  if (variant) apply_variant(root, *variant, at);
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
   check_keys(root, {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
@@ -289,6 +312,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.file = path;
   sc.resolved = root;
   sc.name = root["name"] ? get_string(root["name"], at / "name") : std::filesystem::path(path).stem().string();
+  // The name becomes the results folder's (results/<name>/).
+  check_path_name(sc.name, FieldContext{path, line_of(root["name"]), "name"});
   if (root["seed"]) sc.seed = get_seed(root["seed"], at / "seed");
 
   if (!root["cluster"]) fail(root, at / "cluster", "required key is missing (a file in configs/clusters/)");
@@ -413,6 +438,9 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
         sc.perf.model = get_string(kv.second, pat / "model");
       else
         sc.perf.args[key] = kv.second.IsScalar() ? kv.second.Scalar() : YAML::Dump(kv.second);
+      // Files the perf model reads: a missing one or a folder is reported at its line here.
+      if ((key == "profile" || key == "models") && kv.second.IsScalar())
+        require_file(resolve_path(path, kv.second.Scalar()), kv.second, pat / key);
     }
   }
   if (const auto& m = root["metrics"]) {
@@ -434,11 +462,13 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
       Variant v;
       if (!vs[i]["name"]) fail(vs[i], iat / "name", "required key is missing");
       v.name = get_string(vs[i]["name"], iat / "name");
+      v.line = line_of(vs[i]["name"]);
+      v.index = i;
+      // A folder inside the compare's results.
+      check_path_name(v.name, FieldContext{path, v.line, (iat / "name").path});
       if (const auto& s = vs[i]["set"]) {
         require_map(s, iat / "set");
-        for (const auto& kv : s)
-          v.sets.push_back(key_of(kv.first, iat / "set") + "=" +
-                           (kv.second.IsScalar() ? kv.second.Scalar() : YAML::Dump(kv.second)));
+        for (const auto& kv : s) key_of(kv.first, iat / "set");
       }
       sc.variants.push_back(std::move(v));
     }
@@ -449,9 +479,9 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets,
-                       std::optional<std::uint64_t> seed) {
+                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant) {
   YAML::Node root = load_yaml_file(path);
-  return with_yaml_errors(path, [&] { return read_scenario(path, root, sets, seed); });
+  return with_yaml_errors(path, [&] { return read_scenario(path, root, sets, seed, variant); });
 }
 
 }  // namespace schedlab::config

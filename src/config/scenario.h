@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,9 +53,14 @@ struct PerfConfig {
   std::map<std::string, long> lines;        // line of each `perf:` key ("model" included), for errors
 };
 
+// A named variant of a scenario, for compare: either one of the scenario's own `variants:`
+// (`index` into that list; its `set:` is applied from the file, located) or one given on the
+// command line as text ("key.path=value" in `sets`).
 struct Variant {
   std::string name;
-  std::vector<std::string> sets;  // "key.path=value"
+  std::vector<std::string> sets;     // "key.path=value" (--variant)
+  std::optional<std::size_t> index;  // the scenario's variants[index]
+  long line = 0;                     // of its name in the scenario, 0 for --variant
 };
 
 struct Scenario {
@@ -76,12 +82,18 @@ struct Scenario {
   YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)
 };
 
-// Loads and validates a scenario. `sets` are "key.path=value" overrides; `seed` replaces
-// the file's seed when given.
+// Loads and validates a scenario. `variant` applies the `set:` of the scenario's own
+// variants[variant] first; `sets` are "key.path=value" overrides, applied after it; `seed`
+// replaces the file's seed when given.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets = {},
-                       std::optional<std::uint64_t> seed = std::nullopt);
+                       std::optional<std::uint64_t> seed = std::nullopt,
+                       std::optional<std::size_t> variant = std::nullopt);
 
 // Applies one "key.path=value" override to a YAML tree (value parsed as YAML).
 void apply_override(YAML::Node& root, const std::string& assignment);
+// Puts `value` at the dotted `path` of `root`, creating maps on the way; `refuse` is called
+// (and must throw) when a key on the way holds something other than a map.
+void set_at_path(YAML::Node& root, const std::string& path, const YAML::Node& value,
+                 const std::function<void(const std::string&)>& refuse);
 
 }  // namespace schedlab::config

@@ -13,16 +13,15 @@
 #include <system_error>
 
 #include "util/error.h"
+#include "util/input_files.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 
 namespace schedlab::config {
 
-namespace {
 namespace fs = std::filesystem;
 
-// What is wrong with `path` as a file to read, or "" when nothing is. Uses the error_code forms
-// throughout: a name too long or a loop of links must not throw.
+// Uses the error_code forms throughout: a name too long or a loop of links must not throw.
 std::string file_problem(const std::string& path, bool any_kind) {
   if (path.empty()) return "no file name given";
   std::error_code ec;
@@ -35,7 +34,6 @@ std::string file_problem(const std::string& path, bool any_kind) {
   if (!any_kind && !fs::is_regular_file(st)) return "is not a regular file";
   return "";
 }
-}  // namespace
 
 std::string read_config_file(const std::string& path) {
   if (std::string problem = file_problem(path, false); !problem.empty()) {
@@ -47,6 +45,7 @@ std::string read_config_file(const std::string& path) {
     throw InputError(path, 0, "",
                      fmt::format("file is {} bytes, more than the {} MiB a configuration file may have", size,
                                  kMaxConfigFileBytes >> 20));
+  note_input_file(path);
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "", "cannot open file");

@@ -20,6 +20,10 @@ namespace schedlab::config {
 // document in memory several times over.
 inline constexpr std::uintmax_t kMaxConfigFileBytes = 64u << 20;
 
+// What is wrong with `path` as a file to read, or "" when nothing is: "no such file", "is a
+// folder, expected a file", "is not a regular file" (unless `any_kind`: a pipe or a device is
+// then fine), "cannot open file: ...". For callers that name the option the file came from.
+std::string file_problem(const std::string& path, bool any_kind = false);
 // The text of a configuration file. A missing, unreadable or oversized file, a folder, a
 // device or a name the system refuses (too long) is an InputError naming the file; no
 // filesystem or stream exception escapes.

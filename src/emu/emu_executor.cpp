@@ -13,7 +13,12 @@ namespace schedlab::emu {
 
 EmuExecutor::EmuExecutor(const cluster::Topology& topo, perf::PerfModel& perf, AgentLink& agents,
                          EmuExecutorOptions options)
-    : topo_(topo), perf_(perf), agents_(agents), options_(std::move(options)), gpu_used_(topo.hosts().size()) {
+    : topo_(topo),
+      perf_(perf),
+      agents_(agents),
+      options_(std::move(options)),
+      ports_(options_.ports),
+      gpu_used_(topo.hosts().size()) {
   for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) gpu_used_[h].assign(topo.host(h).gpus, false);
 }
 
@@ -53,7 +58,8 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
       ckpt.interval > 0 ? ckpt.interval
                         : std::max<engine::Time>(1, time_from_double_clamped(0.1e6 * options_.speedup * r.speed));
   const std::string master = agents_.address_of(placement.tasks.front().host);
-  const auto port = static_cast<std::uint16_t>(options_.port_base + run % options_.port_span);
+  // A gang of one needs no rendezvous over the network (rendezvous.h), so no port.
+  const std::uint16_t port = r.ranks > 1 ? ports_.lend(r.ranks) : 0;
   std::map<cluster::HostId, std::uint32_t> local_ranks;
   for (std::uint32_t rank = 0; rank < r.ranks; ++rank) {
     const auto& slot = placement.tasks[rank];
@@ -82,15 +88,17 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
     t.run = run;
     t.host = slot.host;
     t.gpu_indexes = take_gpus(slot.host, slot);
+    t.port = port;
     std::string visible;
     for (auto g : t.gpu_indexes) visible += (visible.empty() ? "" : ",") + std::to_string(g);
     cmd.env = {{"SCHEDLAB_JOB_ID", std::to_string(job.id)},
+               {"SCHEDLAB_EMULATION_ID", options_.emulation_id},
                {"RANK", std::to_string(rank)},
                {"WORLD_SIZE", std::to_string(r.ranks)},
                {"LOCAL_RANK", std::to_string(local_ranks[slot.host]++)},
                {"MASTER_ADDR", master},
-               {"MASTER_PORT", std::to_string(port)},
                {"CUDA_VISIBLE_DEVICES", visible}};
+    if (port != 0) cmd.env["MASTER_PORT"] = std::to_string(port);
     cmd.checkpoint_dir = fmt::format("{}/job-{}", options_.checkpoint_root, job.id);
     tasks_.emplace(cmd.task, std::move(t));
     send(slot.host, std::move(cmd));
@@ -152,6 +160,7 @@ void EmuExecutor::drop_task(std::unordered_map<std::string, LiveTask>::iterator 
   auto& used = gpu_used_[it->second.host];
   for (auto g : it->second.gpu_indexes)
     if (g < used.size()) used[g] = false;
+  if (it->second.port != 0) ports_.give_back(it->second.port);
   tasks_.erase(it);
 }
 
@@ -212,6 +221,7 @@ void EmuExecutor::on_host_lost(cluster::HostId host) {
     auto& used = gpu_used_[host];
     for (auto g : it->second.gpu_indexes)
       if (g < used.size()) used[g] = false;
+    if (it->second.port != 0) ports_.give_back(it->second.port);
     it = tasks_.erase(it);
   }
 }

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "emu/gang_ports.h"
 #include "emu/protocol.h"
 #include "perf/perf_model.h"
 #include "sim/clock.h"
@@ -37,8 +38,10 @@ struct EmuExecutorOptions {
   double speedup = 100;
   std::string self_exe;          // the schedlab binary agents run as `worker`
   std::string checkpoint_root;   // job folders: <root>/job-<id>
-  std::uint16_t port_base = 29500;  // a run's MASTER_PORT is port_base + run % port_span
-  std::uint16_t port_span = 20000;
+  GangPortsConfig ports;          // where gangs' MASTER_PORTs come from (gang_ports.h)
+  // This emulation's identity, given to every task (SCHEDLAB_EMULATION_ID): a rank joins only
+  // a rank 0 of the same emulation (rendezvous.h). One token of printable characters.
+  std::string emulation_id = "-";
   sim::LifecycleConfig lifecycle;
 };
 
@@ -93,6 +96,7 @@ class EmuExecutor final : public sim::Executor {
     sim::RunId run = 0;
     cluster::HostId host = 0;
     std::vector<std::uint16_t> gpu_indexes;
+    std::uint16_t port = 0;  // its gang's MASTER_PORT, lent from ports_ (0: a gang of one)
     bool seen_running = false;
     std::optional<std::uint32_t> kill_grace_ms;  // its run was stopped: the kill was sent
   };
@@ -107,6 +111,7 @@ class EmuExecutor final : public sim::Executor {
   EmuExecutorOptions options_;
   std::unordered_map<sim::RunId, RunState> runs_;
   std::unordered_map<std::string, LiveTask> tasks_;
+  GangPorts ports_;
   std::vector<std::vector<bool>> gpu_used_;  // by host, by GPU index
   std::vector<double> start_latency_ms_;
   bool replaying_ = false;

@@ -20,6 +20,16 @@
 namespace schedlab::emu {
 
 namespace {
+// An emulation's identity for its gangs' rendezvous: 64 random bits, so that two emulations on
+// one machine (or one resumed after a kill, beside its predecessor's last gangs) never share one.
+// Not a secret against the machine's other users (it is in the tasks' environment, which only
+// their user can read), not a result either: it comes from the system's entropy, not the seed.
+std::string new_emulation_id() {
+  std::random_device rd;
+  const std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  return fmt::format("{:016x}", v);
+}
+
 // p50 or p99 of figures in any order (metrics::percentile wants them sorted).
 double percentile_of(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -121,6 +131,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   eo.self_exe = self_executable();
   eo.checkpoint_root = work_dir_ + "/checkpoints";
   eo.lifecycle = lifecycle;
+  eo.emulation_id = new_emulation_id();
   executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
   executor_hosts_ = topo.hosts().size();
   inbox_ = std::make_unique<Inbox>(*clock_, *executor_);

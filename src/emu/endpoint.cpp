@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-#include <fstream>
-#include <set>
-#include <sstream>
+#include <sys/stat.h>
 
+#include <cctype>
+#include <set>
+
+#include "config/yaml_util.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/parse.h"
 
 namespace schedlab::emu {
@@ -55,20 +57,30 @@ std::vector<std::uint32_t> parse_gpu_list(std::string_view text, const std::stri
 }
 
 std::string read_token_file(const std::string& path, const std::string& option) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, option, "cannot read the token file");
-  std::ostringstream s;
-  s << f.rdbuf();
-  const std::string text = s.str();
+  // The project's file checks: a folder, a device or a missing file is named as such.
+  if (std::string problem = config::file_problem(path); !problem.empty()) throw InputError(path, 0, option, problem);
+  const std::string text = config::read_config_file(path);
   std::string_view t = text;
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (t.empty())
+    throw InputError(path, 0, option,
+                     text.empty() ? "the token file is empty (expected a token of at least 16 printable characters)"
+                                  : "the token file holds only white space (expected a token of at least 16 "
+                                    "printable characters)");
   const std::string token(t);
   if (token.size() < 16)
     throw InputError(path, 0, option, fmt::format("the token has {} characters; at least 16 are needed", token.size()));
   for (unsigned char c : token)
     if (c <= ' ' || c >= 0x7f)
       throw InputError(path, 0, option, "the token must be printable ASCII without spaces (it is sent in a header)");
+  // A token others can read guards nothing from them (a shared machine's other users).
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
+    notice(fmt::format("{}: {}: the token file is readable by {} (mode {:04o}): whoever can read it can register "
+                       "agents and submit or stop jobs; chmod 600 {}",
+                       path, option, (st.st_mode & S_IROTH) ? "every user of this machine" : "its group",
+                       st.st_mode & 07777, path));
   return token;
 }
 

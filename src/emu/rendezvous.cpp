@@ -262,14 +262,18 @@ struct Rendezvous::Impl {
   void on_line_from_rank(const ConnectionPtr& c, const std::string& line) {
     const auto w = words(line);
     if (c->rank < 0) {
-      if (w.size() != 5 || w[0] != "hello") return refuse(c, fmt::format("expected 'hello JOB WORLD RANK PLAN', got '{}'", shown(line)));
-      if (w[1] != cfg.job_id) return refuse(c, fmt::format("this is job {}, not {}", cfg.job_id, shown(w[1])));
+      if (w.size() != 6 || w[0] != "hello")
+        return refuse(c, fmt::format("expected 'hello EMU JOB WORLD RANK PLAN', got '{}'", shown(line)));
+      // First, and saying nothing of ours: a stranger learns neither identity nor job.
+      if (w[1] != cfg.emulation)
+        return refuse(c, "this rank 0 serves another emulation (SCHEDLAB_EMULATION_ID differs)");
+      if (w[2] != cfg.job_id) return refuse(c, fmt::format("this is job {}, not {}", cfg.job_id, shown(w[2])));
       std::int64_t world = 0, rank = 0;
-      if (!try_parse_int(w[2], world) || world != cfg.world_size)
-        return refuse(c, fmt::format("the gang has {} ranks, not {}", cfg.world_size, shown(w[2])));
-      if (!try_parse_int(w[3], rank) || rank < 1 || rank >= world)
-        return refuse(c, fmt::format("rank {} is not one of 1 to {}", shown(w[3]), cfg.world_size - 1));
-      if (w[4] != cfg.plan) return refuse(c, fmt::format("rank 0's plan is {}, not {}", cfg.plan, shown(w[4])));
+      if (!try_parse_int(w[3], world) || world != cfg.world_size)
+        return refuse(c, fmt::format("the gang has {} ranks, not {}", cfg.world_size, shown(w[3])));
+      if (!try_parse_int(w[4], rank) || rank < 1 || rank >= world)
+        return refuse(c, fmt::format("rank {} is not one of 1 to {}", shown(w[4]), cfg.world_size - 1));
+      if (w[5] != cfg.plan) return refuse(c, fmt::format("rank 0's plan is {}, not {}", cfg.plan, shown(w[5])));
       if (by_rank[rank]) return refuse(c, fmt::format("rank {} has already joined", rank));
       c->rank = rank;
       by_rank[rank] = c;
@@ -375,7 +379,7 @@ struct Rendezvous::Impl {
     boost::system::error_code ignored;
     to_zero->socket.set_option(tcp::no_delay(true), ignored);
     conns.insert(to_zero);
-    send(to_zero, fmt::format("hello {} {} {} {}", cfg.job_id, cfg.world_size, cfg.rank, cfg.plan));
+    send(to_zero, fmt::format("hello {} {} {} {} {}", cfg.emulation, cfg.job_id, cfg.world_size, cfg.rank, cfg.plan));
     read_next(to_zero);
   }
 

@@ -4,7 +4,7 @@
 // MASTER_ADDR:MASTER_PORT over TCP (Boost.Asio, one background thread); the other ranks connect,
 // retrying until rank 0 is up. The wire is lines of text, each at most 1 KiB:
 //
-//   rank > 0 -> rank 0:  hello JOB WORLD RANK PLAN   (once, first; a mismatch is refused)
+//   rank > 0 -> rank 0:  hello EMU JOB WORLD RANK PLAN   (once, first; a mismatch is refused)
 //                        arrive N                    (this rank finished round N)
 //                        leave                       (this rank is done; its close is not a failure)
 //                        stop                        (this rank stops gracefully; so does the gang)
@@ -13,6 +13,11 @@
 //                        stop                        (a rank stops gracefully: every rank does)
 //                        broken WHY                  (the gang is broken; then rank 0 closes)
 //                        refused WHY                 (a bad hello; then rank 0 closes)
+//
+// EMU is the emulation's identity (SCHEDLAB_EMULATION_ID, a random token each emulation draws):
+// it is checked first, and a rank of another emulation (another emulation on this machine whose
+// gang was given the same port, a stray process) is refused without learning anything of this
+// gang, not even its job.
 //
 // Rounds are numbered from 0 and every rank arrives at each in turn. A graceful stop is the
 // gang's: whichever rank is asked first (the agents signal every task, in some order), all stop
@@ -37,6 +42,7 @@ struct RendezvousConfig {
   std::uint32_t world_size = 1;
   std::string address;     // rank 0 listens here, the other ranks connect here (MASTER_ADDR)
   std::uint16_t port = 0;  // MASTER_PORT; 0 lets rank 0 take an ephemeral port (tests)
+  std::string emulation = "-";  // one token; a rank of another emulation is refused ("-": none given)
   std::string job_id;      // one token; a rank of another job is refused
   std::string plan;        // one token the ranks must agree on (the work, the checkpoint interval)
   std::string announce;    // rank 0's line given to every rank with `start` (no newline)

@@ -143,6 +143,7 @@ class WorkerRun {
     rc.world_size = c_.world_size;
     rc.address = c_.master_addr;
     rc.port = c_.master_port;
+    rc.emulation = c_.emulation_id;
     rc.job_id = c_.job_id;
     rc.plan = fmt::format("work={},interval={},gpus={}", c_.work, c_.checkpoint_interval,
                           hooks_.gpu ? hooks_.gpu->local_gpus() : 0);
@@ -400,6 +401,10 @@ WorkerConfig worker_config(const WorkerArgs& a, const Environment& env) {
   if (auto v = env_value(env, "SCHEDLAB_JOB_ID")) {
     check_token(*v, "env SCHEDLAB_JOB_ID", 128);
     c.job_id = *v;
+  }
+  if (auto v = env_value(env, "SCHEDLAB_EMULATION_ID")) {
+    check_token(*v, "env SCHEDLAB_EMULATION_ID", 128);
+    c.emulation_id = *v;
   }
 
   // Files: the checkpoint folder matters to rank 0 only (it alone reads and writes it).

@@ -58,6 +58,7 @@ struct WorkerConfig {
   std::string master_addr;
   std::uint16_t master_port = 0;
   std::string job_id = "-";
+  std::string emulation_id = "-";  // SCHEDLAB_EMULATION_ID: a rank joins only its own emulation's gang
 };
 
 // An environment variable's value, or null when it is unset.

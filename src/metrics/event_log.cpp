@@ -9,7 +9,7 @@
 namespace schedlab::metrics {
 
 EventLog::EventLog(std::ostream& out, const workload::StringPool& strings) : out_(out), strings_(strings) {
-  out_ << "time_s,job,event,reason,gpus,placement,work_done_s,lost_work_s\n";
+  out_ << kEventLogHeader;
 }
 
 void EventLog::remember(const workload::JobSpec& job) {

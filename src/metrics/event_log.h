@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ostream>
+#include <string_view>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -11,6 +12,9 @@
 #include "metrics/observer.h"
 
 namespace schedlab::metrics {
+
+// The event log's header: --events replaces only a file that starts with it.
+inline constexpr std::string_view kEventLogHeader = "time_s,job,event,reason,gpus,placement,work_done_s,lost_work_s\n";
 
 class EventLog final : public RunObserver {
  public:

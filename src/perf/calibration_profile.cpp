@@ -343,7 +343,7 @@ std::string num(double v) { return fmt::format("{}", v); }
 }  // namespace
 
 void write_profile(const CalibrationProfile& p, std::ostream& out) {
-  out << "# schedlab calibration profile (format: docs/calibration.md)\n";
+  out << kProfileFirstLine << " (format: docs/calibration.md)\n";
   const Provenance& pv = p.provenance;
   out << "provenance:\n";
   out << "  source: " << quote(pv.source) << "\n";

@@ -99,6 +99,8 @@ CalibrationProfile load_profile(const std::string& path);
 CalibrationProfile load_profile_text(const std::string& text, const std::string& name);
 // Writes YAML that load_profile reads back to an equal profile (numbers in shortest round-trip form).
 void write_profile(const CalibrationProfile& profile, std::ostream& out);
+// The first line write_profile writes: calibrate -o replaces only a file that starts so.
+inline constexpr std::string_view kProfileFirstLine = "# schedlab calibration profile";
 
 // Defaults from public figures (/work/shared/reference/collectives.md), each cited in the source.
 CalibrationProfile datasheet_profile();

@@ -101,7 +101,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   const std::string log_inside = events_file.empty() ? "" : events_inside_results(events_file, out_dir);
   std::vector<metrics::RunObserver*> observers{&collector};
   if (!events_file.empty()) {
-    events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events");
+    events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events", metrics::kEventLogHeader);
     observers.push_back(&log.emplace(events->stream(), source->strings()));
   }
   std::optional<metrics::ProgressObserver> progress;
@@ -153,6 +153,9 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   // Inside the results folder the log is committed within the staging folder, then moves
   // with it; beside them it appears only once the results did.
   if (events && !log_inside.empty()) events->commit();
+  // A log that cannot be written (a full disk) fails the run before the results replace
+  // the previous ones.
+  if (events && log_inside.empty()) events->flush_checked();
   dir->commit();
   if (events && log_inside.empty()) events->commit();
   return outcome;

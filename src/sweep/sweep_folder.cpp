@@ -12,8 +12,8 @@
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/input_limits.h"
 #include "util/json_read.h"
-#include "util/line_reader.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::sweep {
@@ -24,13 +24,12 @@ namespace fs = std::filesystem;
 bool SweepFolder::done(std::size_t i) const { return is_results_folder(cell_dir(i)); }
 
 std::string SweepFolder::why_failed(std::size_t i) const {
-  try {
-    LineReader in(cell_error(i));
-    std::string_view line;
-    return in.next(line) ? std::string(line) : std::string();
-  } catch (const InputError&) {
-    return "";  // gone or unreadable: the cell has no reason to tell
-  }
+  // Its first line, at most a line's bound of it. (Not through FileBytes, which would note the
+  // file as an input of the run, and a resumed sweep rewrites it.)
+  std::ifstream in(cell_error(i), std::ios::binary);
+  std::string line;
+  for (char c; line.size() < kMaxLineBytes && in.get(c) && c != '\n';) line += c;
+  return line;
 }
 
 bool SweepFolder::failed(std::size_t i) const {

@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <charconv>
 #include <concepts>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "engine/time.h"
@@ -89,6 +91,43 @@ inline engine::Time checked_duration_seconds(double s, const FieldContext& where
 // A GPU share in thousandths: (0, 1000].
 inline std::uint16_t checked_share_milli(std::int64_t milli, const FieldContext& where) {
   return checked_int<std::uint16_t>(milli, where, 1, 1000);
+}
+
+// A number written as text (a YAML scalar, a command-line value) into `To` within [lo, hi]:
+// the one conversion for both, so that `--seed -1` and `seed: -1` get the same answer. An
+// unsigned type takes no sign (no wrap of -1 to 2^64-1); an integer type takes only a whole
+// number; a floating type only a finite value.
+template <class To>
+  requires std::is_arithmetic_v<To>
+To checked_number(std::string_view text, const FieldContext& where, To lo = std::numeric_limits<To>::lowest(),
+                  To hi = std::numeric_limits<To>::max()) {
+  const std::string_view t = trim(text);
+  if constexpr (std::is_floating_point_v<To>) {
+    double v;
+    if (!try_parse_double(t, v))
+      throw_out_of_range(where, t.empty() ? std::string("missing value") : fmt::format("expected a number, got '{}'", t));
+    return static_cast<To>(checked_real(v, where, static_cast<double>(lo), static_cast<double>(hi)));
+  } else if constexpr (std::is_unsigned_v<To>) {
+    std::uint64_t v = 0;
+    const std::string_view digits = !t.empty() && t.front() == '+' ? t.substr(1) : t;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (digits.empty() || p != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+      throw_out_of_range(where, t.empty() ? std::string("missing value")
+                                          : fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, t));
+    if (ec == std::errc::result_out_of_range || v < lo || v > hi)
+      throw_out_of_range(where, fmt::format("{} is out of range [{}, {}]", t, lo, hi));
+    return static_cast<To>(v);
+  } else {
+    std::int64_t v = 0;
+    if (!try_parse_int(t, v)) {
+      double d;
+      if (try_parse_double(t, d) && d == std::trunc(d) && std::abs(d) >= 9.2e18)
+        throw_out_of_range(where, fmt::format("{} is out of range [{}, {}]", t, lo, hi));
+      throw_out_of_range(where, t.empty() ? std::string("missing value")
+                                          : fmt::format("expected a whole number from {} to {}, got '{}'", lo, hi, t));
+    }
+    return checked_int<To>(v, where, lo, hi);
+  }
 }
 
 // Saturating time arithmetic: a far-future end stays at kTimeMax instead of wrapping.

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/input_files.h"
 
 namespace schedlab {
 
@@ -54,6 +55,7 @@ FileBytes::FileBytes(const std::string& path) {
       throw InputError(path, 0, "", "cannot open file: it is a directory");
     }
     if (S_ISREG(st.st_mode)) size_ = static_cast<std::int64_t>(st.st_size);
+    note_input_file(fd);
   }
   unsigned char magic[2] = {0, 0};
   ssize_t peeked = ::pread(fd, magic, 2, 0);

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "util/error.h"
-#include "util/line_reader.h"
+#include "util/input_files.h"
 #include "util/process_alive.h"
 
 namespace schedlab {
@@ -115,15 +115,12 @@ bool is_results_folder(const std::string& folder) {
   fs::path marker = fs::path(folder) / kResultsMarker;
   std::error_code ec;
   if (fs::symlink_status(marker, ec).type() != fs::file_type::regular) return false;
-  // Through the one line reader: a huge file under the marker's name costs no more than the
-  // bound on a line, and is not a marker.
-  try {
-    LineReader f(marker.string());
-    std::string_view line;
-    return f.next(line) && line.starts_with(kMarkerPrefix);
-  } catch (const InputError&) {
-    return false;
-  }
+  // Its first bytes only: a huge file under the marker's name costs nothing to refuse. (Not
+  // through FileBytes, which would note the marker as an input of the run.)
+  std::ifstream f(marker, std::ios::binary);
+  std::string head(kMarkerPrefix.size(), '\0');
+  f.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return static_cast<std::size_t>(f.gcount()) == head.size() && head == kMarkerPrefix;
 }
 
 void check_results_target(const std::string& target, bool force, const std::string& option) {
@@ -215,7 +212,18 @@ void StagingDir::commit() {
   remove_replaced(old);
 }
 
-StagedFile::StagedFile(std::string target, std::string option)
+namespace {
+// The first `bytes` bytes of the file at `path` (fewer when it is shorter).
+std::string head_of(const fs::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(bytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(bytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+}  // namespace
+
+StagedFile::StagedFile(std::string target, std::string option, std::string_view first_line)
     : target_(std::move(target)), option_(std::move(option)) {
   if (target_.empty()) throw InputError("", 0, option_, "empty path");
   fs::path t(target_);
@@ -229,6 +237,15 @@ StagedFile::StagedFile(std::string target, std::string option)
   }
   if (st.type() == fs::file_type::directory || t.filename().empty())
     throw InputError(target_, 0, option_, "is a folder; give a file name");
+  if (st.type() == fs::file_type::regular) {
+    if (is_input_file(t.string()))
+      throw InputError(target_, 0, option_, "is an input of this run; give another file name");
+    if (!first_line.empty() && fs::file_size(t, ec) > 0 && !ec && head_of(t, first_line.size()) != first_line)
+      throw InputError(target_, 0, option_,
+                       fmt::format("exists and is not a file schedlab wrote (it does not start with '{}'); remove "
+                                   "it or give another file name",
+                                   first_line.substr(0, first_line.find('\n'))));
+  }
   if (st.type() != fs::file_type::not_found && st.type() != fs::file_type::regular) {
     // A device or a pipe is written as it is (renaming over /dev/null would replace it).
     out_.open(t, std::ios::binary);
@@ -246,6 +263,11 @@ StagedFile::~StagedFile() {
     out_.close();
     ::unlink(temp_.c_str());
   }
+}
+
+void StagedFile::flush_checked() {
+  out_.flush();
+  if (!out_) throw InputError(target_, 0, option_, "write failed: " + errno_text());
 }
 
 void StagedFile::commit() {

@@ -48,18 +48,24 @@ class StagingDir {
 
 // A file that appears only when complete: written as `.NAME.tmp-PID` beside the target and
 // renamed over it by commit(), removed otherwise. A target that exists but is not a regular
-// file (/dev/null, a pipe) is written directly; a folder is refused.
+// file (/dev/null, a pipe) is written directly; a folder is refused. Like --out, an output
+// file never replaces an input of this run (util/input_files.h) nor a file schedlab did not
+// write: when `first_line` is given (the start of the first line schedlab writes there, such
+// as a CSV header), an existing non-empty file must start with it.
 // The whole of `text` as `target`, through a StagedFile: it appears complete or not at all.
 void write_staged(const std::string& target, std::string_view text, const std::string& option = "--out");
 
 class StagedFile {
  public:
-  explicit StagedFile(std::string target, std::string option = "--out");
+  explicit StagedFile(std::string target, std::string option = "--out", std::string_view first_line = {});
   ~StagedFile();
   StagedFile(const StagedFile&) = delete;
   StagedFile& operator=(const StagedFile&) = delete;
 
   std::ostream& stream() { return out_; }
+  // Everything written reached the file (a full disk, /dev/full: an error now), without
+  // putting it in place: a caller with several outputs checks them all before committing any.
+  void flush_checked();
   void commit();
 
  private:

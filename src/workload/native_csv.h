@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "workload/trace_format.h"
 
@@ -17,6 +18,9 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 
 // Writes the header line, then one row per job (the inverse of the reader).
 void write_native_header(std::ostream& out);
+// How every native trace schedlab writes begins: an existing file is replaced only when it
+// starts so (util/staging_dir.h).
+inline constexpr std::string_view kNativeHeaderStart = "id,submit_s,duration_s,";
 void write_native_row(std::ostream& out, const JobSpec& job, const StringPool& strings);
 
 }  // namespace schedlab::workload

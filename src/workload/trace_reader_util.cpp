@@ -50,13 +50,12 @@ TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& optio
 
 SkippedRowsFile::SkippedRowsFile(const std::string& path) {
   if (path.empty()) return;
-  out_ = std::make_unique<std::ofstream>(path, std::ios::binary);
-  if (!*out_) throw InputError(path, 0, "--skipped", "cannot write this file");
-  *out_ << "line,reason\n";
+  out_ = std::make_unique<StagedFile>(path, "--skipped", kHeader);
+  out_->stream() << kHeader;
 }
 
 void SkippedRowsFile::row(long line, std::string_view reason) {
-  if (out_) *out_ << line << ',' << csv_field(reason) << '\n';
+  if (out_) out_->stream() << line << ',' << csv_field(reason) << '\n';
 }
 
 void SkippedRowsFile::unreadable(const InputError& e) {
@@ -64,7 +63,8 @@ void SkippedRowsFile::unreadable(const InputError& e) {
 }
 
 void SkippedRowsFile::flush() {
-  if (out_) out_->flush();
+  if (out_) out_->commit();
+  out_.reset();
 }
 
 InputError no_job_left(const std::string& path, const std::vector<std::pair<std::string, std::uint64_t>>& reasons) {

@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
+#include "util/staging_dir.h"
 #include "workload/job_buffer.h"
 #include "workload/trace_format.h"
 
@@ -52,14 +53,17 @@ class DropCounts {
 // reader leaves out; does nothing when no file was asked for.
 class SkippedRowsFile {
  public:
+  // The file's header; --skipped replaces only a file that starts with it.
+  static constexpr std::string_view kHeader = "line,reason\n";
   explicit SkippedRowsFile(const std::string& path);
   void row(long line, std::string_view reason);
   // A row --skip-bad-rows passed over: the error's own words are its reason.
   void unreadable(const InputError& e);
+  // The trace is read to its end: the file is put in place (it appears whole or not at all).
   void flush();
 
  private:
-  std::unique_ptr<std::ofstream> out_;
+  std::unique_ptr<StagedFile> out_;
 };
 
 // The error for a trace from which no job remains, naming the rows left out per reason.

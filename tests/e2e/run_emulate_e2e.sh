@@ -257,6 +257,64 @@ print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_
 fi
 no_leftovers emulate_api
 
+# --- two emulations side by side (R35): their own ports, their own gangs ------------------
+# The same scenario and seed at once: both make the same decisions at the same instants, so
+# gangs with the same job, run and plan start together in both (ports once collided, and a rank
+# could join the other emulation's rank 0). Every job of more than one GPU is a gang here. No
+# failure is injected, so jobs.csv must count none. The first also has a token on loopback,
+# in a file every user may read: a notice; a request without it is refused; it is in no log line,
+# file or command line.
+sbs_token=sbs-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$sbs_token" >"$TMP/sbs-token"
+chmod 644 "$TMP/sbs-token"
+"$BIN" emulate "$SC" --speedup 1000 --out "$TMP/sbs-a" --work-dir "$TMP/sbs-work-a" --token-file "$TMP/sbs-token" \
+  --set workload.generate.gpus_per_host=1 >"$TMP/sbs-a.stdout" 2>"$TMP/sbs-a.stderr" &
+sbs_a=$!
+"$BIN" emulate "$SC" --speedup 1000 --out "$TMP/sbs-b" --work-dir "$TMP/sbs-work-b" \
+  --set workload.generate.gpus_per_host=1 >"$TMP/sbs-b.stdout" 2>"$TMP/sbs-b.stderr" &
+sbs_b=$!
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*controller listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/sbs-a.stderr" | head -1)
+  [ -n "$port" ] && grep -q "registered from" "$TMP/sbs-a.stderr" && break
+  sleep 0.1
+done
+no_token=$([ -n "$port" ] && http GET /v1/cluster | head -1)
+# Every command line of ours while it runs (/proc/PID/cmdline is world-readable).
+cmdlines=$(pgrep -af "$TMP" 2>/dev/null)
+wait "$sbs_a"
+rc_a=$?
+wait "$sbs_b"
+rc_b=$?
+# "failures restarts" summed over jobs.csv, or "missing".
+uninjected() {
+  python3 -c "import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(len(rows), sum(int(r['failures']) for r in rows), sum(int(r['restarts']) for r in rows))" "$1" 2>/dev/null ||
+    echo missing
+}
+counts_a=$(uninjected "$TMP/sbs-a/jobs.csv")
+counts_b=$(uninjected "$TMP/sbs-b/jobs.csv")
+if [ "$rc_a" -ne 0 ] || [ "$rc_b" -ne 0 ]; then
+  cp "$TMP/sbs-a.stderr" "$TMP/stderr"
+  fail emulate_side_by_side "exit codes $rc_a and $rc_b"
+elif [ "$counts_a" != "24 0 0" ] || [ "$counts_b" != "24 0 0" ]; then
+  fail emulate_side_by_side "jobs, failures, restarts: $counts_a and $counts_b; $(grep -h "gang broken\|refused this rank" \
+    "$TMP"/sbs-work-?/agents/*/task-*.log 2>/dev/null | head -2)"
+else
+  pass emulate_side_by_side
+fi
+if [ "$no_token" = 401 ]; then pass emulate_token_on_loopback; else
+  fail emulate_token_on_loopback "a request without the token got '$no_token', not 401"; fi
+notices=$(grep -c "schedlab: notice: $TMP/sbs-token: --token-file: the token file is readable by every user" "$TMP/sbs-a.stderr")
+if [ "$notices" = 1 ]; then pass emulate_token_file_readable_notice; else
+  fail emulate_token_file_readable_notice "$notices notice lines"; fi
+leaks=$( (grep -rl -- "$sbs_token" "$TMP/sbs-a" "$TMP/sbs-work-a" "$TMP/sbs-a.stdout" "$TMP/sbs-a.stderr"
+  echo "$cmdlines" | grep -c -- "$sbs_token" | grep -v '^0$') 2>/dev/null)
+if [ -z "$leaks" ] && [ -n "$cmdlines" ]; then pass emulate_token_in_no_log; else
+  fail emulate_token_in_no_log "the token is in: ${leaks:-(no command line seen)}"; fi
+no_leftovers emulate_side_by_side
+
 # --- refusals ----------------------------------------------------------------------------
 run emulate "$SC" --listen 0.0.0.0:0 --out "$TMP/open"
 if [ "$rc" -eq 2 ] && grep -qF -- "--listen: 0.0.0.0 is not a loopback address: give --token-file" "$TMP/stderr" &&
@@ -272,6 +330,26 @@ if [ "$rc" -eq 2 ] && grep -qF "emulation.failures.0.host: 'h9' is not a host of
   pass emulate_bad_plan
 else
   fail emulate_bad_plan "exit code $rc"
+fi
+
+# A token file that is a folder, empty or missing: named, exit 2, nothing written (R36).
+: >"$TMP/empty-token"
+for t in "folder:$TMP:is a folder, expected a file" "empty:$TMP/empty-token:the token file is empty" \
+  "missing:$TMP/no-token:no such file"; do
+  IFS=: read -r name file says <<<"$t"
+  run emulate "$SC" --token-file "$file" --out "$TMP/tok-$name"
+  if [ "$rc" -eq 2 ] && grep -qF -- "schedlab: error: $file: --token-file: $says" "$TMP/stderr" &&
+    [ "$(wc -l <"$TMP/stderr")" = 1 ] && [ ! -e "$TMP/tok-$name" ]; then
+    pass "emulate_token_file_$name"
+  else
+    fail "emulate_token_file_$name" "exit code $rc"
+  fi
+done
+run agent --controller 127.0.0.1:1 --host h0 --token-file "$TMP"
+if [ "$rc" -eq 2 ] && grep -qF -- "schedlab: error: $TMP: --token-file: is a folder, expected a file" "$TMP/stderr"; then
+  pass agent_token_file_folder
+else
+  fail agent_token_file_folder "exit code $rc"
 fi
 
 echo "e2e emulate: $passed passed, $failed failed"

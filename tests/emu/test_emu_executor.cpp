@@ -13,6 +13,9 @@ namespace {
 
 using testing::sec;
 
+// Away from the emulator's 29500: a test never takes a real emulation's block.
+constexpr GangPortsConfig kTestPorts{31500, 3, 4};
+
 // Collects commands by host.
 struct FakeAgents final : AgentLink {
   std::vector<std::pair<cluster::HostId, Command>> sent;
@@ -76,6 +79,8 @@ struct Fixture {
           o.self_exe = "/bin/schedlab";
           o.checkpoint_root = "/tmp/ck";
           o.lifecycle.grace = sec(120);
+          o.ports = kTestPorts;
+          o.emulation_id = "emu-1";
           return o;
         }()) {
     job.id = 5;
@@ -100,6 +105,7 @@ TEST_CASE("Emulation.Executor.AStartLaunchesOneWorkerPerTaskWithTheGangsEnvironm
     CHECK(l[rank].env.at("WORLD_SIZE") == "3");
     CHECK(l[rank].env.at("MASTER_ADDR") == "10.0.0.0");  // rank 0's host
     CHECK(l[rank].env.at("MASTER_PORT") == l[0].env.at("MASTER_PORT"));
+    CHECK(l[rank].env.at("SCHEDLAB_EMULATION_ID") == "emu-1");
     CHECK(l[rank].argv.at(1) == "worker");
     CHECK(l[rank].checkpoint_dir == "/tmp/ck/job-5");
   }
@@ -110,6 +116,54 @@ TEST_CASE("Emulation.Executor.AStartLaunchesOneWorkerPerTaskWithTheGangsEnvironm
   CHECK(l[0].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3");
   CHECK(l[1].env.at("CUDA_VISIBLE_DEVICES") == "4,5,6,7");
   CHECK(l[2].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3,4,5,6,7");
+}
+
+TEST_CASE("Emulation.Executor.GangsHoldTheirPortUntilTheirLastTaskIsGoneAndTwoEmulationsNeverShareOne") {
+  Fixture f, other;  // two emulations on one machine
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  other.exec.start(1, other.job, other.placement, 0, 600e6, 0);
+  const std::string mine = f.agents.launches()[0].env.at("MASTER_PORT");
+  const std::string theirs = other.agents.launches()[0].env.at("MASTER_PORT");
+  CHECK(mine != theirs);
+  // The run is stopped, but two of its tasks still run (SIGTERM sent, not yet exited): its port
+  // is not lent to the next gang, whatever its run number.
+  f.exec.stop(1, sec(10), true);
+  auto l = f.agents.launches();
+  f.exec.on_report(1, report(l[2], TaskState::exited, 143), sec(11), f.outside);
+  f.exec.start(2, f.job, f.placement, sec(12), 600e6, 0);  // the block's other port
+  l = f.agents.launches();
+  REQUIRE(l.size() == 6);
+  CHECK(l[3].env.at("MASTER_PORT") != mine);
+  const std::string second = l[3].env.at("MASTER_PORT");
+  // Both of the block's ports lent: the next gang's comes from a block claimed now.
+  f.exec.start(3, f.job, f.placement, sec(13), 600e6, 0);
+  l = f.agents.launches();
+  CHECK(l[6].env.at("MASTER_PORT") != mine);
+  CHECK(l[6].env.at("MASTER_PORT") != second);
+  CHECK(l[6].env.at("MASTER_PORT") != theirs);
+  // Its last tasks gone, run 1's port is lent again, in its turn (the new block's other port
+  // first), before anything more is claimed.
+  f.exec.on_report(0, report(l[0], TaskState::exited, 143), sec(14), f.outside);
+  f.exec.on_report(0, report(l[1], TaskState::exited, 143), sec(14), f.outside);
+  const std::set<std::string> lent = {second, l[6].env.at("MASTER_PORT")};
+  f.exec.start(4, f.job, f.placement, sec(15), 600e6, 0);
+  f.exec.start(5, f.job, f.placement, sec(15), 600e6, 0);
+  l = f.agents.launches();
+  CHECK(lent.count(l[9].env.at("MASTER_PORT")) == 0);
+  CHECK(l[9].env.at("MASTER_PORT") != mine);
+  CHECK(l[12].env.at("MASTER_PORT") == mine);
+}
+
+TEST_CASE("Emulation.Executor.AGangOfOneGetsNoPort") {
+  Fixture f;
+  f.job.tasks = 1;
+  f.placement.tasks = {{0, 4, 0, 0}};
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  auto l = f.agents.launches();
+  REQUIRE(l.size() == 1);
+  CHECK(l[0].env.count("MASTER_PORT") == 0);
+  CHECK(l[0].env.at("WORLD_SIZE") == "1");
+  CHECK(l[0].env.at("SCHEDLAB_EMULATION_ID") == "emu-1");
 }
 
 TEST_CASE("Emulation.Executor.ARunEndsWhenEveryTaskExitedZero") {

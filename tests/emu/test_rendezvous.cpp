@@ -33,6 +33,7 @@ RendezvousConfig member(std::uint32_t rank, std::uint32_t world, std::uint16_t p
   c.world_size = world;
   c.address = "127.0.0.1";
   c.port = port;
+  c.emulation = "emu-a";
   c.job_id = std::move(job);
   c.plan = "work=100";
   c.announce = "0 10 -";
@@ -150,6 +151,37 @@ TEST_CASE("Rendezvous.refused: a rank of another job, gang size, plan or a taken
   // None of this broke the gang being formed: rank 2 still completes it.
   Rendezvous two(member(2, 3, port), nullptr);
   CHECK(eventually([&] { return zero.started() && first.started() && two.started(); }));
+  CHECK_FALSE(zero.broken());
+}
+
+TEST_CASE("Rendezvous.other_emulation: a rank of another emulation is refused, learns nothing, harms nothing") {
+  // Two emulations on one machine whose gangs were given the same port (job 7, rank 1 of 2 in
+  // both): the stranger must not join, and must not learn which job this gang runs.
+  Rendezvous zero(member(0, 2, 0), nullptr);
+  auto stranger = member(1, 2, zero.port());
+  stranger.emulation = "emu-b";
+  {
+    Rendezvous r(stranger, nullptr);
+    REQUIRE(eventually([&] { return r.broken().has_value(); }));
+    CHECK(r.broken()->find("refused this rank: this rank 0 serves another emulation") != std::string::npos);
+    CHECK(r.broken()->find("j7") == std::string::npos);
+    CHECK(r.broken()->find("emu-a") == std::string::npos);
+    CHECK_FALSE(r.started());
+  }
+  // An old-style hello (no identity) is refused too.
+  {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::socket s(io);
+    s.connect({boost::asio::ip::make_address("127.0.0.1"), zero.port()});
+    boost::system::error_code ec;
+    boost::asio::write(s, boost::asio::buffer(std::string("hello j7 2 1 work=100\n")), ec);
+    std::string reply(256, '\0');
+    const std::size_t n = s.read_some(boost::asio::buffer(reply), ec);
+    CHECK(reply.substr(0, n).find("refused expected 'hello EMU JOB WORLD RANK PLAN'") == 0);
+  }
+  // The gang's own rank 1 still joins.
+  Rendezvous one(member(1, 2, zero.port()), nullptr);
+  CHECK(eventually([&] { return zero.started() && one.started(); }));
   CHECK_FALSE(zero.broken());
 }
 

@@ -112,6 +112,7 @@ TEST_CASE("Worker.Config.reads_options_and_the_torchrun_environment") {
                                                   {"MASTER_ADDR", "127.0.0.1"},
                                                   {"MASTER_PORT", "29500"},
                                                   {"SCHEDLAB_JOB_ID", "job-17"},
+                                                  {"SCHEDLAB_EMULATION_ID", "0123abcd"},
                                                   {"SCHEDLAB_PROGRESS_FILE", dir.progress()}}));
   CHECK(c.work == 5000);
   CHECK(c.speed == doctest::Approx(0.8));
@@ -125,6 +126,7 @@ TEST_CASE("Worker.Config.reads_options_and_the_torchrun_environment") {
   CHECK(c.master_addr == "127.0.0.1");
   CHECK(c.master_port == 29500);
   CHECK(c.job_id == "job-17");
+  CHECK(c.emulation_id == "0123abcd");
   CHECK(c.progress_file == dir.progress());
   // Rank 2 never touches the checkpoint folder, so it need not see one.
   CHECK(c.checkpoint_dir.empty());
@@ -184,6 +186,7 @@ TEST_CASE("Worker.Config.bad_values_are_one_error_naming_the_option_or_variable"
       {args(), {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "a b"}, {"MASTER_PORT", "1"}},
        "env MASTER_ADDR: 'a b' may hold only printable characters"},
       {args(), {{"SCHEDLAB_JOB_ID", std::string(200, 'j')}}, "env SCHEDLAB_JOB_ID: "},
+      {args(), {{"SCHEDLAB_EMULATION_ID", "a b"}}, "env SCHEDLAB_EMULATION_ID: 'a b' may hold only printable"},
       {args(), {{"LOCAL_RANK", "-1"}}, "env LOCAL_RANK: -1 is out of range"},
   };
   for (const auto& c : cases) {
@@ -553,7 +556,7 @@ TEST_CASE("Worker.Gang.a_stop_while_the_gang_is_broken_saves_nothing") {
   hooks.on_listening = [&](std::uint16_t p) { port.set_value(p); };
   WorkerResult r;
   std::thread t([&] { r = run_worker(zero, stop, hooks); });
-  join_then_vanish(port.get_future().get(), "hello b 2 1 work=1000000000,interval=0,gpus=0");
+  join_then_vanish(port.get_future().get(), "hello - b 2 1 work=1000000000,interval=0,gpus=0");
   std::this_thread::sleep_for(200ms);  // rank 0 has noticed by now and stalls (for up to 5 s)
   stop.request();
   const auto asked = Clock::now();
