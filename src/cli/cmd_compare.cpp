@@ -22,6 +22,7 @@
 #include "util/notice.h"
 #include "util/path_name.h"
 #include "util/staging_dir.h"
+#include "util/text.h"
 
 namespace schedlab::cli {
 
@@ -140,7 +141,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       figures.push_back(packing ? packed[i].figures() : outcomes[i].summary.figures());
     std::FILE* human = human_stream(*format);
     // Table: rows are figures, columns variants, with the ratio to the first variant.
-    fmt::print(human, "scenario {} on {}: {} variants\n", base.name, base.cluster.name, list.size());
+    fmt::print(human, "scenario {} on {}: {} variants\n", printable(base.name), printable(base.cluster.name),
+               list.size());
     std::size_t name_width = 18;
     for (const auto& [name, value] : figures[0]) name_width = std::max(name_width, name.size());
     std::string header = fmt::format("  {:<{}}", "", name_width);

@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "util/notice.h"
 #include "util/staging_dir.h"
+#include "util/text.h"
 
 namespace schedlab::cli {
 
@@ -32,8 +33,8 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
   auto outcome = sim::run_packing(scenario, dir, force);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::FILE* human = human_stream(format);
-  fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", scenario.name,
-             policy_label(scenario.scheduler), scenario.cluster.name, outcome.total_gpus, scenario.seed);
+  fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
+             policy_label(scenario.scheduler), printable(scenario.cluster.name), outcome.total_gpus, scenario.seed);
   if (format == "json") {
     sim::write_packing_summary_json(std::cout, outcome, scenario.name);
   } else {
@@ -116,8 +117,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::FILE* human = human_stream(*format);
-    fmt::print(human, "scenario {}: {} on {} ({} GPUs), seed {}\n", scenario.name, policy_label(scenario.scheduler),
-               scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
+    // Names from the scenario are printed as util/text.h makes them: an ESC must not drive the terminal.
+    fmt::print(human, "scenario {}: {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
+               policy_label(scenario.scheduler), printable(scenario.cluster.name), outcome.summary.total_gpus,
+               scenario.seed);
     if (*format == "json")
       metrics::write_summary_json(std::cout, outcome.summary, scenario.name);
     else
@@ -151,8 +154,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       workload += fmt::format("{}{} services, {} cron entries", workload.empty() ? "" : " + ",
                               w.long_running.services.size(), w.long_running.cron.size());
     workload += fmt::format(": {} {}", jobs, w.packing_mode ? "pods" : "jobs");
-    fmt::print("{}: ok ({}; cluster {}; workload {})\n", opts->scenario, policy_label(scenario.scheduler),
-               scenario.cluster.name, workload);
+    fmt::print("{}: ok ({}; cluster {}; workload {})\n", printable(opts->scenario), policy_label(scenario.scheduler),
+               printable(scenario.cluster.name), printable(workload));
     // Each variant is checked as compare would run it; its own errors name its line.
     for (const auto& v : scenario.variants) {
       auto variant = load(*opts, &v);

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/path_name.h"
 #include "util/suggest.h"
+#include "util/text.h"
 #include "workload/arrival_scale.h"
 #include "workload/job_limit.h"
 
@@ -52,6 +53,11 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   if (eq == std::string::npos || eq == 0)
     throw InputError("--set", 0, assignment, "expected key.path=value");
   std::string path = assignment.substr(0, eq);
+  // The value is checked by parse_yaml; the key path enters the tree as it is, so it is
+  // checked here, at the same edge (util/text.h).
+  if (const std::size_t bad = utf8_error_at(path); bad != std::string::npos)
+    throw InputError("--set", 0, printable(path), fmt::format("not valid UTF-8: byte 0x{:02x} at offset {}",
+                                                              static_cast<unsigned>(static_cast<unsigned char>(path[bad])), bad));
   YAML::Node value;
   try {
     value = without_marks(parse_yaml(assignment.substr(eq + 1), "--set"));

@@ -1,6 +1,8 @@
 // Located YAML reading.
 #include "config/yaml_util.h"
 
+#include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "util/input_files.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 namespace schedlab::config {
 
@@ -58,9 +61,169 @@ std::string read_config_file(const std::string& path) {
   }
 }
 
+namespace {
+
+// How a walk reached a node: the key (in a map) or the index (in a list) under the frame
+// above. Spelled out as a dotted path only for a message.
+struct PathFrame {
+  const PathFrame* up = nullptr;
+  const YAML::Node* key = nullptr;  // null for a list item
+  std::size_t index = 0;
+};
+
+std::string path_of(const PathFrame* f) {
+  std::vector<std::string> parts;
+  for (; f; f = f->up)
+    parts.push_back(f->key ? (f->key->IsScalar() ? f->key->Scalar() : std::string("?"))
+                           : "[" + std::to_string(f->index) + "]");
+  std::string out;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    if (!out.empty() && it->front() != '[') out += '.';
+    out += *it;
+  }
+  return out;
+}
+
+// The line of the nearest key on the way to a node. A node reached through an alias carries
+// the anchor's mark, not the alias's, so the key under which the alias stands says where.
+long line_near(const PathFrame* f, const YAML::Node& node) {
+  for (; f; f = f->up)
+    if (f->key) return line_of(*f->key);
+  return line_of(node);
+}
+
+// The checks parse_yaml makes on a parsed document, in one walk that visits every list and map
+// once: keys given twice in a map, and what aliases expand to. yaml-cpp gives a node no
+// identity to hash, so lists and maps already walked are found by their mark's position and
+// told apart by Node::is (null nodes may share a position).
+class DocumentCheck {
+ public:
+  explicit DocumentCheck(const std::string& name) : name_(name) {}
+  void run(const YAML::Node& root) { visit(root, nullptr, 0); }
+
+ private:
+  struct Shape {
+    std::uint64_t nodes = 1;  // with aliases expanded
+    int nesting = 0;          // lists and maps within each other, this one included
+  };
+  struct Seen {
+    YAML::Node node;
+    Shape shape;
+    bool open = true;  // still being walked: an alias of it is a cycle
+  };
+
+  // `depth`: the lists and maps around `node`.
+  Shape visit(const YAML::Node& node, const PathFrame* at, int depth) {
+    if (node.IsScalar()) check_utf8(node, at);
+    if (!node.IsSequence() && !node.IsMap()) return Shape{};
+    const int pos = node.Mark().pos;
+    auto [first, last] = by_pos_.equal_range(pos);
+    for (auto it = first; it != last; ++it) {
+      const Seen& seen = seen_[it->second];
+      if (!seen.node.is(node)) continue;
+      if (seen.open)
+        throw InputError(name_, line_near(at, node), path_of(at),
+                         fmt::format("an alias refers to the list or map that contains it (anchored at line {})",
+                                     line_of(node)));
+      alias_nodes_ += seen.shape.nodes;
+      if (alias_nodes_ > kMaxYamlAliasNodes)
+        throw InputError(name_, line_near(at, node), path_of(at),
+                         fmt::format("YAML aliases stand for more than {} nodes (an alias bomb?); a configuration "
+                                     "file may expand to at most that many through aliases",
+                                     kMaxYamlAliasNodes));
+      if (depth + seen.shape.nesting > kMaxYamlNesting)
+        throw InputError(name_, line_near(at, node), path_of(at),
+                         fmt::format("YAML nested too deeply once aliases are expanded (more than {} levels of "
+                                     "lists and maps)",
+                                     kMaxYamlNesting));
+      return seen.shape;
+    }
+    const std::size_t me = seen_.size();
+    seen_.push_back(Seen{node, {}, true});
+    by_pos_.emplace(pos, me);
+    Shape shape;
+    int inner = 0;
+    auto add = [&](const Shape& child) {
+      shape.nodes += child.nodes;
+      inner = std::max(inner, child.nesting);
+    };
+    if (node.IsSequence()) {
+      std::size_t i = 0;
+      for (const auto& item : node) {
+        const PathFrame frame{at, nullptr, i++};
+        add(visit(item, &frame, depth + 1));
+      }
+    } else {
+      check_unique_keys(node, at);
+      for (const auto& kv : node) {
+        const PathFrame frame{at, &kv.first, 0};
+        add(visit(kv.first, &frame, depth + 1));
+        add(visit(kv.second, &frame, depth + 1));
+      }
+    }
+    shape.nesting = inner + 1;
+    seen_[me].shape = shape;
+    seen_[me].open = false;
+    return shape;
+  }
+
+  // The edge where text from every YAML file and --set value enters (util/text.h): yaml-cpp
+  // takes any byte, and invalid UTF-8 ends, much later, in a JSON writer's exception.
+  void check_utf8(const YAML::Node& scalar, const PathFrame* at) {
+    const std::string& text = scalar.Scalar();
+    const std::size_t bad = utf8_error_at(text);
+    if (bad == std::string::npos) return;
+    throw InputError(name_, line_of(scalar), path_of(at),
+                     fmt::format("not valid UTF-8: byte 0x{:02x} at offset {} of '{}'",
+                                 static_cast<unsigned>(static_cast<unsigned char>(text[bad])), bad, printable(text)));
+  }
+
+  // yaml-cpp keeps every pair of a map, a key given twice included, and a lookup finds the
+  // first: the second would be ignored while run.yaml still shows it.
+  void check_unique_keys(const YAML::Node& map, const PathFrame* at) {
+    if (map.size() < 2) return;
+    std::unordered_map<std::string_view, long> lines;
+    lines.reserve(map.size());
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) continue;  // key_of reports a list or map used as a key
+      const std::string& key = kv.first.Scalar();
+      auto [it, added] = lines.emplace(key, line_of(kv.first));
+      if (added) continue;
+      const PathFrame frame{at, &kv.first, 0};
+      throw InputError(name_, line_of(kv.first), path_of(&frame),
+                       it->second > 0 ? fmt::format("key '{}' given twice in one map (first at line {})", key,
+                                                    it->second)
+                                      : fmt::format("key '{}' given twice in one map", key));
+    }
+  }
+
+  const std::string& name_;
+  std::vector<Seen> seen_;
+  std::unordered_multimap<int, std::size_t> by_pos_;
+  std::uint64_t alias_nodes_ = 0;
+};
+
+// The 1-based line of the `---` that starts the document whose root is at `root`, or the
+// root's own line when no such line comes before it.
+long document_start_line(const std::string& text, const YAML::Mark& root) {
+  long line = 0, found = 0;
+  std::size_t start = 0;
+  while (start < text.size() && line <= root.line) {
+    if (text.compare(start, 3, "---") == 0) found = line + 1;
+    const std::size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+    ++line;
+  }
+  return found > 0 ? found : root.line + 1;
+}
+
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& name) {
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(name, e.mark.line + 1, "",
                      fmt::format("YAML nested too deeply (more than {} levels of lists and maps)", e.depth() - 1));
@@ -69,6 +232,13 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   } catch (const YAML::Exception& e) {
     throw InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
+  if (documents.empty()) return YAML::Node();  // an empty file, or comments only
+  if (documents.size() > 1)
+    throw InputError(name, document_start_line(text, documents[1].Mark()), "",
+                     "a second YAML document ('---') in one file: a file holds one document; merge them or "
+                     "remove the separator");
+  DocumentCheck(name).run(documents.front());
+  return documents.front();
 }
 
 namespace {

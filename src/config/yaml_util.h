@@ -28,7 +28,22 @@ std::string file_problem(const std::string& path, bool any_kind = false);
 // device or a name the system refuses (too long) is an InputError naming the file; no
 // filesystem or stream exception escapes.
 std::string read_config_file(const std::string& path);
-// Parses YAML text; a syntax error (nesting too deep included) becomes InputError(name, line, "", ...).
+
+// YAML aliases (`*name`) share the anchored node, so a kilobyte of aliases nested a few levels
+// can stand for billions of nodes, and whatever later walks the tree (run.yaml, an external
+// policy's options as JSON) never ends. parse_yaml therefore counts, once, the nodes that
+// aliases stand for: more than this many in one document is an error. Real files use aliases
+// for a few shared settings (hundreds of nodes); a file without aliases is not limited by it.
+inline constexpr std::uint64_t kMaxYamlAliasNodes = 1'000'000;
+// Lists and maps nested within each other, counted with aliases expanded: the same bound that
+// yaml-cpp 0.7 puts on a document as written (it refuses 500), so that no later recursive
+// walk of the tree goes deeper than a walk of a file without aliases.
+inline constexpr int kMaxYamlNesting = 499;
+
+// Parses YAML text: the one YAML load every file and --set value goes through. A syntax error
+// (nesting too deep included) becomes InputError(name, line, "", ...); so do a key given twice
+// in one map (at the second one's line, naming the first one's), a second document, an alias
+// of a node that contains it, and aliases beyond kMaxYamlAliasNodes or kMaxYamlNesting.
 YAML::Node parse_yaml(const std::string& text, const std::string& name);
 // Both of the above.
 YAML::Node load_yaml_file(const std::string& path);

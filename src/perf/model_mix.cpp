@@ -1,11 +1,13 @@
 // Seeded model assignment for jobs without model information.
 #include "perf/model_mix.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
 
+#include "config/yaml_util.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -66,11 +68,13 @@ ModelMix ModelMix::uniform(const ModelCatalog& catalog) {
 }
 
 ModelMix ModelMix::parse(const std::string& yaml, const ModelCatalog& catalog, const std::string& file) {
+  // The one guarded YAML load (duplicate keys, aliases); its error names the file.
   YAML::Node root;
   try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    bad(file, "not valid YAML: " + e.msg);
+    root = config::parse_yaml(yaml, file);
+  } catch (const InputError& e) {
+    const std::string prefix = e.line() > 0 ? fmt::format("{}:{}: ", e.file(), e.line()) : e.file() + ": ";
+    bad(file, "not valid YAML: " + std::string(e.what()).substr(prefix.size()));
   }
   if (!root.IsMap() || root.size() == 0) bad(file, "needs a map model -> weight, or GPU-count class -> {model: weight}");
   ModelMix mix;

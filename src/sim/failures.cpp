@@ -11,6 +11,7 @@
 
 #include "engine/rng.h"
 #include "util/checked.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -186,19 +187,9 @@ class TraceFailures final : public FailureSource {
       if (!reader_.next(line))
         throw InputError(reader_.path(), reader_.line_number(), "", "empty failure trace: no header row (time_s,host,down_s)");
     } while (trim(line).empty() || trim(line).front() == '#');
-    split_fields(line, ',', fields_);
-    pos_.fill(-1);
-    const std::vector<std::string> names(kNames.begin(), kNames.end());
-    for (std::size_t i = 0; i < fields_.size(); ++i) {
-      const std::string name(trim(fields_[i]));
-      auto it = std::find(names.begin(), names.end(), name);
-      if (it == names.end())
-        throw InputError(reader_.path(), reader_.line_number(), name, unknown_name_message("column", name, names));
-      pos_[static_cast<std::size_t>(it - names.begin())] = static_cast<int>(i);
-    }
-    for (int c = kTime; c <= kDown; ++c)
-      if (pos_[c] < 0) throw InputError(reader_.path(), reader_.line_number(), kNames[c], "required column is missing");
-    ncols_ = fields_.size();
+    // time_s, host and down_s are required; gpu is optional.
+    ncols_ = read_csv_header(line, reader_.path(), reader_.line_number(), CsvHeaderSpec{kNames, kDown + 1, true, ""},
+                             pos_);
   }
 
   void parse_row(std::string_view line, FailureEvent& out) {

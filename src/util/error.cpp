@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "util/text.h"
+
 namespace schedlab {
 namespace {
 std::string format_location(const std::string& file, long line, const std::string& field,
@@ -26,15 +28,19 @@ InputError::InputError(std::string file, long line, std::string field, const std
 InputError::InputError(const std::string& what) : std::runtime_error(what) {}
 
 int report_error(const std::exception& e) {
+  // Messages quote input (names, values, lines of a file): made printable here, once for
+  // every message, so that an ESC or a newline in the input can neither drive the terminal
+  // nor forge a line.
+  const std::string what = printable(e.what());
   if (dynamic_cast<const InputError*>(&e)) {
-    fmt::print(stderr, "schedlab: error: {}\n", e.what());
+    fmt::print(stderr, "schedlab: error: {}\n", what);
     return 2;
   }
   if (dynamic_cast<const EnvironmentError*>(&e)) {
-    fmt::print(stderr, "schedlab: {}\n", e.what());
+    fmt::print(stderr, "schedlab: {}\n", what);
     return 3;
   }
-  fmt::print(stderr, "schedlab: internal error: {}\n", e.what());
+  fmt::print(stderr, "schedlab: internal error: {}\n", what);
   return 1;
 }
 

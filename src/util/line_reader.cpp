@@ -31,6 +31,11 @@ void LineReader::too_long() const {
   throw ReadError(path_, line_no_ + 1, "", "line " + std::to_string(line_no_ + 1) + " " + line_too_long_message());
 }
 
+void LineReader::drop_bom(std::string_view& line) const {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (line_no_ == 1 && line.starts_with(kBom)) line.remove_prefix(kBom.size());
+}
+
 bool LineReader::next(std::string_view& line) {
   carry_.clear();
   bool using_carry = false;
@@ -41,6 +46,7 @@ bool LineReader::next(std::string_view& line) {
         unterminated_ = true;
         line = carry_;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        drop_bom(line);
         return true;
       }
       return false;
@@ -60,6 +66,7 @@ bool LineReader::next(std::string_view& line) {
       }
       begin_ += len + 1;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      drop_bom(line);
       return true;
     }
     // Checked before it is kept: a line past the bound costs no more than the bound.

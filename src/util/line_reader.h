@@ -29,8 +29,10 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   // The next line without its end-of-line ('\n' or "\r\n"); false at end of file.
-  // A last line without a newline is returned as a line. A line longer than kMaxLineBytes
-  // (util/input_limits.h) throws ReadError naming it, before more than that is held.
+  // A last line without a newline is returned as a line. A UTF-8 byte order mark at the start
+  // of the file is left out: editors on Windows write one, and kept it would be an invisible
+  // part of the first column's name. A line longer than kMaxLineBytes (util/input_limits.h)
+  // throws ReadError naming it, before more than that is held.
   bool next(std::string_view& line);
   long line_number() const { return line_no_; }
   const std::string& path() const { return path_; }
@@ -43,6 +45,7 @@ class LineReader {
  private:
   bool refill();
   [[noreturn]] void too_long() const;
+  void drop_bom(std::string_view& line) const;
   static constexpr std::size_t kBufferBytes = 1 << 20;
 
   std::string path_;

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 
+#include "util/text.h"
+
 namespace schedlab {
 
 namespace {
@@ -16,7 +18,7 @@ bool g_quiet = false;
 void notice(const std::string& text) {
   std::lock_guard lock(g_mutex);
   if (g_quiet || !g_said.insert(text).second) return;
-  std::fprintf(stderr, "schedlab: notice: %s\n", text.c_str());
+  std::fprintf(stderr, "schedlab: notice: %s\n", printable(text).c_str());  // notices quote input
 }
 
 void set_notices_quiet(bool quiet) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/text.h"
 
 namespace schedlab {
 
@@ -21,8 +22,8 @@ std::string path_name_problem(std::string_view name) {
 void check_path_name(std::string_view name, const FieldContext& where) {
   std::string problem = path_name_problem(name);
   if (problem.empty()) return;
-  // Shown escaped: the name is what is wrong, and may hold anything.
-  throw InputError(where.file, where.line, std::string(where.column), fmt::format("{:?} {}", name, problem));
+  // Shown escaped (util/text.h): the name is what is wrong, and may hold anything.
+  throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' {}", printable(name), problem));
 }
 
 }  // namespace schedlab

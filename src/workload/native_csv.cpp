@@ -169,28 +169,18 @@ class NativeCsvSource final : public JobSource {
       if (!reader_.next(line))
         throw InputError(reader_.path(), reader_.line_number(), "", "empty trace: no header row");
     } while (line.empty() || line.front() == '#');
-    split_fields(line, ',', fields_);
-    pos_.fill(-1);
-    std::vector<std::string> names(kColNames.begin(), kColNames.end());
-    for (std::size_t i = 0; i < fields_.size(); ++i) {
-      std::string name(trim(fields_[i]));
-      auto it = std::find(names.begin(), names.end(), name);
-      if (it == names.end())
-        throw InputError(reader_.path(), reader_.line_number(), name,
-                         unknown_name_message("column", name, names));
-      pos_[it - names.begin()] = static_cast<int>(i);
-    }
-    for (int c = 0; c < kRequired; ++c)
-      if (pos_[c] < 0)
-        throw InputError(reader_.path(), reader_.line_number(), kColNames[c], "required column is missing");
-    ncols_ = fields_.size();
+    ncols_ = read_csv_header(line, reader_.path(), reader_.line_number(),
+                             CsvHeaderSpec{kColNames, kRequired, true, ""}, pos_);
   }
 
   std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : fields_[pos_[c]]; }
   FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
 
   void parse_row(std::string_view line, JobSpec& job) {
-    split_fields(line, ',', fields_);
+    // Fields are quoted as csv_field writes them (trace convert's users and ids may hold commas).
+    if (!split_csv_fields(line, fields_, scratch_))
+      throw InputError(reader_.path(), reader_.line_number(), "",
+                       "a quoted field is left open or followed by text before the next comma");
     if (fields_.size() != ncols_) {
       // Name the first column that is missing (or the count, when there are too many).
       std::string field;
@@ -329,6 +319,7 @@ class NativeCsvSource final : public JobSource {
   bool skip_bad_;
   StringPool strings_;
   std::vector<std::string_view> fields_;
+  std::string scratch_;  // unquoted fields (split_csv_fields)
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;
   JobId next_id_ = 0;

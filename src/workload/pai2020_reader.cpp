@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "cluster/resources.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -47,7 +48,12 @@ class Pai2020Source final : public TraceReaderSource {
     std::string_view line;
     while (next_data_line(reader_, line, '\0')) {
       saw_line_ = true;
-      if (reader_.line_number() == 1 && line.rfind("job_name,", 0) == 0) continue;  // a header row
+      if (reader_.line_number() == 1 && line.rfind("job_name,", 0) == 0) {  // a header row
+        // Columns are read by position; the header is still refused with a column given twice.
+        int pos[kColCount];
+        read_csv_header(line, reader_.path(), 1, CsvHeaderSpec{kColNames, 0, false, ""}, pos);
+        continue;
+      }
       if (parse_line(line, job)) return true;
     }
     if (!saw_line_) throw EmptyTraceError(reader_.path(), "no rows");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
 #include "util/parse.h"
@@ -33,6 +34,10 @@ class RfoldSource final : public TraceReaderSource {
       throw InputError(reader_.path(), reader_.line_number(), "",
                        fmt::format("expected the header '{},...', found '{}'", kHeaderStart,
                                    line.substr(0, 60)));
+    // Columns are read by position; the header is still refused with a column given twice.
+    int pos[kColCount];
+    read_csv_header(line.substr(1), reader_.path(), reader_.line_number(), CsvHeaderSpec{kColNames, 0, false, ""},
+                    pos);
   }
 
  protected:

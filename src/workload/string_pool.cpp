@@ -1,6 +1,8 @@
 // Interning: an open-addressing table (linear probing, at most half full) over labels.
 #include "workload/string_pool.h"
 
+#include "util/text.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -94,6 +96,11 @@ Label StringPool::intern(std::string_view s) {
     const Label l = static_cast<Label>(slots_[i] & 0xffffffffu) - 1;
     if (slots_[i] >> 32 == h && strings_[l] == s) return l;
   }
+  // Text from traces and the API enters here: the pool keeps it printable (util/text.h), so
+  // that a control byte or a stray non-UTF-8 byte in a user or job name can reach neither a
+  // terminal, nor a CSV row, nor JSON (which must be UTF-8). Only a string not found yet is
+  // checked; a stored one never holds such a byte, so one that does is never found above.
+  if (!is_printable(s)) return intern(printable(s));
   // Labels are 32-bit and slot values hold label + 1: a pool never reaches 2^32 - 1 strings
   // (JobIds, one per job, are 32-bit too).
   const auto l = static_cast<Label>(strings_.size());

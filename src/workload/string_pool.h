@@ -18,7 +18,9 @@ using Label = std::uint32_t;          // index into a StringPool
 inline constexpr Label kNoLabel = 0;  // the pool's entry 0 is always ""
 
 // Interns strings; entry 0 is "". Views returned by str() stay valid as long as the pool,
-// also across later intern() calls and a move of the pool (the blocks never move).
+// also across later intern() calls and a move of the pool (the blocks never move). Text is
+// stored made printable (util/text.h printable(): control bytes and invalid UTF-8 as `\xNN`),
+// so every label's text is valid UTF-8 without control bytes.
 class StringPool {
  public:
   StringPool();

@@ -359,18 +359,8 @@ std::size_t read_named_header(LineReader& reader, std::span<const char* const> n
                               std::string_view what_file, std::span<int> pos) {
   std::string_view line;
   if (!next_data_line(reader, line, '\0')) throw EmptyTraceError(reader.path(), "no header row");
-  std::vector<std::string_view> fields;
-  split_fields(line, ',', fields);
-  std::fill(pos.begin(), pos.end(), -1);
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    auto it = std::find(names.begin(), names.end(), trim(fields[i]));
-    if (it != names.end()) pos[static_cast<std::size_t>(it - names.begin())] = static_cast<int>(i);
-  }
-  for (int c = 0; c < required; ++c)
-    if (pos[static_cast<std::size_t>(c)] < 0)
-      throw InputError(reader.path(), reader.line_number(), names[static_cast<std::size_t>(c)],
-                       fmt::format("required column is missing from the header (is this {}?)", what_file));
-  return fields.size();
+  const std::string hint = fmt::format(" from the header (is this {}?)", what_file);
+  return read_csv_header(line, reader.path(), reader.line_number(), CsvHeaderSpec{names, required, false, hint}, pos);
 }
 
 }  // namespace schedlab::workload

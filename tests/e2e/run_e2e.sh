@@ -590,7 +590,7 @@ if [ "$rc" -eq 2 ] && grep -qF -- "--out: is a folder" "$TMP/stderr"; then pass 
 
 # compare: a variant name is one folder name inside the results.
 run compare "$FIX/base.yaml" --variant '..:scheduler.placement=spread' --out "$TMP/cmpbad"
-if [ "$rc" -eq 2 ] && grep -qF -- "--variant: \"..\" starts with '.'" "$TMP/stderr" && [ ! -e "$TMP/cmpbad" ]
+if [ "$rc" -eq 2 ] && grep -qF -- "--variant: '..' starts with '.'" "$TMP/stderr" && [ ! -e "$TMP/cmpbad" ]
 then
   pass compare_variant_name_checked
 else

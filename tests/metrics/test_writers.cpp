@@ -54,8 +54,10 @@ TEST_CASE("Util.Csv.fields_are_quoted_per_rfc4180") {
       {"", ""},
       {"a,b", "\"a,b\""},
       {"say \"hi\"", "\"say \"\"hi\"\"\""},
-      {"two\nlines", "\"two\nlines\""},
-      {"cr\r", "\"cr\r\""},
+      // Control bytes are escaped (util/text.h), never quoted raw: a line is one record (R32).
+      {"two\nlines", "two\\x0alines"},
+      {"cr\r", "cr\\x0d"},
+      {"a,\nb", "\"a,\\x0ab\""},
       {"\"", "\"\"\"\""},
   };
   for (const auto& c : cases) {
@@ -64,9 +66,10 @@ TEST_CASE("Util.Csv.fields_are_quoted_per_rfc4180") {
   }
 }
 
-TEST_CASE("Metrics.Writers.jobs_csv_quotes_a_trace_id_with_commas_quotes_and_newlines") {
+TEST_CASE("Metrics.Writers.jobs_csv_quotes_a_trace_id_with_commas_quotes_and_escapes_newlines") {
+  // The newline is escaped (util/text.h), so the row stays one line (R32).
   const std::string csv = jobs_csv({{0, 10, 1, 1}}, "job,1 \"x\"\nnext");
-  CHECK(csv.find("\n0,\"job,1 \"\"x\"\"\nnext\",0.000000,0.000000,10.000000,0.000000,10.000000,1,1,1000,1,") !=
+  CHECK(csv.find("\n0,\"job,1 \"\"x\"\"\\x0anext\",0.000000,0.000000,10.000000,0.000000,10.000000,1,1,1000,1,") !=
         std::string::npos);
 }
 

@@ -93,7 +93,7 @@ TEST_CASE("Util.PathName.OneFolderName") {
   CHECK(path_name_problem(std::string(kMaxPathNameBytes + 1, 'x')).find("bytes long") != std::string::npos);
   const std::string file = "s.yaml";
   CHECK(error_of([&] { check_path_name("../x", FieldContext{file, 2, "name"}); })
-            .starts_with("s.yaml:2: name: \"../x\" holds a path separator"));
+            .starts_with("s.yaml:2: name: '../x' holds a path separator"));
 }
 
 TEST_CASE("Util.StagedFile.NeverAnInput") {

@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "util/json_read.h"
+#include "util/text.h"
 
 namespace schedlab::sched {
 
@@ -231,7 +232,8 @@ void ExternalPolicy::invalid(const ExternalDecision& d, const std::string& what)
   const std::string text =
       fmt::format("'{}': tick at {} s, decision {} {}: {}", config_.command, seconds(now_), d.index, d.text, what);
   if (!config_.skip_invalid) throw InputError(config_.file, config_.line, config_.field, text);
-  std::fprintf(stderr, "schedlab: warning: %s: %s (skipped)\n", config_.field.c_str(), text.c_str());
+  // The decision's text is the policy's own output: printable, as every message quoting input.
+  std::fprintf(stderr, "schedlab: warning: %s: %s (skipped)\n", config_.field.c_str(), printable(text).c_str());
 }
 
 }  // namespace schedlab::sched

@@ -15,7 +15,7 @@ scenario_with() {
 scenario_with 'name: "../../../x_escaped"' >"$ON/traversal.yaml"
 (cd "$ON" && "$BIN" run traversal.yaml -q >"$TMP/stdout" 2>"$TMP/stderr")
 rc=$?
-if [ "$rc" -eq 2 ] && grep -qF 'traversal.yaml:1: name: "../../../x_escaped" holds a path separator' "$TMP/stderr" &&
+if [ "$rc" -eq 2 ] && grep -qF 'traversal.yaml:1: name: '../../../x_escaped' holds a path separator' "$TMP/stderr" &&
   [ ! -e "$ON/../../x_escaped" ] && [ ! -e "$ON/results" ]; then
   pass name_traversal_refused
 else
@@ -28,9 +28,9 @@ scenario_with 'name: ok' 'variants:
   - {name: fine, set: {scheduler.placement: first-fit}}
   - {name: ../up, set: {scheduler.placement: spread}}
 ' >"$ON/variant_name.yaml"
-bad_input variant_name_traversal_refused "$ON/variant_name.yaml:7: variants.1.name: \"../up\" holds a path separator" \
+bad_input variant_name_traversal_refused "$ON/variant_name.yaml:7: variants.1.name: '../up' holds a path separator" \
   compare "$ON/variant_name.yaml" --out "$ON/vn-out"
-bad_input variant_flag_name_refused '--variant: "a/b" holds a path separator' \
+bad_input variant_flag_name_refused "--variant: 'a/b' holds a path separator" \
   compare tests/fixtures/scenarios/tiny.yaml --variant 'a/b:scheduler.placement=spread' --out "$ON/vf-out"
 
 # --- a variant's set: is checked where it is written, and validate checks every variant ---
