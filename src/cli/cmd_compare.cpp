@@ -18,6 +18,7 @@
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/json_read.h"
 #include "util/notice.h"
 #include "util/path_name.h"
 #include "util/staging_dir.h"
@@ -188,7 +189,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
           sim::write_packing_summary_json(one, packed[i], list[i].name);
         else
           metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
-        doc["variants"].push_back({{"name", list[i].name}, {"summary", nlohmann::ordered_json::parse(one.str())}});
+        doc["variants"].push_back({{"name", list[i].name}, {"summary", parse_ordered_json(one.str())}});
       }
       fmt::print("{}\n", doc.dump(2));
     }

@@ -11,6 +11,7 @@
 #include "util/checked.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "workload/job_limit.h"
 
 namespace schedlab::config {
 
@@ -22,7 +23,12 @@ engine::Time entry_seconds(const YAML::Node& n, const At& at) {
   return checked_duration_seconds(get_double(n, at), entry_where(n, at));
 }
 
-constexpr std::uint32_t kMaxInstances = workload::kMaxServiceInstances;
+// Each instance is a job of the run: within the one bound on a run's jobs.
+std::uint32_t read_instances(const YAML::Node& n, const At& at) {
+  const auto v = get_int_in<std::uint32_t>(n, at, 0);
+  if (v > workload::kMaxJobsPerRun) fail(n, at, workload::too_many_jobs_message(v, "instances"));
+  return v;
+}
 
 class EntryReader {
  public:
@@ -91,7 +97,7 @@ class EntryReader {
     workload::ServiceSpec s;
     s.line = line_of(n);
     name(n, at, s.name);
-    if (n["instances"]) s.instances = get_int_in<std::uint32_t>(n["instances"], at / "instances", 0, kMaxInstances);
+    if (n["instances"]) s.instances = read_instances(n["instances"], at / "instances");
     if (n["gpus"]) s.shape.gpus_per_task = get_int_in<std::uint32_t>(n["gpus"], at / "gpus", 0, 1024);
     shape(n, at, s.shape, "gpus");
     if (n["start_s"]) s.start = entry_seconds(n["start_s"], at / "start_s");
@@ -110,13 +116,16 @@ class EntryReader {
         if (!step["at_s"] || !step["instances"]) fail(step, iat, "needs at_s: and instances:");
         workload::ServiceScale st;
         st.at = entry_seconds(step["at_s"], iat / "at_s");
-        st.instances = get_int_in<std::uint32_t>(step["instances"], iat / "instances", 0, kMaxInstances);
+        st.instances = read_instances(step["instances"], iat / "instances");
         const engine::Time after = s.scale.empty() ? s.start : s.scale.back().at;
         if (st.at <= after)
           fail(step["at_s"], iat / "at_s",
                s.scale.empty() ? "must be after start_s" : "must be after the previous step's at_s");
         if (st.at >= s.stop) fail(step["at_s"], iat / "at_s", "must be before stop_s");
         s.scale.push_back(st);
+        if (const auto jobs = workload::service_job_count(s); jobs > workload::kMaxJobsPerRun)
+          fail(step["instances"], iat / "instances",
+               workload::too_many_jobs_message(jobs, "instances with the scale steps up to here"));
       }
     }
     if (n["backoff_s"]) {
@@ -221,6 +230,15 @@ workload::LongRunningWork read_long_running(const YAML::Node& w, const At& at, c
       if (work.services[i].stop == engine::kTimeMax)
         fail(w["services"][i], at / "services" / std::to_string(i),
              "runs until the run's other work ends, and there is none: give stop_s, workload.until_s, a trace or cron entries");
+  // Occurrences that can be counted now (a count Rn, or an end of the run given): the rest are
+  // counted as the run hands them out (workload/job_limit.h).
+  for (std::size_t i = 0; i < work.cron.size(); ++i)
+    if (const auto n = workload::cron_occurrence_bound(work.cron[i], work.epoch_us, work.until);
+        n && *n > workload::kMaxJobsPerRun)
+      fail(w["cron"][i]["schedule"], at / "cron" / std::to_string(i) / "schedule",
+           workload::too_many_jobs_message(*n, work.cron[i].schedule.count() && *work.cron[i].schedule.count() == *n
+                                                   ? "occurrences"
+                                                   : "occurrences before workload.until_s"));
   if (!has_trace && !w["until_s"])
     for (std::size_t i = 0; i < work.cron.size(); ++i)
       if (!work.cron[i].schedule.count())

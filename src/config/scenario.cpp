@@ -19,6 +19,7 @@
 #include "util/suggest.h"
 #include "util/text.h"
 #include "workload/arrival_scale.h"
+#include "workload/job_limit.h"
 
 namespace schedlab::config {
 
@@ -203,7 +204,11 @@ workload::GeneratorConfig read_generator(const YAML::Node& n, const At& at, cons
   auto seconds = [&](const char* key, double& out) {
     if (n[key]) out = get_real_in(n[key], at / key, 0, kMaxInputSeconds, true);
   };
-  if (n["jobs"]) g.jobs = get_count(n["jobs"], at / "jobs");
+  if (n["jobs"]) {
+    g.jobs = get_count(n["jobs"], at / "jobs");
+    if (g.jobs > workload::kMaxJobsPerRun)
+      fail(n["jobs"], at / "jobs", workload::too_many_jobs_message(g.jobs, "jobs"));
+  }
   if (n["arrival_rate_per_hour"])
     g.arrival_rate_per_hour = get_real_in(n["arrival_rate_per_hour"], at / "arrival_rate_per_hour", 0, 1e12, true);
   seconds("duration_median_s", g.duration_median_s);
@@ -362,6 +367,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
       sc.workload.options.args[key] = get_string(kv.second, wat / "args" / key);
     }
   }
+  sc.workload.line = line_of(w["trace"] ? w["trace"] : w);
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");

@@ -34,6 +34,7 @@ struct PackingConfig {
 struct WorkloadConfig {
   bool packing_mode = false;  // `mode: packing`; else `replay` (in time)
   long mode_line = 0;         // the line of `mode:`, for errors (0 when not given)
+  long line = 0;              // the line of `workload:` (or its `trace:`), for errors about the whole
   PackingConfig packing;
   std::string trace;  // resolved path; empty when generated
   workload::TraceOptions options;

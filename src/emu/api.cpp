@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "sched/job_life.h"
+#include "workload/job_limit.h"
 #include "workload/long_running.h"
 
 namespace schedlab::emu {
@@ -87,7 +88,7 @@ Parsed<sim::SubmittedJob> parse_submit_body(std::string_view body, const cluster
 
 Parsed<std::uint32_t> parse_scale_body(std::string_view body) {
   return parse_message<std::uint32_t>(body, [](const FieldReader& r) {
-    return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxServiceInstances));
+    return static_cast<std::uint32_t>(r.uint("instances", workload::kMaxJobsPerRun));
   });
 }
 

@@ -11,6 +11,9 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/json_read.h"
+#include "util/line_reader.h"
+#include "workload/job_limit.h"
 #include "workload/long_running.h"
 
 namespace schedlab::emu {
@@ -79,7 +82,7 @@ OutsideInput input_from_json(const json& j, const std::string& path, long line) 
     if (r.has("kill")) return KillInput{static_cast<workload::JobId>(r.uint("kill", ~workload::JobId{0}))};
     if (r.has("scale")) {
       const auto s = r.object("scale");
-      return ScaleInput{s.string("service"), static_cast<std::uint32_t>(s.uint("instances", workload::kMaxServiceInstances))};
+      return ScaleInput{s.string("service"), static_cast<std::uint32_t>(s.uint("instances", workload::kMaxJobsPerRun))};
     }
     FieldReader::fail(r.path().empty() ? "in" : r.path(), "expected one of report, lost, back, submit, kill, scale");
   });
@@ -165,24 +168,27 @@ void JournalWriter::sync() {
 // --- reading ---------------------------------------------------------------------------------
 
 Journal read_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "journal", "cannot be read (is this an emulation's work folder?)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  if (!std::ifstream(path, std::ios::binary))
+    throw InputError(path, 0, "journal", "cannot be read (is this an emulation's work folder?)");
+  // Lines through the one line reader: a line past kMaxLineBytes is refused, not held.
+  LineReader reader(path);
   Journal out;
   long line = 0;
-  std::size_t pos = 0;
   engine::Time last = std::numeric_limits<engine::Time>::min();
-  while (pos < text.size()) {
-    const auto nl = text.find('\n', pos);
-    if (nl == std::string::npos) break;  // cut short by a crash: never applied for sure
-    const std::string_view s(text.data() + pos, nl - pos);
-    pos = nl + 1;
-    ++line;
+  std::string_view s;
+  while (reader.next(s)) {
+    if (reader.last_line_unterminated()) break;  // cut short by a crash: never applied for sure
+    line = reader.line_number();
     if (s.empty()) continue;
-    json j = json::parse(s, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    json j;
+    try {
+      j = parse_json(s);
+    } catch (const JsonReadError& e) {
+      // Nothing schedlab writes nests that deep: not a line a crash cut short.
+      if (e.too_deep()) throw InputError(path, line, "journal", e.what());
+      j = json();  // not JSON: handled below with a line that is not an object
+    }
+    if (!j.is_object()) {
       // A line a crash cut short, then ended by the resumed writer: nothing in it was applied
       // for sure (it had not been written whole when the loop went on).
       if (line > 1) continue;

@@ -5,17 +5,13 @@
 
 #include <cmath>
 
+#include "util/json_read.h"
+
 namespace schedlab::emu {
 
 using nlohmann::json;
 
 namespace {
-
-// Deeper nesting than any message of the protocol has is refused while parsing, so a body of
-// a million '[' costs one pass and no deep structure.
-constexpr int kMaxJsonDepth = 32;
-
-struct TooDeep {};
 
 const char* json_type_name(const json& v) {
   switch (v.type()) {
@@ -314,17 +310,11 @@ FieldReader element_reader(const json& array, std::size_t index, const std::stri
 Parsed<json> parse_versioned_object(std::string_view body) {
   json doc;
   try {
-    doc = json::parse(body, [](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxJsonDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const TooDeep&) {
-    return ProtocolError{400, fmt::format("malformed JSON: nested deeper than {} levels", kMaxJsonDepth)};
-  } catch (const json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 3: ..." without the tag.
-    std::string what = e.what();
-    if (auto p = what.find("] "); what.starts_with("[json.exception.") && p != std::string::npos) what.erase(0, p + 2);
-    return ProtocolError{400, "malformed JSON: " + what};
+    // Deeper nesting than kMaxJsonDepth is refused while parsing, so a body of a million '['
+    // costs one pass and no deep structure.
+    doc = parse_json(body);
+  } catch (const JsonReadError& e) {
+    return ProtocolError{400, std::string("malformed JSON: ") + e.what()};
   }
   if (!doc.is_object()) return ProtocolError{400, fmt::format("body: expected a JSON object, got {}", describe_value(doc))};
   auto v = doc.find("version");
@@ -419,7 +409,12 @@ Parsed<std::monostate> parse_ok_response(std::string_view body) {
 }
 
 std::string error_message_of(std::string_view body) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json doc;
+  try {
+    doc = parse_json(body);
+  } catch (const JsonReadError&) {
+    return "";
+  }
   if (!doc.is_object()) return "";
   auto e = doc.find("error");
   if (e == doc.end() || !e->is_string()) return "";

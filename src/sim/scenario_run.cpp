@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
+#include "workload/job_limit.h"
 #include "workload/mixed_source.h"
 
 namespace schedlab::sim {
@@ -77,7 +78,9 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   if (src) src = workload::with_arrival_scale(std::move(src), sc.workload.arrival_scale);
   if (!sc.workload.long_running.empty() || !src)
     src = std::make_unique<workload::MixedSource>(std::move(src), sc.workload.long_running);
-  return workload::with_resource_defaults(std::move(src), sc.workload.resources);
+  src = workload::with_resource_defaults(std::move(src), sc.workload.resources);
+  // The one count of a run's jobs, whatever made them (validate drains this same stream).
+  return workload::with_job_limit(std::move(src), sc.file, sc.workload.line, "workload");
 }
 
 RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,

@@ -7,12 +7,16 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "config/yaml_util.h"
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_read.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::sweep {
@@ -24,7 +28,10 @@ std::pair<std::string, int> capture(const std::string& command) {
   if (!p) return {"", -1};
   std::string out;
   char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  // What sbatch and squeue print is a job id or one state per line; more than a line of input
+  // may hold is not kept (the rest is read and dropped, so the command is not blocked).
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
+    if (out.size() < kMaxLineBytes) out.append(buf, std::min(n, kMaxLineBytes - out.size()));
   const int status = ::pclose(p);
   return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
@@ -102,11 +109,15 @@ SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, co
 }
 
 std::optional<SlurmQueue> slurm_queue(const SweepFolder& folder) {
-  std::ifstream in(folder.dir + "/slurm.json");
-  if (!in) return std::nullopt;
+  const std::string path = folder.dir + "/slurm.json";
+  if (!std::ifstream(path)) return std::nullopt;
   SlurmQueue q;
   try {
-    q.array_job = nlohmann::json::parse(in).at("array_job").get<std::string>();
+    q.array_job = parse_json(config::read_config_file(path)).at("array_job").get<std::string>();
+  } catch (const JsonReadError&) {
+    return std::nullopt;
+  } catch (const InputError&) {
+    return std::nullopt;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

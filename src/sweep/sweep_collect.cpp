@@ -8,9 +8,11 @@
 #include <map>
 #include <sstream>
 
+#include "config/yaml_util.h"
 #include "metrics/writers.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/json_read.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::sweep {
@@ -18,12 +20,10 @@ namespace schedlab::sweep {
 namespace {
 // The numbers at the top of a summary.json, in its order (nested sections are left out).
 std::vector<std::pair<std::string, double>> numbers_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read");
   nlohmann::ordered_json j;
   try {
-    j = nlohmann::ordered_json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
+    j = parse_ordered_json(config::read_config_file(path));
+  } catch (const JsonReadError& e) {
     throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
   }
   std::vector<std::pair<std::string, double>> out;

@@ -12,6 +12,8 @@
 #include "sim/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_read.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::sweep {
@@ -22,9 +24,11 @@ namespace fs = std::filesystem;
 bool SweepFolder::done(std::size_t i) const { return is_results_folder(cell_dir(i)); }
 
 std::string SweepFolder::why_failed(std::size_t i) const {
-  std::ifstream in(cell_error(i));
+  // Its first line, at most a line's bound of it. (Not through FileBytes, which would note the
+  // file as an input of the run, and a resumed sweep rewrites it.)
+  std::ifstream in(cell_error(i), std::ios::binary);
   std::string line;
-  std::getline(in, line);
+  for (char c; line.size() < kMaxLineBytes && in.get(c) && c != '\n';) line += c;
   return line;
 }
 
@@ -42,8 +46,8 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
     if (fs::exists(dir + "/" + kSweepMarker, ec)) {
       nlohmann::json old;
       try {
-        old = nlohmann::json::parse(config::read_config_file(folder.manifest()));
-      } catch (const nlohmann::json::exception&) {
+        old = parse_json(config::read_config_file(folder.manifest()));
+      } catch (const JsonReadError&) {
       }
       if (old != manifest)
         throw InputError(dir, 0, option,
@@ -78,8 +82,8 @@ SweepSpec read_folder(const std::string& dir) {
   const std::string path = dir + "/sweep.json";
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(config::read_config_file(path));
-  } catch (const nlohmann::json::exception& e) {
+    j = parse_json(config::read_config_file(path));
+  } catch (const JsonReadError& e) {
     throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
   }
   return sweep_from_json(j, path);

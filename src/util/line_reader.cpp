@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/input_limits.h"
 
 namespace schedlab {
 
@@ -24,6 +25,10 @@ bool LineReader::refill() {
   begin_ = 0;
   end_ = static_cast<std::size_t>(n);
   return true;
+}
+
+void LineReader::too_long() const {
+  throw ReadError(path_, line_no_ + 1, "", "line " + std::to_string(line_no_ + 1) + " " + line_too_long_message());
 }
 
 void LineReader::drop_bom(std::string_view& line) const {
@@ -50,6 +55,7 @@ bool LineReader::next(std::string_view& line) {
     const void* nl = std::memchr(start, '\n', end_ - begin_);
     if (nl) {
       std::size_t len = static_cast<const char*>(nl) - start;
+      if (carry_.size() + len > kMaxLineBytes) too_long();
       ++line_no_;
       unterminated_ = false;
       if (using_carry) {
@@ -63,6 +69,8 @@ bool LineReader::next(std::string_view& line) {
       drop_bom(line);
       return true;
     }
+    // Checked before it is kept: a line past the bound costs no more than the bound.
+    if (carry_.size() + (end_ - begin_) > kMaxLineBytes) too_long();
     carry_.append(start, end_ - begin_);
     using_carry = true;
     begin_ = end_;

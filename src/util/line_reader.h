@@ -13,7 +13,8 @@
 
 namespace schedlab {
 
-// The file itself cannot be read (a corrupt gzip stream, an I/O error): not a bad row that
+// The file itself cannot be read (a corrupt gzip stream, an I/O error, a line past the bound
+// on line length): not a bad row that
 // --skip-bad-rows may pass over, since every later read fails the same way.
 class ReadError : public InputError {
  public:
@@ -30,7 +31,8 @@ class LineReader {
   // The next line without its end-of-line ('\n' or "\r\n"); false at end of file.
   // A last line without a newline is returned as a line. A UTF-8 byte order mark at the start
   // of the file is left out: editors on Windows write one, and kept it would be an invisible
-  // part of the first column's name.
+  // part of the first column's name. A line longer than kMaxLineBytes (util/input_limits.h)
+  // throws ReadError naming it, before more than that is held.
   bool next(std::string_view& line);
   long line_number() const { return line_no_; }
   const std::string& path() const { return path_; }
@@ -42,6 +44,7 @@ class LineReader {
 
  private:
   bool refill();
+  [[noreturn]] void too_long() const;
   void drop_bom(std::string_view& line) const;
   static constexpr std::size_t kBufferBytes = 1 << 20;
 

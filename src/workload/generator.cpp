@@ -12,6 +12,7 @@
 #include "util/checked.h"
 #include "util/error.h"
 #include "workload/chronos_schedule.h"
+#include "workload/job_limit.h"
 #include "workload/mixed_source.h"
 
 namespace schedlab::workload {
@@ -27,10 +28,8 @@ void check_finite(double v, const char* field) {
 
 void validate(const GeneratorConfig& c) {
   if (c.jobs == 0) throw InputError("", 0, "generate.jobs", "must be at least 1");
-  // Job ids are 32-bit (JobId).
-  if (c.jobs > std::numeric_limits<JobId>::max())
-    throw InputError("", 0, "generate.jobs",
-                     fmt::format("{} is out of range [1, {}]", c.jobs, std::numeric_limits<JobId>::max()));
+  // Within 32-bit job ids (JobId) too.
+  check_job_count(c.jobs, "jobs", "", 0, "generate.jobs");
   check_finite(c.arrival_rate_per_hour, "generate.arrival_rate_per_hour");
   check_finite(c.duration_median_s, "generate.duration_median_s");
   check_finite(c.duration_sigma, "generate.duration_sigma");
@@ -95,6 +94,20 @@ void validate(const GeneratorConfig& c) {
   if (!(c.cron_duration_s >= 1) || c.cron_duration_s > kMaxInputSeconds)
     throw InputError("", 0, "generate.cron_duration_s",
                      fmt::format("{} is out of range [1, {}] s", c.cron_duration_s, kMaxInputSeconds));
+  // Services and cron entries add jobs: up to service_instances_max per service, and one per
+  // period per cron entry over the trace's expected span (cron ends with the trace). A run's
+  // count of jobs is checked again as they are handed out (with_job_limit).
+  const double span_s = static_cast<double>(c.jobs) * 3600.0 / c.arrival_rate_per_hour;
+  const double total = static_cast<double>(c.jobs) +
+                       static_cast<double>(c.services) * static_cast<double>(c.service_instances_max) +
+                       static_cast<double>(c.cron_entries) * (std::floor(span_s / c.cron_period_s) + 1);
+  if (total > static_cast<double>(kMaxJobsPerRun))
+    throw InputError("", 0, "generate",
+                     fmt::format("{} jobs, up to {} service instances and about {:.0f} cron occurrences (over the "
+                                 "{:.3g} s the jobs arrive in) are more than the {} jobs a run may have",
+                                 c.jobs, static_cast<std::uint64_t>(c.services) * c.service_instances_max,
+                                 static_cast<double>(c.cron_entries) * (std::floor(span_s / c.cron_period_s) + 1),
+                                 span_s, kMaxJobsPerRun));
 }
 
 namespace {

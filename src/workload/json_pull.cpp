@@ -17,6 +17,7 @@
 #endif
 
 #include "util/error.h"
+#include "util/input_limits.h"
 #include "util/line_reader.h"
 
 namespace schedlab::workload {
@@ -149,6 +150,9 @@ std::size_t JsonPull::read_block(char* into, std::size_t bytes) {
 bool JsonPull::refill(const char* keep) {
   if (eof_) return false;
   const std::size_t kept = static_cast<std::size_t>(end_ - keep);
+  // Only a token is kept across a refill: one longer than a line may be is refused before the
+  // buffer grows past twice the bound (and, exactly, when it ends: check_token_length).
+  if (kept > kMaxLineBytes) fail_too_long();
   const std::size_t want = std::min(std::max(block_, kept), std::size_t{1} << 30);
   const std::ptrdiff_t p_at = p_ - keep, tok_at = tok_ - keep;
   base_ += keep - buf_.get();
@@ -198,6 +202,15 @@ void JsonPull::skip_ws_run() {
 
 void JsonPull::fail(const char* at, const std::string& what) const {
   throw JsonSyntaxError(line_, static_cast<long>(offset(at) - line_begin_ + 1), what);
+}
+
+void JsonPull::fail_too_deep() const {
+  fail(p_, fmt::format("nested deeper than {} levels (the most any JSON schedlab reads may nest)", kMaxJsonDepth));
+}
+
+void JsonPull::fail_too_long() const {
+  fail(tok_, fmt::format("a string or number longer than {} MiB ({} bytes), the most a token of input may hold",
+                         kMaxLineBytes >> 20, kMaxLineBytes));
 }
 
 void JsonPull::fail_found(const std::string& expected) const {
@@ -260,11 +273,13 @@ JsonPull::Token JsonPull::next() {
 JsonPull::Token JsonPull::value() {
   switch (*p_) {
     case '{':
+      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '{';
       expect_ = Expect::first_member;
       return Token::object_begin;
     case '[':
+      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '[';
       expect_ = Expect::first_element;
@@ -314,6 +329,7 @@ bool JsonPull::scan_string() {
     q = skip_plain(q);
     const unsigned char c = *q;
     if (c == '"') {
+      if (static_cast<std::size_t>(q - start - 1) > kMaxLineBytes) fail_too_long();
       if (decoded) {
         scratch_.append(reinterpret_cast<const char*>(plain), static_cast<std::size_t>(q - plain));
         text_ = scratch_;
@@ -455,6 +471,7 @@ bool JsonPull::scan_number() {
   }
   if (q == end_ && !eof_) return false;
   const std::size_t len = static_cast<std::size_t>(q - tok_);
+  if (len > kMaxLineBytes) fail_too_long();
   // Without an exponent, 300 characters stay below 1e300: only longer ones can overflow.
   if (exponent || len > 300) {
     const std::string copy(tok_, len);

@@ -5,7 +5,9 @@
 // attempt per job. This walks the bytes once (400-650 MB/s on the same machine), validates
 // full JSON syntax (RFC 8259, with nlohmann's checks: UTF-8 in strings, paired \u surrogates,
 // no number beyond a double), builds nothing, and hands out views into its buffer; memory holds
-// one block (or twice the longest token, if longer), never the file.
+// one block (or twice the longest token, if longer), never the file. The bounds of every JSON
+// schedlab reads hold here too (util/input_limits.h): nesting deeper than kMaxJsonDepth and a
+// token longer than kMaxLineBytes are syntax errors.
 #pragma once
 
 #include <cstddef>
@@ -147,6 +149,8 @@ class JsonPull {
   int decode_escape(const unsigned char* q);  // bytes consumed; 0: needs more input
   [[noreturn]] void fail(const char* at, const std::string& what) const;
   [[noreturn]] void fail_found(const std::string& expected) const;
+  [[noreturn]] void fail_too_deep() const;
+  [[noreturn]] void fail_too_long() const;
 
   std::string path_;
   std::unique_ptr<FileBytes> file_;  // null for Text input

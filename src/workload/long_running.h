@@ -30,9 +30,6 @@ struct EntryShape {
   std::int32_t priority = 0;
 };
 
-// Each instance is a job of the run: a bound on what a scenario or the API may ask for.
-inline constexpr std::uint32_t kMaxServiceInstances = 100'000;
-
 struct ServiceScale {
   engine::Time at = 0;
   std::uint32_t instances = 0;
@@ -81,6 +78,13 @@ struct LongRunningWork {
   engine::Time until = engine::kTimeMax;  // unbounded schedules end here (or with the trace)
   bool empty() const { return services.empty() && cron.empty(); }
 };
+
+// The jobs a service makes: its instances, and one more per instance a scale step adds.
+// Each is a job of the run, bounded by kMaxJobsPerRun (workload/job_limit.h).
+std::uint64_t service_job_count(const ServiceSpec& s);
+// At most how many occurrences a cron entry has in a run that ends at trace time `until`
+// (kTimeMax: unknown), or nullopt when its schedule is unbounded and the run's end unknown.
+std::optional<std::uint64_t> cron_occurrence_bound(const CronSpec& c, std::int64_t epoch_us, engine::Time until);
 
 // The k-th occurrence's trace time: -1 when it lies before the epoch, nullopt when there is no
 // k-th occurrence (a bounded schedule's count reached, or beyond the clock).

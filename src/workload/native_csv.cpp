@@ -20,6 +20,7 @@
 #include "util/parse.h"
 #include "util/suggest.h"
 #include "workload/chronos_schedule.h"
+#include "workload/job_limit.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -35,7 +36,6 @@ const std::array<const char*, kColCount> kColNames = {
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint32_t kMaxRowInstances = 100'000;  // each instance is a job of the run
 
 class NativeCsvSource final : public JobSource {
  public:
@@ -274,9 +274,8 @@ class NativeCsvSource final : public JobSource {
     std::uint32_t instances = 1;
     if (pos_[kInstances] >= 0 && !trim(field(kInstances)).empty()) {
       instances = parse_int_field<std::uint32_t>(field(kInstances), at(kInstances), 1);
-      if (instances > kMaxRowInstances)
-        throw InputError(reader_.path(), reader_.line_number(), "instances",
-                         fmt::format("{} is out of range [1, {}]", instances, kMaxRowInstances));
+      // Each instance is a job of the run.
+      check_job_count(instances, "instances", reader_.path(), reader_.line_number(), "instances");
       if (instances > 1 && job.kind != JobKind::service)
         throw InputError(reader_.path(), reader_.line_number(), "instances",
                          "only a row of kind service has instances");
@@ -290,6 +289,10 @@ class NativeCsvSource final : public JobSource {
       } catch (const std::invalid_argument& e) {
         throw InputError(reader_.path(), reader_.line_number(), "schedule", e.what());
       }
+      // Each occurrence is a job of the run (an unbounded one ends with the trace, and is
+      // counted as the run reads it).
+      if (const auto n = schedule->count())
+        check_job_count(*n, "occurrences", reader_.path(), reader_.line_number(), "schedule");
     }
     if (job.kind != JobKind::batch) {
       const auto group = pos_[kGroup] >= 0 ? trim(field(kGroup)) : std::string_view();

@@ -11,6 +11,7 @@
 #include "emu/journal.h"
 #include "fuzz_targets.h"
 #include "util/error.h"
+#include "workload/job_limit.h"
 #include "workload/long_running.h"
 
 namespace schedlab::fuzz {
@@ -83,7 +84,7 @@ int fuzz_api_body(const std::uint8_t* data, std::size_t size) {
 
   const auto scale = emu::parse_scale_body(body);
   if (scale) {
-    expect(scale.value() <= workload::kMaxServiceInstances, "instances " + std::to_string(scale.value()));
+    expect(scale.value() <= workload::kMaxJobsPerRun, "instances " + std::to_string(scale.value()));
     journal_round_trip(emu::ScaleInput{"web", scale.value()}, "POST /v1/services/web/scale");
   } else {
     check_refusal(scale.error(), "POST /v1/services/web/scale");

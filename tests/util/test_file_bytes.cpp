@@ -1,10 +1,17 @@
-// FileBytes: the same bytes from a plain file, a gzip file and a pipe; clear errors otherwise.
+// FileBytes: the same bytes from a plain file, a gzip file and a pipe; gzip read to its
+// trailer (truncated, cut at a flush point, wrong CRC); clear errors otherwise.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "../support/scratch_dir.h"
 #include "util/error.h"
@@ -70,4 +77,150 @@ TEST_CASE("Util.FileBytes: a missing file, a folder and a corrupt gzip stream ar
   CHECK(f.read(buf, sizeof buf) == -1);
   CHECK(f.error().rfind("read error: ", 0) == 0);
   CHECK(f.error().find("<fd:") == std::string::npos);
+}
+
+// --- gzip read to its trailer (issue 25, R27 and R27b) ---------------------------------------
+
+namespace {
+// `text` as one gzip member; with `flush_every`, a full flush after each such run of input,
+// and the compressed size at each flush in `flush_points` (a cut there ends on a byte boundary
+// that gzread took for a whole stream).
+std::string gzip_of(const std::string& text, std::size_t flush_every = 0, std::vector<std::size_t>* flush_points = nullptr,
+                    int level = 6) {
+  z_stream zs{};
+  REQUIRE(deflateInit2(&zs, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out;
+  std::size_t at = 0;
+  const std::size_t step = flush_every ? flush_every : text.size();
+  do {
+    const std::size_t n = std::min(step, text.size() - at);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data() + at));
+    zs.avail_in = static_cast<uInt>(n);
+    at += n;
+    const int flush = at == text.size() ? Z_FINISH : Z_FULL_FLUSH;
+    int rc;
+    do {
+      char buf[4096];
+      zs.next_out = reinterpret_cast<Bytef*>(buf);
+      zs.avail_out = sizeof buf;
+      rc = deflate(&zs, flush);
+      out.append(buf, sizeof buf - zs.avail_out);
+    } while (zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    if (flush_points && flush == Z_FULL_FLUSH) flush_points->push_back(out.size());
+  } while (at < text.size());
+  deflateEnd(&zs);
+  return out;
+}
+
+// All of a file's bytes, or its error: "" and the error, or the bytes and "".
+std::pair<std::string, std::string> read_file(const std::string& path) {
+  FileBytes f(path);
+  std::string out, buf(1 << 16, '\0');
+  for (;;) {
+    const long n = f.read(buf.data(), buf.size());
+    if (n < 0) return {"", f.error()};
+    if (n == 0) return {out, ""};
+    out.append(buf.data(), static_cast<std::size_t>(n));
+  }
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+}  // namespace
+
+TEST_CASE("Util.Gzip.Truncated: every cut of a member is an error, wherever it falls") {
+  ScratchDir dir("gzip-cut");
+  const std::string text = sample_text();
+  const std::string gz = gzip_of(text);
+  const auto path = (dir.path / "t.csv.gz").string();
+  // From 2 bytes (the magic) to one byte short of the trailer's end: header, data, trailer.
+  std::vector<std::size_t> cuts;
+  for (std::size_t cut = 2; cut < gz.size(); cut += cut < 20 || cut + 20 > gz.size() ? 1 : 97) cuts.push_back(cut);
+  for (std::size_t cut : cuts) {
+    CAPTURE(cut);
+    write_bytes(path, gz.substr(0, cut));
+    const auto [bytes, error] = read_file(path);
+    CHECK(error.find("the file is truncated") != std::string::npos);
+    CHECK(error.rfind("read error: ", 0) == 0);
+  }
+  write_bytes(path, gz);
+  CHECK(read_file(path) == std::pair<std::string, std::string>{text, ""});
+}
+
+TEST_CASE("Util.Gzip.CutAtFlush: a member cut where it was flushed is still truncated") {
+  ScratchDir dir("gzip-flush");
+  const std::string text = sample_text();
+  std::vector<std::size_t> flushes;
+  const std::string gz = gzip_of(text, 1000, &flushes);
+  REQUIRE(flushes.size() > 10);
+  const auto path = (dir.path / "t.csv.gz").string();
+  for (std::size_t cut : flushes) {
+    CAPTURE(cut);
+    write_bytes(path, gz.substr(0, cut));
+    CHECK(read_file(path).second.find("the file is truncated") != std::string::npos);
+  }
+  write_bytes(path, gz);
+  CHECK(read_file(path).first == text);
+}
+
+TEST_CASE("Util.Gzip.Trailer: a wrong CRC-32 or length in the trailer is corrupt data") {
+  ScratchDir dir("gzip-trailer");
+  const std::string text = sample_text();
+  const std::string gz = gzip_of(text);
+  const auto path = (dir.path / "t.csv.gz").string();
+  std::string bad_crc = gz;
+  bad_crc[gz.size() - 8] ^= 1;
+  write_bytes(path, bad_crc);
+  CHECK(read_file(path).second == "read error: corrupt gzip data in member 1: incorrect data check");
+  std::string bad_length = gz;
+  bad_length[gz.size() - 4] ^= 1;
+  write_bytes(path, bad_length);
+  CHECK(read_file(path).second == "read error: corrupt gzip data in member 1: incorrect length check");
+  std::string bad_data = gz;
+  bad_data[gz.size() / 2] ^= 0x55;
+  write_bytes(path, bad_data);
+  CHECK(read_file(path).second.rfind("read error: corrupt gzip data in member 1: ", 0) == 0);
+}
+
+TEST_CASE("Util.Gzip.Members: members one after another, zero padding, and what else may follow") {
+  ScratchDir dir("gzip-members");
+  const auto path = (dir.path / "t.csv.gz").string();
+  const std::string a = "id,submit\n1,2\n", b = sample_text();
+  write_bytes(path, gzip_of(a) + gzip_of(b) + gzip_of(""));
+  CHECK(read_file(path) == std::pair<std::string, std::string>{a + b, ""});
+  write_bytes(path, gzip_of(a) + std::string(1000, '\0'));
+  CHECK(read_file(path) == std::pair<std::string, std::string>{a, ""});
+  write_bytes(path, gzip_of(a) + "trailing text");
+  CHECK(read_file(path).second.find("bytes that are not gzip data after gzip member 1") != std::string::npos);
+  write_bytes(path, gzip_of(a) + std::string(3, '\0') + "x");
+  CHECK(read_file(path).second.find("bytes other than zeros") != std::string::npos);
+  // A second member cut short is as truncated as a first one.
+  const std::string second = gzip_of(b);
+  write_bytes(path, gzip_of(a) + second.substr(0, second.size() / 2));
+  CHECK(read_file(path).second.find("ends inside member 2") != std::string::npos);
+  // A second member whose magic is split across two of the 256 KiB blocks the input is read in:
+  // a stored (level 0) first member of 2^18 - 1 bytes.
+  std::string first, xs;
+  for (std::size_t n = (std::size_t{1} << 18) - 80; n < (std::size_t{1} << 18); ++n) {
+    xs.assign(n, 'x');
+    first = gzip_of(xs, 0, nullptr, 0);
+    if (first.size() == (std::size_t{1} << 18) - 1) break;
+  }
+  REQUIRE(first.size() == (std::size_t{1} << 18) - 1);
+  write_bytes(path, first + gzip_of(a));
+  CHECK(read_file(path) == std::pair<std::string, std::string>{xs + a, ""});
+}
+
+TEST_CASE("Util.FileBytes: gzip and plain text through a pipe") {
+  ScratchDir dir("file-bytes-pipe");
+  const std::string text = sample_text();
+  for (const std::string& bytes : {gzip_of(text), text}) {
+    const auto fifo = (dir.path / "fifo").string();
+    ::unlink(fifo.c_str());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << bytes; });
+    const auto [got, error] = read_file(fifo);
+    writer.join();
+    CHECK(error.empty());
+    CHECK(got == text);
+  }
 }

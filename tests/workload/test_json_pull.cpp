@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/input_limits.h"
 #include "workload/json_pull.h"
 
 using namespace schedlab;
@@ -150,9 +151,10 @@ TEST_CASE("Workload.JsonPull.ErrorsNameLineAndColumn") {
 }
 
 TEST_CASE("Workload.JsonPull.NestingAndSkip") {
-  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
-  CHECK(json_pull_tokens(deep).size() == 20000);
-  CHECK(json_pull_error(std::string(100, '[') + std::string(99, ']') + "}").rfind("1:200: expected ',' or ']'", 0) ==
+  // As deep as any JSON schedlab reads may nest (deeper: Workload.JsonPull.Bounds).
+  const std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(json_pull_tokens(deep).size() == std::size_t{2} * kMaxJsonDepth);
+  CHECK(json_pull_error(std::string(60, '[') + std::string(59, ']') + "}").rfind("1:120: expected ',' or ']'", 0) ==
         0);
 
   // skip() passes over a whole container (validating it), and does nothing after a scalar.
@@ -288,4 +290,28 @@ TEST_CASE("Workload.JsonPull.ReadsFiles") {
   CHECK(in.peek() == -1);
   fs::remove_all(dir);
   CHECK_THROWS_AS(JsonPull((dir / "missing.json").string()), InputError);
+}
+
+TEST_CASE("Workload.JsonPull.Bounds: the depth and token bounds of every JSON schedlab reads") {
+  const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  CHECK(json_pull_error(nested(kMaxJsonDepth)) == "(no error)");
+  CHECK(json_pull_error(nested(kMaxJsonDepth + 1)) ==
+        "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
+  CHECK(json_pull_error(std::string(1'000'000, '[')) ==
+        "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
+  // recover() passes over the rest by counting, without holding it.
+  const std::string text = "[" + nested(100) + "] [1]";
+  JsonPull in(JsonPull::Text{text});
+  in.begin_value();
+  CHECK(in.next() == Tok::array_begin);
+  CHECK_THROWS_AS(in.skip(), JsonSyntaxError);
+  CHECK(in.recover());
+  in.begin_value();
+  CHECK(in.next() == Tok::array_begin);
+  CHECK(in.next() == Tok::number);
+  CHECK(in.text() == "1");
+  // A string longer than a line may be: refused before the buffer holds twice the bound.
+  CHECK(json_pull_error("[\"" + std::string(kMaxLineBytes + 10, 'x') + "\"]") ==
+        "1:2: a string or number longer than 16 MiB (16777216 bytes), the most a token of input may hold");
+  CHECK(json_pull_error("[\"" + std::string(kMaxLineBytes - 10, 'x') + "\"]") == "(no error)");
 }

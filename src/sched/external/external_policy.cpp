@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "util/error.h"
+#include "util/json_read.h"
 #include "util/text.h"
 
 namespace schedlab::sched {
@@ -41,11 +42,16 @@ ExternalPolicy::ExternalPolicy(const ExternalConfig& config, const cluster::Topo
                      {"cpus", info.cpu_milli / 1000.0},
                      {"mem_gb", info.mem_mib / 1024.0}});
   }
-  json options = json::parse(config_.options_json, nullptr, false);
+  json options;
+  try {
+    options = parse_json(config_.options_json);
+  } catch (const JsonReadError&) {
+    options = json::object();  // the YAML options converted by schedlab itself: none to pass on
+  }
   json hello = {{"type", "hello"},
                 {"protocol", kProtocol},
                 {"schedlab", SCHEDLAB_VERSION},
-                {"options", options.is_discarded() ? json::object() : options},
+                {"options", std::move(options)},
                 {"cluster", {{"hosts", std::move(hosts)}}}};
   if (config_.channel)
     process_ = config_.channel();
@@ -80,11 +86,16 @@ void ExternalPolicy::protocol_error(const std::string& what) const {
 
 json ExternalPolicy::read_message(const char* expected) {
   const std::string line = process_->receive(config_.timeout_s);
-  json m = json::parse(line, nullptr, false);
-  if (m.is_discarded() || !m.is_object()) {
-    const std::string shown = line.size() > 120 ? line.substr(0, 117) + "..." : line;
-    protocol_error(fmt::format("at t={} s it wrote a line that is not a JSON object: {}", seconds(now_), shown));
+  json m;
+  const std::string shown = line.size() > 120 ? line.substr(0, 117) + "..." : line;
+  try {
+    m = parse_json(line);
+  } catch (const JsonReadError& e) {
+    protocol_error(
+        fmt::format("at t={} s it wrote a line that is not a JSON object: {} ({})", seconds(now_), shown, e.what()));
   }
+  if (!m.is_object())
+    protocol_error(fmt::format("at t={} s it wrote a line that is not a JSON object: {}", seconds(now_), shown));
   if (!m.contains("type") || !m["type"].is_string())
     protocol_error(fmt::format("at t={} s its message has no \"type\": {}", seconds(now_), excerpt(m)));
   const std::string type = m["type"];

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/input_limits.h"
 
 namespace schedlab::sched {
 
@@ -129,6 +130,7 @@ std::string PolicyProcess::receive(double timeout_s) {
   char chunk[1 << 16];
   for (;;) {
     if (auto nl = buffer_.find('\n', scanned_); nl != std::string::npos) {
+      if (nl > kMaxLineBytes) gone("wrote a line that " + line_too_long_message());
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       scanned_ = 0;
@@ -136,7 +138,7 @@ std::string PolicyProcess::receive(double timeout_s) {
       return line;
     }
     scanned_ = buffer_.size();
-    if (buffer_.size() > kMaxLine) gone(fmt::format("wrote a line longer than {} MiB", kMaxLine >> 20));
+    if (buffer_.size() > kMaxLineBytes) gone("wrote a line that " + line_too_long_message());
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
     if (left <= 0) {
       ::kill(-pid_, SIGKILL);

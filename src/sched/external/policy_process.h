@@ -34,13 +34,13 @@ class PolicyProcess final : public PolicyChannel {
   // Writes one line (a newline is added). Throws InputError when the policy is gone.
   void send(const std::string& line) override;
   // The next line it writes, without its newline. Throws InputError when it exits, closes its
-  // output, writes a line longer than kMaxLine, or writes nothing for `timeout_s`.
+  // output, writes a line longer than kMaxLineBytes (util/input_limits.h), or writes nothing
+  // for `timeout_s`.
   std::string receive(double timeout_s) override;
   // Closes its input (it sees end of file) and waits up to kGraceSeconds for it to exit.
   void finish() override;
 
   static constexpr double kGraceSeconds = 5;
-  static constexpr std::size_t kMaxLine = std::size_t{256} << 20;
 
  private:
   [[noreturn]] void gone(const std::string& what);
