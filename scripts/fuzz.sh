@@ -6,7 +6,10 @@
 # Environment: SCHEDLAB_JOBS (build jobs, nproc), FUZZ_TIMEOUT (seconds one input may take
 # before it counts as a hang, 10), FUZZ_RSS_MB (memory limit, 2048), FUZZ_MAX_FINDINGS (after a
 # finding the target restarts with its grown corpus until the time is up or it has found this
-# many, 3), FUZZ_BUILD_DIR (build-fuzz).
+# many, 3), FUZZ_BUILD_DIR (build-fuzz), FUZZ_KEEP_FINDS (1: after a target's run without
+# findings, the corpus inputs that reach code its committed seeds do not are merged into
+# tests/fuzz/seeds/TARGET/ (libFuzzer -merge=1, inputs of at most 4 KiB), to be committed: what a
+# change that touches a parser does after its 10 minutes; the unit tests replay them).
 # Results, kept between runs:
 #   build-fuzz/corpus/TARGET/     the inputs that reached new code (grows; fuzzing resumes from it)
 #   build-fuzz/findings/TARGET/   crash-*, leak-*, timeout-*, oom-* (reproduce: build-fuzz/fuzz_TARGET FILE)
@@ -74,12 +77,13 @@ rm -rf "$TMPDIR"
 mkdir -p "$TMPDIR" "$build/logs"
 trap 'rm -rf "$probe" "$TMPDIR"' EXIT
 
-# Seeds: the files named in targets.txt (absent ones left out) and the regression inputs.
+# Seeds: the files named in targets.txt (absent ones left out), the target's kept seeds and the
+# regression inputs.
 gather_seeds() {
   local t=$1 dir=$2 seed
   rm -rf "$dir"
   mkdir -p "$dir"
-  for seed in $(grep -E "^$t[[:space:]]" tests/fuzz/targets.txt | cut -d' ' -f2-) tests/fuzz/regressions/"$t"; do
+  for seed in $(grep -E "^$t[[:space:]]" tests/fuzz/targets.txt | cut -d' ' -f2-) tests/fuzz/seeds/"$t" tests/fuzz/regressions/"$t"; do
     if [ -d "$seed" ]; then
       find "$seed" -maxdepth 1 -type f -exec cp -L -t "$dir" {} +
     elif [ -f "$seed" ]; then
@@ -134,6 +138,14 @@ for t in "${targets[@]}"; do
     $((corpus_after - corpus_before)) "$found")")
   if ((found)); then
     find "$findings" -maxdepth 1 -type f -newer "$stamp" | sed 's/^/    finding: /'
+  elif [ "${FUZZ_KEEP_FINDS:-0}" = 1 ]; then
+    keep=tests/fuzz/seeds/$t
+    mkdir -p "$keep"
+    kept_before=$(count_files "$keep")
+    # Into the committed seeds, only what adds coverage to them and to the other seed files.
+    "$build/fuzz_$t" -merge=1 -max_len=4096 -timeout="$timeout_s" -rss_limit_mb="$rss_mb" "$keep" "$seeds" "$corpus" \
+      >>"$log" 2>&1 || echo "    merge into $keep failed (see $log)"
+    echo "    kept $(($(count_files "$keep") - kept_before)) new seeds in $keep"
   fi
 done
 
