@@ -10,9 +10,9 @@
 namespace schedlab::workload {
 
 namespace {
-class ScaledArrivals final : public JobSource {
+class ScaledArrivals final : public ForwardingJobSource {
  public:
-  ScaledArrivals(std::unique_ptr<JobSource> inner, double scale) : inner_(std::move(inner)), scale_(scale) {}
+  ScaledArrivals(std::unique_ptr<JobSource> inner, double scale) : ForwardingJobSource(std::move(inner)), scale_(scale) {}
   bool next(JobSpec& out) override {
     if (!inner_->next(out)) return false;
     if (!first_) first_ = out.submit;
@@ -20,16 +20,8 @@ class ScaledArrivals final : public JobSource {
     out.submit = engine::add_saturating(*first_, engine::from_micros(std::round(gap)));
     return true;
   }
-  StringPool& strings() override { return inner_->strings(); }
-  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
-  double fraction_done() const override { return inner_->fraction_done(); }
-  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
-    return inner_->skipped_by_reason();
-  }
-  std::string declarations() const override { return inner_->declarations(); }
 
  private:
-  std::unique_ptr<JobSource> inner_;
   double scale_;
   std::optional<engine::Time> first_;
 };

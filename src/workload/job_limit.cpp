@@ -18,10 +18,10 @@ void check_job_count(std::uint64_t count, const std::string& what, const std::st
 
 namespace {
 
-class JobLimit final : public JobSource {
+class JobLimit final : public ForwardingJobSource {
  public:
   JobLimit(std::unique_ptr<JobSource> inner, std::string file, long line, std::string field)
-      : inner_(std::move(inner)), file_(std::move(file)), line_(line), field_(std::move(field)) {}
+      : ForwardingJobSource(std::move(inner)), file_(std::move(file)), line_(line), field_(std::move(field)) {}
 
   bool next(JobSpec& out) override {
     if (!inner_->next(out)) return false;
@@ -32,16 +32,8 @@ class JobLimit final : public JobSource {
                                    kMaxJobsPerRun));
     return true;
   }
-  StringPool& strings() override { return inner_->strings(); }
-  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
-  double fraction_done() const override { return inner_->fraction_done(); }
-  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
-    return inner_->skipped_by_reason();
-  }
-  std::string declarations() const override { return inner_->declarations(); }
 
  private:
-  std::unique_ptr<JobSource> inner_;
   std::string file_;
   long line_;
   std::string field_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,23 @@ class JobSource {
   // What the file's header declares and does not (an SWF log's MaxProcs, ...), for `trace
   // stats`; "" when the format has no header to speak of.
   virtual std::string declarations() const { return {}; }
+};
+
+// A source that changes the jobs of another on their way (arrival scale, resource defaults,
+// the job limit): everything but next() is the inner source's.
+class ForwardingJobSource : public JobSource {
+ public:
+  explicit ForwardingJobSource(std::unique_ptr<JobSource> inner) : inner_(std::move(inner)) {}
+  StringPool& strings() override { return inner_->strings(); }
+  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
+  double fraction_done() const override { return inner_->fraction_done(); }
+  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
+    return inner_->skipped_by_reason();
+  }
+  std::string declarations() const override { return inner_->declarations(); }
+
+ protected:
+  std::unique_ptr<JobSource> inner_;
 };
 
 }  // namespace schedlab::workload

@@ -15,24 +15,16 @@ std::uint32_t per_task(std::uint32_t per_gpu, const JobSpec& job) {
   return static_cast<std::uint32_t>(std::min(kMax, (std::uint64_t{per_gpu} * task_milli + 999) / 1000));
 }
 
-class DefaultsSource final : public JobSource {
+class DefaultsSource final : public ForwardingJobSource {
  public:
-  DefaultsSource(std::unique_ptr<JobSource> inner, const ResourceDefaults& d) : inner_(std::move(inner)), d_(d) {}
+  DefaultsSource(std::unique_ptr<JobSource> inner, const ResourceDefaults& d) : ForwardingJobSource(std::move(inner)), d_(d) {}
   bool next(JobSpec& out) override {
     if (!inner_->next(out)) return false;
     apply_resource_defaults(out, d_);
     return true;
   }
-  StringPool& strings() override { return inner_->strings(); }
-  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
-  double fraction_done() const override { return inner_->fraction_done(); }
-  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
-    return inner_->skipped_by_reason();
-  }
-  std::string declarations() const override { return inner_->declarations(); }
 
  private:
-  std::unique_ptr<JobSource> inner_;
   ResourceDefaults d_;
 };
 }  // namespace
