@@ -22,7 +22,6 @@ Topology::Topology(const ClusterSpec& spec, const GpuCatalog& catalog)
   gpus_by_model_.assign(catalog.size(), 0);
   max_host_gpus_.assign(catalog.size(), 0);
   max_cpu_.assign(catalog.size() + 1, 0);
-  max_mem_.assign(catalog.size() + 1, 0);
   min_cpu_per_gpu_.assign(catalog.size(), ~std::uint32_t{0});
   min_mem_per_gpu_.assign(catalog.size(), ~std::uint32_t{0});
   VertexId spine = boost::add_vertex(Vertex{Vertex::spine, 0}, graph_);
@@ -60,7 +59,6 @@ Topology::Topology(const ClusterSpec& spec, const GpuCatalog& catalog)
           }
           const std::size_t cls = g.gpus ? std::size_t{g.model} : catalog.size();
           max_cpu_[cls] = std::max(max_cpu_[cls], g.cpu_milli);
-          max_mem_[cls] = std::max(max_mem_[cls], g.mem_mib);
           max_cpu_all_ = std::max(max_cpu_all_, g.cpu_milli);
           total_cpu_milli_ += g.cpu_milli;
           total_mem_mib_ += g.mem_mib;

@@ -102,9 +102,8 @@ class Topology {
       if (mask >> m & 1) f(std::size_t{m});
     if (mask & kHostsWithoutGpus) f(catalog_->size());
   }
-  // The most CPUs (milli) / memory (MiB) one host of a class has.
+  // The most CPUs (milli) one host of a class has.
   std::uint32_t max_host_cpu_milli(std::size_t cls) const { return max_cpu_[cls]; }
-  std::uint32_t max_host_mem_mib(std::size_t cls) const { return max_mem_[cls]; }
   std::uint32_t max_host_cpu_milli() const { return max_cpu_all_; }
   // The fewest CPUs (milli) / memory (MiB) per GPU among hosts of model m (rounded down): a
   // task asking no more per GPU than this fits any host of m with the GPUs for it, unless
@@ -142,7 +141,7 @@ class Topology {
   ModelMask models_present_ = 0;
   std::uint64_t total_cpu_milli_ = 0;
   std::uint64_t total_mem_mib_ = 0;
-  std::vector<std::uint32_t> max_cpu_, max_mem_;                  // [class]
+  std::vector<std::uint32_t> max_cpu_;                            // [class]
   std::uint32_t max_cpu_all_ = 0;
   std::vector<std::uint32_t> min_cpu_per_gpu_, min_mem_per_gpu_;  // [model]
 };

@@ -297,10 +297,11 @@ void apply_variant(YAML::Node& root, std::size_t index, const At& at) {
   require_map(set, vat);
   std::vector<std::pair<std::string, YAML::Node>> assignments;
   for (const auto& kv : set) assignments.emplace_back(key_of(kv.first, vat), kv.second);
-  for (const auto& [key, value] : assignments) {
+  for (const auto& assignment : assignments) {
+    const std::string& key = assignment.first;  // named, not a structured binding: lambdas capture it
     if (key == "variants" || key.starts_with("variants."))
       fail(set, vat / key, "a variant cannot change the list of variants");
-    set_at_path(root, key, value, [&](const std::string& what) { fail(set, vat / key, what); });
+    set_at_path(root, key, assignment.second, [&](const std::string& what) { fail(set, vat / key, what); });
   }
 }
 

@@ -74,10 +74,6 @@ class JobLedger {
                       : 0.0;
     return (l.attained_gpu_us + live) / 1e6;
   }
-  double remaining_work(workload::JobId id, engine::Time now) const {
-    double left = life(id).work_total - work_done(id, now);
-    return left > 0 ? left : 0;
-  }
 };
 
 // A ledger for jobs that never stop (a scheduler used alone, in tests and benchmarks):

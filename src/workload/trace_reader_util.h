@@ -94,8 +94,6 @@ class TraceReaderSource : public JobSource {
   const DropCounts& notices() const { return notices_; }
   // Rows found out of submit order (sorted mode); 0 before the first next().
   std::uint64_t out_of_order_rows() const { return out_of_order_; }
-  // Seconds subtracted from every trace time (the first submit, when re-basing).
-  engine::Time time_origin() const { return origin_; }
 
  protected:
   TraceReaderSource(std::string path, const TraceOptions& options, Order order);
@@ -113,7 +111,6 @@ class TraceReaderSource : public JobSource {
   // Leaves out the row read last by the format's rules: counted under `reason` (and written
   // to the --skipped file with its line).
   void drop(std::string_view reason);
-  DropCounts& drops_mut() { return drops_; }
   DropCounts& notices_mut() { return notices_; }
   const std::string& path() const { return path_; }
   const TraceOptions& options() const { return options_; }
