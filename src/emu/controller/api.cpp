@@ -5,6 +5,7 @@
 
 #include <charconv>
 
+#include "emu/json_fields.h"
 #include "sched/job_life.h"
 #include "workload/job_limit.h"
 #include "workload/long_running.h"

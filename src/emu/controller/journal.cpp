@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "emu/json_fields.h"
 #include "util/error.h"
 #include "util/json_read.h"
 #include "util/line_reader.h"
