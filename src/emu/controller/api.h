@@ -2,14 +2,14 @@
 // (GET /v1/cluster, /v1/jobs, /v1/queue with each waiting job's reason), submit a job while
 // the emulation runs (POST /v1/jobs), stop one for good (POST /v1/jobs/{id}/stop). Every
 // request is answered from the loop's thread at its next instant (through the wall clock's
-// inbox; submissions and stops as journaled inputs, emu/controller/outside_input.h), so the API never
+// inbox; submissions and stops as journaled inputs, emu/controller/inbox.h), so the API never
 // reads the scheduler while it decides. Bodies are checked as the
 // agents' messages are (emu/protocol.h): a malformed one gets 400 naming the field. The
 // parsers of bodies and queries are public for the tests and the fuzz target (api_body).
 #pragma once
 
 #include "cluster/topology.h"
-#include "emu/controller/outside_input.h"
+#include "emu/controller/inbox.h"
 #include "emu/controller/wall_clock.h"
 #include "emu/net/router.h"
 

@@ -22,7 +22,7 @@
 
 #include "cluster/topology.h"
 #include "emu/controller/emu_executor.h"
-#include "emu/controller/outside_input.h"
+#include "emu/controller/inbox.h"
 #include "emu/controller/wall_clock.h"
 #include "emu/net/http_server.h"
 #include "emu/net/router.h"

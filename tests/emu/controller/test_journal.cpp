@@ -9,6 +9,7 @@
 #include <set>
 
 #include "emu/controller/emu_executor.h"
+#include "emu/controller/inbox.h"
 #include "emu/controller/journal.h"
 #include "emu/controller/journal_clock.h"
 #include "support/scratch_dir.h"

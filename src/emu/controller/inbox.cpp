@@ -1,5 +1,5 @@
 // Inputs from outside: posted from any thread, journaled and applied in the loop's thread.
-#include "emu/controller/outside_input.h"
+#include "emu/controller/inbox.h"
 
 #include "emu/controller/emu_executor.h"
 #include "emu/controller/journal.h"
