@@ -1,4 +1,5 @@
-// The gang's barrier over TCP: rank 0 serves, the others connect (see rendezvous.h).
+// The gang's barrier over TCP: rank 0 serves, the others connect (see rendezvous.h). What each
+// line means is decided by the barrier's rules (barrier.h); this file carries the lines.
 #include "emu/node/rendezvous.h"
 
 #include <fmt/format.h>
@@ -13,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "util/parse.h"
+#include "emu/node/barrier.h"
 
 namespace schedlab::emu {
 
@@ -38,7 +39,6 @@ struct Connection {
   bool open = true;
   bool close_after_writes = false;
   std::int64_t rank = -1;  // rank 0's view: the rank that said hello, -1 before
-  bool left = false;
 };
 using ConnectionPtr = std::shared_ptr<Connection>;
 
@@ -48,31 +48,17 @@ std::string describe(const boost::system::error_code& ec) {
   return ec.message();
 }
 
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  split_fields(line, ' ', out);
-  return out;
-}
-
-// A line quoted for a message: printable, and short.
-std::string shown(std::string_view line, std::size_t max = 80) {
-  std::string s;
-  for (char c : line.substr(0, max)) s += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (line.size() > max) s += "...";
-  return s;
-}
-
-std::optional<std::uint64_t> round_number(std::string_view text) {
-  std::int64_t v = 0;
-  if (!try_parse_int(text, v) || v < 0) return std::nullopt;
-  return static_cast<std::uint64_t>(v);
-}
-
 }  // namespace
 
 struct Rendezvous::Impl {
   Impl(RendezvousConfig c, std::function<void()> notify)
-      : cfg(std::move(c)), on_change(std::move(notify)), retry(io), resolver(io), force_close(io) {}
+      : cfg(std::move(c)), on_change(std::move(notify)), retry(io), resolver(io), force_close(io) {
+    BarrierIdentity id{cfg.world_size, cfg.emulation, cfg.job_id, cfg.plan, cfg.announce};
+    if (cfg.rank == 0 || cfg.world_size <= 1)
+      host.emplace(std::move(id));
+    else
+      member.emplace(std::move(id), cfg.rank, fmt::format("{}:{}", cfg.address, cfg.port));
+  }
 
   RendezvousConfig cfg;
   std::function<void()> on_change;
@@ -84,8 +70,6 @@ struct Rendezvous::Impl {
   std::set<ConnectionPtr> conns;
   std::optional<tcp::acceptor> acceptor;  // rank 0
   std::vector<ConnectionPtr> by_rank;     // rank 0: registered ranks
-  std::vector<std::int64_t> last_round;   // rank 0: the last round each rank arrived at
-  std::uint32_t joined = 0, arrived = 0;  // rank 0
   ConnectionPtr to_zero;                  // ranks > 0
   std::shared_ptr<tcp::socket> connecting;
   asio::steady_timer retry;
@@ -96,16 +80,40 @@ struct Rendezvous::Impl {
   bool closing = false;
   asio::steady_timer force_close;
 
-  // Shared with the worker's thread.
+  // Shared with the worker's thread: the barrier's rules and what they know, changed on the
+  // io thread (and by stop()) and read by the worker's, under `m`.
   mutable std::mutex m;
-  bool started = false;
-  std::string announce;
-  std::int64_t released = -1;
-  bool stopping = false;
-  std::optional<std::string> broken;
+  std::optional<BarrierHost> host;      // rank 0, and a gang of one
+  std::optional<BarrierMember> member;  // ranks > 0
   std::uint16_t port = 0;
 
   bool serving() const { return cfg.rank == 0; }
+
+  const BarrierState& state() const { return host ? host->state() : member->state(); }
+
+  // Runs one rule under the lock, then does what it says (io thread).
+  template <class Rule>
+  void step(Rule&& rule, const ConnectionPtr& from = nullptr) {
+    BarrierStep s;
+    {
+      std::lock_guard lock(m);
+      s = rule();
+    }
+    apply(s, from);
+  }
+
+  void apply(const BarrierStep& s, const ConnectionPtr& from) {
+    for (const auto& [rank, line] : s.sends)
+      if (by_rank[rank]) send(by_rank[rank], line);
+    if (s.refused && from) {
+      send(from, "refused " + *s.refused);
+      from->close_after_writes = true;
+    }
+    if (s.broke) spread_broken(*s.broke);
+    if (s.changed) notify();
+  }
+
+  BarrierStep fail(std::string why) { return host ? host->fail(std::move(why)) : member->fail(std::move(why)); }
 
   void notify() {
     if (on_change) on_change();
@@ -173,18 +181,18 @@ struct Rendezvous::Impl {
     close_connection(c);
     if (!was_open || closing) return;
     if (serving()) {
-      if (c->rank > 0 && !c->left) set_broken(fmt::format("rank {} disconnected ({})", c->rank, describe(ec)));
+      if (c->rank > 0) step([&] { return host->closed(static_cast<std::uint32_t>(c->rank), describe(ec)); });
     } else if (!left) {
       set_broken(fmt::format("lost the connection to rank 0 at {}:{} ({})", cfg.address, cfg.port, describe(ec)));
     }
   }
 
-  void set_broken(const std::string& why) {
-    {
-      std::lock_guard lock(m);
-      if (broken) return;
-      broken = why;
-    }
+  void set_broken(std::string why) {
+    step([&] { return fail(std::move(why)); });
+  }
+
+  // The gang broke just now (the rules said so once).
+  void spread_broken(const std::string& why) {
     if (serving()) {
       // The other ranks learn why before their connections close.
       boost::system::error_code ignored;
@@ -200,7 +208,6 @@ struct Rendezvous::Impl {
     } else {
       close_everything();
     }
-    notify();
   }
 
   void close_everything() {
@@ -216,7 +223,6 @@ struct Rendezvous::Impl {
 
   void start_serving() {
     by_rank.assign(cfg.world_size, nullptr);
-    last_round.assign(cfg.world_size, -1);
     try {
       tcp::resolver r(io);
       auto endpoints = r.resolve(cfg.address, std::to_string(cfg.port));
@@ -230,7 +236,10 @@ struct Rendezvous::Impl {
       acceptor->listen();
       port = acceptor->local_endpoint().port();
     } catch (const boost::system::system_error& e) {
-      broken = fmt::format("cannot listen on {}:{} ({})", cfg.address, cfg.port, e.code().message());
+      {
+        std::lock_guard lock(m);
+        host->fail(fmt::format("cannot listen on {}:{} ({})", cfg.address, cfg.port, e.code().message()));
+      }
       acceptor.reset();
       return;
     }
@@ -254,85 +263,21 @@ struct Rendezvous::Impl {
     });
   }
 
-  void refuse(const ConnectionPtr& c, const std::string& why) {
-    send(c, "refused " + why);
-    c->close_after_writes = true;
-  }
-
   void on_line_from_rank(const ConnectionPtr& c, const std::string& line) {
-    const auto w = words(line);
     if (c->rank < 0) {
-      if (w.size() != 6 || w[0] != "hello")
-        return refuse(c, fmt::format("expected 'hello EMU JOB WORLD RANK PLAN', got '{}'", shown(line)));
-      // First, and saying nothing of ours: a stranger learns neither identity nor job.
-      if (w[1] != cfg.emulation)
-        return refuse(c, "this rank 0 serves another emulation (SCHEDLAB_EMULATION_ID differs)");
-      if (w[2] != cfg.job_id) return refuse(c, fmt::format("this is job {}, not {}", cfg.job_id, shown(w[2])));
-      std::int64_t world = 0, rank = 0;
-      if (!try_parse_int(w[3], world) || world != cfg.world_size)
-        return refuse(c, fmt::format("the gang has {} ranks, not {}", cfg.world_size, shown(w[3])));
-      if (!try_parse_int(w[4], rank) || rank < 1 || rank >= world)
-        return refuse(c, fmt::format("rank {} is not one of 1 to {}", shown(w[4]), cfg.world_size - 1));
-      if (w[5] != cfg.plan) return refuse(c, fmt::format("rank 0's plan is {}, not {}", cfg.plan, shown(w[5])));
-      if (by_rank[rank]) return refuse(c, fmt::format("rank {} has already joined", rank));
-      c->rank = rank;
-      by_rank[rank] = c;
-      if (++joined == cfg.world_size - 1) {
-        {
-          std::lock_guard lock(m);
-          started = true;
-          announce = cfg.announce;
-        }
-        for (const auto& r : by_rank)
-          if (r) send(r, "start " + cfg.announce);
-        notify();
+      std::optional<std::uint32_t> rank;
+      BarrierStep s;
+      {
+        std::lock_guard lock(m);
+        s = host->hello(line, &rank);
       }
-      return;
+      if (rank) {
+        c->rank = *rank;
+        by_rank[*rank] = c;
+      }
+      return apply(s, c);
     }
-    if (w.size() == 2 && w[0] == "arrive") {
-      if (auto n = round_number(w[1])) return on_arrival(static_cast<std::uint32_t>(c->rank), *n);
-    } else if (w.size() == 1 && w[0] == "leave") {
-      c->left = true;
-      return;
-    } else if (w.size() == 1 && w[0] == "stop") {
-      c->left = true;
-      return on_stop_from(static_cast<std::uint32_t>(c->rank));
-    }
-    set_broken(fmt::format("rank {} broke the protocol: '{}'", c->rank, shown(line)));
-  }
-
-  void on_arrival(std::uint32_t rank, std::uint64_t round) {
-    std::int64_t next;
-    bool is_started;
-    {
-      std::lock_guard lock(m);
-      next = released + 1;
-      is_started = started;
-    }
-    if (!is_started || static_cast<std::int64_t>(round) != next || last_round[rank] >= next)
-      return set_broken(fmt::format("rank {} arrived at round {} while the gang is at round {}", rank, round, next));
-    last_round[rank] = next;
-    if (++arrived < cfg.world_size) return;
-    arrived = 0;
-    {
-      std::lock_guard lock(m);
-      released = next;
-    }
-    for (const auto& r : by_rank)
-      if (r && !r->left) send(r, fmt::format("go {}", next));
-    notify();
-  }
-
-  // Rank `from` stops gracefully: every other rank is told once.
-  void on_stop_from(std::uint32_t from) {
-    {
-      std::lock_guard lock(m);
-      if (stopping) return;
-      stopping = true;
-    }
-    for (const auto& r : by_rank)
-      if (r && r->rank != static_cast<std::int64_t>(from) && !r->left) send(r, "stop");
-    notify();
+    step([&] { return host->line(static_cast<std::uint32_t>(c->rank), line); }, c);
   }
 
   // ---- ranks > 0 ------------------------------------------------------------------------------
@@ -359,7 +304,7 @@ struct Rendezvous::Impl {
 
   bool broken_now() const {
     std::lock_guard lock(m);
-    return broken.has_value();
+    return state().broken.has_value();
   }
 
   void retry_or_give_up(const boost::system::error_code& ec) {
@@ -379,45 +324,12 @@ struct Rendezvous::Impl {
     boost::system::error_code ignored;
     to_zero->socket.set_option(tcp::no_delay(true), ignored);
     conns.insert(to_zero);
-    send(to_zero, fmt::format("hello {} {} {} {} {}", cfg.emulation, cfg.job_id, cfg.world_size, cfg.rank, cfg.plan));
+    send(to_zero, member->hello_line());
     read_next(to_zero);
   }
 
   void on_line_from_zero(const std::string& line) {
-    const std::string_view v(line);
-    if (v.substr(0, 6) == "start ") {
-      bool fresh;
-      {
-        std::lock_guard lock(m);
-        fresh = !started;
-        started = true;
-        announce = std::string(v.substr(6));
-      }
-      if (fresh) return notify();
-    } else if (v.substr(0, 3) == "go ") {
-      auto n = round_number(v.substr(3));
-      bool ok;
-      {
-        std::lock_guard lock(m);
-        ok = n && started && static_cast<std::int64_t>(*n) == released + 1;
-        if (ok) released = static_cast<std::int64_t>(*n);
-      }
-      if (ok) return notify();
-    } else if (v == "stop") {
-      bool fresh;
-      {
-        std::lock_guard lock(m);
-        fresh = !stopping;
-        stopping = true;
-      }
-      if (fresh) notify();
-      return;
-    } else if (v.substr(0, 7) == "broken ") {
-      return set_broken(fmt::format("rank 0 reports: {}", shown(v.substr(7), 300)));
-    } else if (v.substr(0, 8) == "refused ") {
-      return set_broken(fmt::format("rank 0 at {}:{} refused this rank: {}", cfg.address, cfg.port, shown(v.substr(8))));
-    }
-    set_broken(fmt::format("rank 0 broke the protocol: '{}'", shown(line)));
+    step([&] { return member->line(line); });
   }
 
   // ---- shutting down --------------------------------------------------------------------------
@@ -447,14 +359,10 @@ struct Rendezvous::Impl {
 Rendezvous::Rendezvous(RendezvousConfig config, std::function<void()> on_change)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(on_change))) {
   Impl& d = *impl_;
-  if (d.cfg.world_size <= 1) {
-    d.started = true;
-    d.announce = d.cfg.announce;
-    return;
-  }
+  if (d.cfg.world_size <= 1) return;  // the rules release its rounds at once
   if (d.serving()) {
     d.start_serving();
-    if (d.broken) return;
+    if (d.state().broken) return;
   } else {
     d.start_connecting();
   }
@@ -465,7 +373,7 @@ Rendezvous::Rendezvous(RendezvousConfig config, std::function<void()> on_change)
     } catch (const std::exception& e) {
       {
         std::lock_guard lock(d.m);
-        if (!d.broken) d.broken = fmt::format("rendezvous failed: {}", e.what());
+        d.fail(fmt::format("rendezvous failed: {}", e.what()));
       }
       d.notify();
     }
@@ -487,42 +395,42 @@ std::uint16_t Rendezvous::port() const {
 
 bool Rendezvous::started() const {
   std::lock_guard lock(impl_->m);
-  return impl_->started;
+  return impl_->state().started;
 }
 
 std::string Rendezvous::announce() const {
   std::lock_guard lock(impl_->m);
-  return impl_->announce;
+  return impl_->state().announce;
 }
 
 std::int64_t Rendezvous::released() const {
   std::lock_guard lock(impl_->m);
-  return impl_->released;
+  return impl_->state().released;
 }
 
 bool Rendezvous::stopping() const {
   std::lock_guard lock(impl_->m);
-  return impl_->stopping;
+  return impl_->state().stopping;
 }
 
 std::optional<std::string> Rendezvous::broken() const {
   std::lock_guard lock(impl_->m);
-  return impl_->broken;
+  return impl_->state().broken;
 }
 
 void Rendezvous::arrive(std::uint64_t round) {
   Impl& d = *impl_;
   if (d.cfg.world_size <= 1) {
     std::lock_guard lock(d.m);
-    if (static_cast<std::int64_t>(round) == d.released + 1) d.released = static_cast<std::int64_t>(round);
+    d.host->arrive(0, round);  // released at once: nobody to tell
     return;
   }
   if (!d.thread.joinable()) return;  // broken before it began
   if (d.serving())
-    asio::post(d.io, [&d, round] { d.on_arrival(0, round); });
+    asio::post(d.io, [&d, round] { d.step([&] { return d.host->arrive(0, round); }); });
   else
     asio::post(d.io, [&d, round] {
-      if (d.to_zero) d.send(d.to_zero, fmt::format("arrive {}", round));
+      if (d.to_zero) d.send(d.to_zero, BarrierMember::arrive_line(round));
     });
 }
 
@@ -530,16 +438,19 @@ void Rendezvous::stop() {
   Impl& d = *impl_;
   if (d.cfg.world_size <= 1 || !d.thread.joinable()) {
     std::lock_guard lock(d.m);
-    d.stopping = true;
+    if (d.host)
+      d.host->stop_from(0);  // nobody registered: nobody to tell
+    else
+      d.member->stop();
     return;
   }
   if (d.serving()) {
-    asio::post(d.io, [&d] { d.on_stop_from(0); });
+    asio::post(d.io, [&d] { d.step([&] { return d.host->stop_from(0); }); });
     return;
   }
   {
     std::lock_guard lock(d.m);
-    d.stopping = true;
+    d.member->stop();
   }
   asio::post(d.io, [&d] {
     d.left = true;

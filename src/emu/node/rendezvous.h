@@ -26,6 +26,9 @@
 // connection closes before it left, or that breaks the protocol, breaks the gang: rank 0 tells
 // the others why and closes every connection, so every rank learns it at once (`broken()`), as a
 // killed rank stalls and then fails a real training job. A gang of one needs no network: its rounds are released at once.
+//
+// What each line means, and what rank 0 answers, is decided by the barrier's rules
+// (emu/node/barrier.h, tested without sockets); this class carries the lines over TCP.
 #pragma once
 
 #include <chrono>
