@@ -12,8 +12,8 @@
 
 #include "cli/commands.h"
 #include "cli/number_option.h"
-#include "emu/agent.h"
 #include "emu/endpoint.h"
+#include "emu/node/agent.h"
 #include "util/error.h"
 
 namespace schedlab::cli {

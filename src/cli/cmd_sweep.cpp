@@ -8,12 +8,12 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/number_option.h"
 #include "cli/common.h"
-#include "emu/emulation.h"
+#include "cli/number_option.h"
+#include "emu/controller/emulation.h"
+#include "sweep/slurm.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
-#include "sweep/slurm.h"
 #include "sweep/sweep_runner.h"
 #include "util/error.h"
 #include "util/notice.h"

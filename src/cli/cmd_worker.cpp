@@ -1,4 +1,4 @@
-// `schedlab worker`: the emulator's default task process (src/emu/worker.h, docs/worker.md).
+// `schedlab worker`: the emulator's default task process (src/emu/node/worker.h, docs/worker.md).
 #include <fmt/format.h>
 #include <poll.h>
 #include <pthread.h>
@@ -14,7 +14,7 @@
 
 #include "calib/gpu_step.h"
 #include "cli/commands.h"
-#include "emu/worker.h"
+#include "emu/node/worker.h"
 #include "util/error.h"
 
 namespace schedlab::cli {

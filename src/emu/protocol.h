@@ -4,53 +4,28 @@
 // ProtocolError carrying the HTTP status to answer with and a message that names the field
 // ("reports[2].rank: expected an unsigned integer, got -1"). Unknown fields are ignored, so a
 // newer peer may add fields; a different "version" is refused (426), which is how a peer
-// learns that it must be upgraded.
+// learns that it must be upgraded. The field reading itself (FieldReader, ProtocolError) is
+// emu/json_fields.h, shared with the API and the journal.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "emu/json_fields.h"
+
 namespace schedlab::emu {
 
 inline constexpr int kProtocolVersion = 1;
 // The longest a controller may hold a poll open (PollRequest::wait_ms).
 inline constexpr std::uint32_t kMaxPollWaitMs = 5000;
-
-// Why a message was refused, and the HTTP status that says so (400 malformed or wrong type,
-// 426 another protocol version; routes add 401, 404, 405, 409 and 413).
-struct ProtocolError {
-  int http_status = 400;
-  std::string message;
-};
-
-// A message or the reason it was refused. A tiny std::expected (C++23) for C++20.
-template <class T>
-class Parsed {
- public:
-  Parsed(T value) : v_(std::move(value)) {}                // NOLINT: implicit on purpose
-  Parsed(ProtocolError error) : v_(std::move(error)) {}    // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  // Only when ok().
-  const T& value() const& { return std::get<0>(v_); }
-  T& value() & { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  // Only when !ok().
-  const ProtocolError& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, ProtocolError> v_;
-};
 
 // --- Messages -------------------------------------------------------------------------------
 
@@ -143,10 +118,6 @@ nlohmann::json to_json(const ReportRequest& m);
 nlohmann::json ok_json();
 nlohmann::json error_json(std::string_view message);
 
-// Serialises for the wire. Never throws: strings that are not valid UTF-8 (a path from a
-// request line, say) are written with U+FFFD in place of the bad bytes.
-std::string dump_json(const nlohmann::json& j);
-
 // --- Parsing --------------------------------------------------------------------------------
 
 Parsed<RegisterRequest> parse_register_request(std::string_view body);
@@ -159,57 +130,7 @@ Parsed<std::monostate> parse_ok_response(std::string_view body);
 // The "error" of an error reply, or "" when the body is not one (for log lines).
 std::string error_message_of(std::string_view body);
 
-// --- Helpers for parsing other messages (the controller's API) ------------------------------
-
-// Thrown by FieldReader and caught by parse_message(); never escapes parse_message().
-struct ProtocolException : std::runtime_error {
-  explicit ProtocolException(ProtocolError e) : std::runtime_error(e.message), error(std::move(e)) {}
-  ProtocolError error;
-};
-
-// Reads the fields of one JSON object and refuses, naming the field's path, anything that is
-// missing, of the wrong type, negative or fractional where an integer is wanted, or out of
-// range. Throws ProtocolException: use it inside parse_message(), which turns that into a
-// ProtocolError.
-class FieldReader {
- public:
-  // `path` names the object in messages ("" for the body, "reports[2]" for an element).
-  FieldReader(const nlohmann::json& object, std::string path);
-
-  bool has(std::string_view key) const;  // present and not null
-  const nlohmann::json& raw() const { return obj_; }
-  const std::string& path() const { return path_; }
-
-  std::string string(std::string_view key) const;
-  // A string of at least one character.
-  std::string name(std::string_view key) const;
-  bool boolean(std::string_view key) const;
-  std::uint64_t uint(std::string_view key,
-                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) const;
-  std::uint32_t uint32(std::string_view key) const;
-  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max) const;
-  // A finite number within [min, max].
-  double number(std::string_view key, double min, double max) const;
-  // The array at `key` (an error when it is not one).
-  const nlohmann::json& array(std::string_view key) const;
-  // The object at `key`.
-  FieldReader object(std::string_view key) const;
-  std::vector<std::string> strings(std::string_view key) const;
-  std::map<std::string, std::string> string_map(std::string_view key) const;
-
-  // The path of a field or element, for messages: "reports[2].rank".
-  std::string field_path(std::string_view key) const;
-  static std::string element_path(const std::string& array_path, std::size_t index);
-  [[noreturn]] static void fail(const std::string& field, const std::string& what, int status = 400);
-
- private:
-  const nlohmann::json& at(std::string_view key) const;  // present, else fail("missing")
-  const nlohmann::json& obj_;
-  std::string path_;
-};
-
-// An element of an array as an object, for nested readers ("reports[2]").
-FieldReader element_reader(const nlohmann::json& array, std::size_t index, const std::string& array_path);
+// --- Parsing other messages by the same rules (the controller's API) -------------------------
 
 // Parses `body` as a JSON object with "version": 1 (400 when it is not JSON or not an
 // object, 426 for another version) and hands it to `read`, which returns the message;

@@ -1,14 +1,14 @@
 // Fuzz targets of what the emulator's controller reads besides the agents' wire (fuzz_protocol):
-// the API's request targets and bodies (emu/api.h) and the journal `emulate --resume` replays
-// (emu/journal.h). Whatever either accepts must survive the journal's round trip: the inputs
+// the API's request targets and bodies (emu/controller/api.h) and the journal `emulate --resume` replays
+// (emu/controller/journal.h). Whatever either accepts must survive the journal's round trip: the inputs
 // a controller applied are read back by the resumed one as they were.
 #include <string>
 #include <string_view>
 
 #include "config/cluster_config.h"
-#include "emu/api.h"
-#include "emu/http_server.h"
-#include "emu/journal.h"
+#include "emu/controller/api.h"
+#include "emu/controller/journal.h"
+#include "emu/net/http_server.h"
 #include "fuzz_targets.h"
 #include "util/error.h"
 #include "workload/job_limit.h"

@@ -12,8 +12,8 @@
 
 #include "config/cluster_config.h"
 #include "config/scenario.h"
-#include "emu/api.h"
-#include "emu/journal.h"
+#include "emu/controller/api.h"
+#include "emu/controller/journal.h"
 #include "fuzz/fuzz_targets.h"
 #include "sim/failures.h"
 #include "util/line_reader.h"

@@ -1,0 +1,228 @@
+// The emulate executor: what it tells agents when runs start and stop, and what agents'
+// reports become (a run's end, its failure, a stale task killed).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "emu/controller/emu_executor.h"
+#include "support/sim_harness.h"
+
+namespace schedlab::emu {
+namespace {
+
+using testing::sec;
+
+// Away from the emulator's 29500: a test never takes a real emulation's block.
+constexpr GangPortsConfig kTestPorts{31500, 3, 4};
+
+// Collects commands by host.
+struct FakeAgents final : AgentLink {
+  std::vector<std::pair<cluster::HostId, Command>> sent;
+  void send(cluster::HostId host, Command c) override { sent.emplace_back(host, std::move(c)); }
+  std::string address_of(cluster::HostId host) const override { return "10.0.0." + std::to_string(host); }
+  std::vector<LaunchCommand> launches() const {
+    std::vector<LaunchCommand> out;
+    for (const auto& [h, c] : sent)
+      if (auto* l = std::get_if<LaunchCommand>(&c)) out.push_back(*l);
+    return out;
+  }
+  std::vector<KillCommand> kills() const {
+    std::vector<KillCommand> out;
+    for (const auto& [h, c] : sent)
+      if (auto* k = std::get_if<KillCommand>(&c)) out.push_back(*k);
+    return out;
+  }
+};
+
+struct Outside final : sim::OutsideEvents {
+  std::vector<sim::RunId> ended, failed;
+  void run_ended(sim::RunId run, engine::Time) override { ended.push_back(run); }
+  void run_failed(sim::RunId run, cluster::HostId, engine::Time) override { failed.push_back(run); }
+  void host_lost(cluster::HostId, engine::Time) override {}
+  void host_back(cluster::HostId, engine::Time) override {}
+  workload::JobId submit(const sim::SubmittedJob&, engine::Time) override { return 0; }
+  bool kill(workload::JobId, engine::Time) override { return false; }
+  std::optional<sim::ServiceScaled> scale_service(const std::string&, std::uint32_t, engine::Time) override {
+    return std::nullopt;
+  }
+  void inspect(sim::RunView&, std::size_t, bool) const override {}
+};
+
+TaskReport report(const LaunchCommand& l, TaskState state, int code = 0) {
+  TaskReport r;
+  r.task = l.task;
+  r.job = l.job;
+  r.run = l.run;
+  r.rank = l.rank;
+  r.state = state;
+  if (state == TaskState::exited) r.exit_code = code;
+  if (state == TaskState::signaled) r.signal = code;
+  return r;
+}
+
+// A 2-host cluster of 8 GPUs each and a 3-task gang (4 + 4 on h0, 8 on h1).
+struct Fixture {
+  cluster::GpuCatalog catalog = testing::small_catalog();
+  cluster::Topology topo{testing::uniform_cluster(1, 2, 8), catalog};
+  std::unique_ptr<perf::PerfModel> perf = perf::make_trace_rate_model();
+  FakeAgents agents;
+  Outside outside;
+  EmuExecutor exec;
+  workload::JobSpec job;
+  cluster::Placement placement;
+
+  Fixture()
+      : exec(topo, *perf, agents, [] {
+          EmuExecutorOptions o;
+          o.speedup = 100;
+          o.self_exe = "/bin/schedlab";
+          o.checkpoint_root = "/tmp/ck";
+          o.lifecycle.grace = sec(120);
+          o.ports = kTestPorts;
+          o.emulation_id = "emu-1";
+          return o;
+        }()) {
+    job.id = 5;
+    job.duration = sec(600);
+    job.tasks = 3;
+    placement.tasks = {{0, 4, 0, 0}, {0, 4, 0, 0}, {1, 8, 0, 0}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Emulation.Executor.AStartLaunchesOneWorkerPerTaskWithTheGangsEnvironment") {
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, sec(10), 600e6, 0);
+  auto l = f.agents.launches();
+  REQUIRE(l.size() == 3);
+  std::set<std::string> visible_on_h0;
+  for (std::uint32_t rank = 0; rank < 3; ++rank) {
+    CAPTURE(rank);
+    CHECK(l[rank].rank == rank);
+    CHECK(l[rank].env.at("RANK") == std::to_string(rank));
+    CHECK(l[rank].env.at("WORLD_SIZE") == "3");
+    CHECK(l[rank].env.at("MASTER_ADDR") == "10.0.0.0");  // rank 0's host
+    CHECK(l[rank].env.at("MASTER_PORT") == l[0].env.at("MASTER_PORT"));
+    CHECK(l[rank].env.at("SCHEDLAB_EMULATION_ID") == "emu-1");
+    CHECK(l[rank].argv.at(1) == "worker");
+    CHECK(l[rank].checkpoint_dir == "/tmp/ck/job-5");
+  }
+  CHECK(l[0].env.at("LOCAL_RANK") == "0");
+  CHECK(l[1].env.at("LOCAL_RANK") == "1");
+  CHECK(l[2].env.at("LOCAL_RANK") == "0");
+  // Two tasks on one host see different GPUs.
+  CHECK(l[0].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3");
+  CHECK(l[1].env.at("CUDA_VISIBLE_DEVICES") == "4,5,6,7");
+  CHECK(l[2].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3,4,5,6,7");
+}
+
+TEST_CASE("Emulation.Executor.GangsHoldTheirPortUntilTheirLastTaskIsGoneAndTwoEmulationsNeverShareOne") {
+  Fixture f, other;  // two emulations on one machine
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  other.exec.start(1, other.job, other.placement, 0, 600e6, 0);
+  const std::string mine = f.agents.launches()[0].env.at("MASTER_PORT");
+  const std::string theirs = other.agents.launches()[0].env.at("MASTER_PORT");
+  CHECK(mine != theirs);
+  // The run is stopped, but two of its tasks still run (SIGTERM sent, not yet exited): its port
+  // is not lent to the next gang, whatever its run number.
+  f.exec.stop(1, sec(10), true);
+  auto l = f.agents.launches();
+  f.exec.on_report(1, report(l[2], TaskState::exited, 143), sec(11), f.outside);
+  f.exec.start(2, f.job, f.placement, sec(12), 600e6, 0);  // the block's other port
+  l = f.agents.launches();
+  REQUIRE(l.size() == 6);
+  CHECK(l[3].env.at("MASTER_PORT") != mine);
+  const std::string second = l[3].env.at("MASTER_PORT");
+  // Both of the block's ports lent: the next gang's comes from a block claimed now.
+  f.exec.start(3, f.job, f.placement, sec(13), 600e6, 0);
+  l = f.agents.launches();
+  CHECK(l[6].env.at("MASTER_PORT") != mine);
+  CHECK(l[6].env.at("MASTER_PORT") != second);
+  CHECK(l[6].env.at("MASTER_PORT") != theirs);
+  // Its last tasks gone, run 1's port is lent again, in its turn (the new block's other port
+  // first), before anything more is claimed.
+  f.exec.on_report(0, report(l[0], TaskState::exited, 143), sec(14), f.outside);
+  f.exec.on_report(0, report(l[1], TaskState::exited, 143), sec(14), f.outside);
+  const std::set<std::string> lent = {second, l[6].env.at("MASTER_PORT")};
+  f.exec.start(4, f.job, f.placement, sec(15), 600e6, 0);
+  f.exec.start(5, f.job, f.placement, sec(15), 600e6, 0);
+  l = f.agents.launches();
+  CHECK(lent.count(l[9].env.at("MASTER_PORT")) == 0);
+  CHECK(l[9].env.at("MASTER_PORT") != mine);
+  CHECK(l[12].env.at("MASTER_PORT") == mine);
+}
+
+TEST_CASE("Emulation.Executor.AGangOfOneGetsNoPort") {
+  Fixture f;
+  f.job.tasks = 1;
+  f.placement.tasks = {{0, 4, 0, 0}};
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  auto l = f.agents.launches();
+  REQUIRE(l.size() == 1);
+  CHECK(l[0].env.count("MASTER_PORT") == 0);
+  CHECK(l[0].env.at("WORLD_SIZE") == "1");
+  CHECK(l[0].env.at("SCHEDLAB_EMULATION_ID") == "emu-1");
+}
+
+TEST_CASE("Emulation.Executor.ARunEndsWhenEveryTaskExitedZero") {
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  auto l = f.agents.launches();
+  f.exec.on_report(0, report(l[0], TaskState::exited, 0), sec(5), f.outside);
+  f.exec.on_report(0, report(l[1], TaskState::exited, 0), sec(5), f.outside);
+  CHECK(f.outside.ended.empty());
+  f.exec.on_report(1, report(l[2], TaskState::exited, 0), sec(6), f.outside);
+  CHECK(f.outside.ended == std::vector<sim::RunId>{1});
+  CHECK(f.exec.is_current(engine::Event{.time = sec(6), .cls = engine::EventClass::completion, .subject = 1}));
+  CHECK(f.exec.live());  // the run waits for the loop to process its end
+  f.exec.finished(1, sec(6));
+  CHECK_FALSE(f.exec.live());
+}
+
+TEST_CASE("Emulation.Executor.ATaskThatDiesFailsItsRunOnce") {
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  auto l = f.agents.launches();
+  f.exec.on_report(0, report(l[0], TaskState::signaled, 9), sec(5), f.outside);
+  f.exec.on_report(1, report(l[2], TaskState::exited, 4), sec(5), f.outside);  // its peer, gang broken
+  CHECK(f.outside.failed == std::vector<sim::RunId>{1});
+  CHECK(f.outside.ended.empty());
+}
+
+TEST_CASE("Emulation.Executor.APreemptionKillsGracefullyAFailureAtOnce") {
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  // Graceful: the grace period (120 trace s) at speedup 100 is 1.2 s of wall time.
+  const double done = f.exec.stop(1, sec(60), true);
+  CHECK(done == doctest::Approx(60e6));
+  auto k = f.agents.kills();
+  REQUIRE(k.size() == 3);
+  for (const auto& kill : k) CHECK(kill.grace_ms == 1200);
+  // Their exits after the kill no longer count.
+  auto l = f.agents.launches();
+  for (std::size_t i = 0; i < 3; ++i) f.exec.on_report(i < 2 ? 0 : 1, report(l[i], TaskState::exited, 143), sec(61), f.outside);
+  CHECK(f.outside.failed.empty());
+  CHECK_FALSE(f.exec.live());
+
+  f.exec.start(2, f.job, f.placement, sec(100), 600e6, 0);
+  f.exec.stop(2, sec(110), false);
+  auto k2 = f.agents.kills();
+  REQUIRE(k2.size() == 6);
+  CHECK(k2.back().grace_ms == 0);
+}
+
+TEST_CASE("Emulation.Executor.AStillRunningTaskItDoesNotKnowIsKilled") {
+  Fixture f;
+  TaskReport stale;
+  stale.task = "j3-r9-t0";
+  stale.state = TaskState::running;
+  f.exec.on_report(1, stale, sec(1), f.outside);
+  auto k = f.agents.kills();
+  REQUIRE(k.size() == 1);
+  CHECK(k[0].task == "j3-r9-t0");
+  CHECK(k[0].grace_ms == 0);
+}
+
+}  // namespace schedlab::emu

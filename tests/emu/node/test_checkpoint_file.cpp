@@ -1,0 +1,131 @@
+// The worker's checkpoint and progress files: what they hold, what a reader refuses, and that a
+// reader never sees one half-written.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "emu/node/checkpoint_file.h"
+#include "support/scratch_dir.h"
+#include "util/error.h"
+
+using namespace schedlab;
+using namespace schedlab::emu;
+namespace fs = std::filesystem;
+
+namespace {
+
+using TempFolder = schedlab::testing::ScratchDir;
+using schedlab::testing::file_text;
+
+void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+std::string input_error_of(const std::string& text) {
+  try {
+    parse_checkpoint(text, "ck/checkpoint");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("CheckpointFile.round_trip: the work written is the work read, in a two-line versioned file") {
+  TempFolder dir("roundtrip");
+  CHECK_FALSE(read_checkpoint(dir.path.string()).has_value());
+  write_checkpoint(dir.path.string(), 600);
+  CHECK(file_text(dir.path / "checkpoint") == "schedlab checkpoint 1\nwork 600\n");
+  CHECK(read_checkpoint(dir.path.string()) == 600);
+  write_checkpoint(dir.path.string(), 1200);
+  CHECK(read_checkpoint(dir.path.string()) == 1200);
+  // Nothing but the checkpoint is left in the folder (no temporary files).
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("CheckpointFile.refuses: anything but a checkpoint is an error naming the file and line") {
+  const struct {
+    const char* text;
+    const char* error;
+  } cases[] = {
+      {"", "ck/checkpoint:1: not a schedlab checkpoint"},
+      {"schedlab checkpoint 2\nwork 5\n", "ck/checkpoint:1: not a schedlab checkpoint"},
+      {"schedlab checkpoint 1\n", "ck/checkpoint:2: work: missing"},
+      {"schedlab checkpoint 1\nwork\n", "ck/checkpoint:2: work: expected 'work N'"},
+      {"schedlab checkpoint 1\nwork -5\n", "ck/checkpoint:2: work: -5 is out of range"},
+      {"schedlab checkpoint 1\nwork 1.5\n", "ck/checkpoint:2: work: '1.5' is not a whole number"},
+      {"schedlab checkpoint 1\nwork 600x\n", "ck/checkpoint:2: work: '600x' is not a number"},
+      {"schedlab checkpoint 1\nwork 99999999999999999999\n", "ck/checkpoint:2: work: "},
+      {"schedlab checkpoint 1\nwork 600\nmore\n", "ck/checkpoint:3: unexpected line"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    const std::string e = input_error_of(c.text);
+    CHECK(e.rfind(c.error, 0) == 0);
+  }
+  CHECK(input_error_of("schedlab checkpoint 1\nwork 600\n").empty());
+}
+
+TEST_CASE("CheckpointFile.read_errors: a folder or an oversized file in its place is refused") {
+  TempFolder dir("readerr");
+  fs::create_directories(dir.path / "checkpoint");
+  CHECK_THROWS_AS(read_checkpoint(dir.path.string()), InputError);
+  fs::remove(dir.path / "checkpoint");
+  write_text(dir.path / "checkpoint", "schedlab checkpoint 1\nwork 1\n" + std::string(10000, '#'));
+  CHECK_THROWS_WITH_AS(read_checkpoint(dir.path.string()), doctest::Contains("larger than 4096 bytes"), InputError);
+}
+
+TEST_CASE("CheckpointFile.write_errors: a folder that is not there is an environment error") {
+  TempFolder dir("writeerr");
+  CHECK_THROWS_AS(write_checkpoint((dir.path / "missing").string(), 5), EnvironmentError);
+  CHECK_THROWS_AS(write_progress((dir.path / "missing" / "p").string(), 5), EnvironmentError);
+}
+
+TEST_CASE("CheckpointFile.progress: one number and a newline, replaced whole") {
+  TempFolder dir("progress");
+  const auto p = dir.path / "progress";
+  write_progress(p.string(), 0);
+  CHECK(file_text(p) == "0\n");
+  write_progress(p.string(), 123456789);
+  CHECK(file_text(p) == "123456789\n");
+}
+
+TEST_CASE("CheckpointFile.atomic: a reader looping beside a writer parses every version it sees") {
+  TempFolder dir("atomic");
+  std::atomic<bool> done{false};
+  std::atomic<std::int64_t> written{0};
+  // A long line makes a torn write visible if the rename were not atomic.
+  std::thread writer([&] {
+    for (std::int64_t w = 1; w <= 60; ++w) {
+      write_checkpoint(dir.path.string(), w * 1000);
+      write_progress((dir.path / "progress").string(), w * 1000);
+      written = w;
+    }
+    done = true;
+  });
+  std::int64_t reads = 0, last = 0, failures = 0, regressions = 0;
+  while (!done || reads == 0) {
+    try {
+      if (auto v = read_checkpoint(dir.path.string())) {
+        if (*v < last || *v % 1000 != 0) ++regressions;
+        last = *v;
+      }
+      const std::string p = file_text(dir.path / "progress");
+      if (!p.empty() && (p.back() != '\n' || std::stoll(p) % 1000 != 0)) ++failures;
+    } catch (const std::exception&) {
+      ++failures;
+    }
+    ++reads;
+  }
+  writer.join();
+  CHECK(failures == 0);
+  CHECK(regressions == 0);
+  CHECK(reads > 10);
+  CHECK(read_checkpoint(dir.path.string()) == 60000);
+  // Only the two files remain: every temporary file was renamed.
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 2);
+}
