@@ -9,7 +9,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "config/pools_config.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "workload/long_running.h"
 
 namespace schedlab::config {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cluster/topology.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "engine/time.h"
 
 namespace schedlab::config {

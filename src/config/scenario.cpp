@@ -12,7 +12,7 @@
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
 #include "config/long_running_config.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "sched/registry.h"
 #include "util/error.h"
 #include "util/path_name.h"

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "config/scenario.h"
 #include "emu/controller.h"
 #include "emu/emu_executor.h"
 #include "emu/endpoint.h"
@@ -27,7 +28,7 @@
 #include "emu/local_agents.h"
 #include "emu/outside_input.h"
 #include "emu/wall_clock.h"
-#include "sim/scenario_run.h"
+#include "sim/run_hooks.h"
 
 namespace schedlab::emu {
 

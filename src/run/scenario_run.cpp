@@ -1,5 +1,5 @@
 // Wiring a scenario into a simulation and its results folder.
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
 #include "sim/job_story.h"
-#include "sim/results_files.h"
+#include "run/results_files.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
