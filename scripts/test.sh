@@ -12,6 +12,8 @@
 #   SCHEDLAB_SANITIZE_TESTS=0 scripts/test.sh    the Release stage only, unit tests included
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Includes point down only (docs/architecture.md, "Layers"): first, it takes well under 1 s.
+scripts/check-layers.sh
 sanitize=${SCHEDLAB_SANITIZE_TESTS:-1}
 targets="schedlab"
 [ "$sanitize" = 0 ] && targets="schedlab schedlab_tests"

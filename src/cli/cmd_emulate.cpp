@@ -9,7 +9,7 @@
 #include "emu/controller/emulation.h"
 #include "emu/controller/journal.h"
 #include "metrics/writers.h"
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 #include "util/staging_dir.h"
 
 namespace schedlab::cli {

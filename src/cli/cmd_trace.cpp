@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/number_option.h"
 #include "config/scenario.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/generator.h"

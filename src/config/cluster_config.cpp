@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "cluster/resources.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/suggest.h"
 
 namespace schedlab::config {

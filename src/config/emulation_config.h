@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "engine/time.h"
 
 namespace schedlab::config {

@@ -4,7 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "sched/external/external_config.h"
 
 namespace schedlab::config {

@@ -9,7 +9,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "sim/failure_source.h"
 #include "sim/failures.h"
 

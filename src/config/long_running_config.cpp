@@ -32,7 +32,7 @@ std::uint32_t read_instances(const YAML::Node& n, const At& at) {
 
 class EntryReader {
  public:
-  EntryReader(const cluster::GpuCatalog& catalog, const PoolsConfig& pools) : catalog_(catalog), pools_(pools) {}
+  EntryReader(const cluster::GpuCatalog& catalog, const pools::PoolsConfig& pools) : catalog_(catalog), pools_(pools) {}
 
   // The keys every entry may have beside its own, and their reading.
   static constexpr const char* kShapeKeys[] = {"cpus", "mem_gb", "gpu_model", "user", "pool", "priority"};
@@ -183,14 +183,14 @@ class EntryReader {
 
  private:
   const cluster::GpuCatalog& catalog_;
-  const PoolsConfig& pools_;
+  const pools::PoolsConfig& pools_;
   std::set<std::string> names_;
 };
 
 }  // namespace
 
 workload::LongRunningWork read_long_running(const YAML::Node& w, const At& at, const cluster::GpuCatalog& catalog,
-                                            const PoolsConfig& pools, bool has_trace) {
+                                            const pools::PoolsConfig& pools, bool has_trace) {
   workload::LongRunningWork work;
   EntryReader reader(catalog, pools);
   if (const auto& list = w["services"]) {

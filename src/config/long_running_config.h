@@ -9,7 +9,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "config/pools_config.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "workload/long_running.h"
 
 namespace schedlab::config {
@@ -20,6 +20,6 @@ inline const std::vector<std::string> kLongRunningKeys{"services", "cron", "epoc
 // `has_trace`: the workload also has a trace or generator (an unbounded schedule then ends
 // with it; without one it needs `until_s`).
 workload::LongRunningWork read_long_running(const YAML::Node& workload, const At& at, const cluster::GpuCatalog& catalog,
-                                            const PoolsConfig& pools, bool has_trace);
+                                            const pools::PoolsConfig& pools, bool has_trace);
 
 }  // namespace schedlab::config

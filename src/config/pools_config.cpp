@@ -18,7 +18,7 @@ std::string amount_text(double v, std::size_t r) {
 }
 
 // {gpus: N, cpus: N, mem_gb: N}; a plain number is GPUs only (`all`: every resource).
-PoolAmounts read_amounts(const YAML::Node& n, const At& at, PoolAmounts base, bool all) {
+pools::PoolAmounts read_amounts(const YAML::Node& n, const At& at, pools::PoolAmounts base, bool all) {
   if (n.IsScalar()) {
     const double v = get_real_in(n, at, 0, 1e12);
     if (all) return {v, v, v};
@@ -27,14 +27,16 @@ PoolAmounts read_amounts(const YAML::Node& n, const At& at, PoolAmounts base, bo
   }
   require_map(n, at);
   check_keys(n, {"gpus", "cpus", "mem_gb"}, at);
-  for (std::size_t r = 0; r < 3; ++r)
-    if (n[kPoolResourceKeys[r]]) base[r] = get_real_in(n[kPoolResourceKeys[r]], at / kPoolResourceKeys[r], 0, 1e12);
+  for (std::size_t r = 0; r < 3; ++r) {
+    const char* key = pools::kPoolResourceKeys[r];
+    if (n[key]) base[r] = get_real_in(n[key], at / key, 0, 1e12);
+  }
   return base;
 }
 
 struct Reader {
   const At& root_at;
-  PoolsConfig& c;
+  pools::PoolsConfig& c;
 
   void pools(const YAML::Node& list, const At& at, std::int32_t parent, int depth) {
     if (!list.IsSequence() || list.size() == 0)
@@ -47,7 +49,7 @@ struct Reader {
     require_map(n, at);
     check_keys(n, {"name", "type", "reservation", "limit", "share", "preemptible", "children"}, at);
     if (c.pools.size() >= kMaxPools) fail(n, at, fmt::format("more than {} pools", kMaxPools));
-    PoolSpec p;
+    pools::PoolSpec p;
     p.parent = parent;
     p.line = line_of(n);
     if (!n["name"]) fail(n, at / "name", "required key is missing");
@@ -67,7 +69,7 @@ struct Reader {
     if (n["preemptible"]) p.preemptible = get_bool(n["preemptible"], at / "preemptible");
     for (std::size_t r = 0; r < 3; ++r)
       if (p.limit[r] < p.reservation[r])
-        fail(n["limit"], at / "limit" / kPoolResourceKeys[r],
+        fail(n["limit"], at / "limit" / pools::kPoolResourceKeys[r],
              fmt::format("{} is below the reservation ({})", amount_text(p.limit[r], r),
                          amount_text(p.reservation[r], r)));
     if (parent >= 0) {
@@ -109,7 +111,7 @@ struct Reader {
       const At rat = at / std::to_string(i);
       require_map(n, rat);
       check_keys(n, {"user", "label", "user_prefix", "label_prefix", "pool", "spread", "on"}, rat);
-      PoolRule r;
+      pools::PoolRule r;
       r.line = line_of(n);
       if (n["spread"]) {
         if (n["pool"] || n["user"] || n["label"] || n["user_prefix"] || n["label_prefix"])
@@ -120,7 +122,8 @@ struct Reader {
           leaf_name(n["spread"].IsSequence() ? n["spread"][k] : n["spread"], rat / "spread", r.spread[k]);
         if (n["on"]) {
           const auto on = get_choice(n["on"], rat / "on", {"label", "user", "job"});
-          r.on = on == "user" ? PoolRule::On::user : on == "job" ? PoolRule::On::job : PoolRule::On::label;
+          using On = pools::PoolRule::On;
+          r.on = on == "user" ? On::user : on == "job" ? On::job : On::label;
         }
         c.rules.push_back(std::move(r));
         continue;
@@ -131,7 +134,7 @@ struct Reader {
         if (n[k]) {
           ++given;
           const std::string key = k;
-          r.on = key.rfind("user", 0) == 0 ? PoolRule::On::user : PoolRule::On::label;
+          r.on = key.rfind("user", 0) == 0 ? pools::PoolRule::On::user : pools::PoolRule::On::label;
           (key.find("prefix") != std::string::npos ? r.prefix : r.equals) = get_string(n[k], rat / key);
           if (key.find("prefix") != std::string::npos && r.prefix.empty())
             fail(n[k], rat / key, "an empty prefix would match every job: use default: instead");
@@ -146,14 +149,8 @@ struct Reader {
 };
 }  // namespace
 
-std::int32_t PoolsConfig::find(const std::string& name) const {
-  for (std::size_t i = 0; i < pools.size(); ++i)
-    if (pools[i].name == name) return static_cast<std::int32_t>(i);
-  return -1;
-}
-
-PoolsConfig read_pools(const YAML::Node& root, const At& at0, const cluster::ClusterSpec& cluster) {
-  PoolsConfig c;
+pools::PoolsConfig read_pools(const YAML::Node& root, const At& at0, const cluster::ClusterSpec& cluster) {
+  pools::PoolsConfig c;
   c.file = at0.file;
   const auto& n = root["pools"];
   if (!n || n.IsNull()) return c;  // `pools: ~` (a variant's way to run without pools)
@@ -165,7 +162,7 @@ PoolsConfig read_pools(const YAML::Node& root, const At& at0, const cluster::Clu
   if (!n["tree"]) fail(n, at / "tree", "required key is missing (a list of pools)");
   rd.pools(n["tree"], at / "tree", -1, 0);
   // The top-level reservations must fit in the cluster.
-  PoolAmounts capacity{0, 0, 0};
+  pools::PoolAmounts capacity{0, 0, 0};
   for (const auto& r : cluster.racks)
     for (const auto& g : r.hosts) {
       const double hosts = static_cast<double>(r.count) * g.count;

@@ -12,7 +12,7 @@
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
 #include "config/long_running_config.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "sched/registry.h"
 #include "util/error.h"
 #include "util/path_name.h"
@@ -288,12 +288,14 @@ std::uint64_t get_seed(const YAML::Node& n, const At& at) {
 
 // Applies the `set:` of the scenario's variant `index` to `root`. The values are the file's
 // own nodes, marks and all: an error in one is reported at its line in the scenario.
-void apply_variant(YAML::Node& root, std::size_t index, const At& at) {
+// Returns what it set, so that read_scenario can give run.yaml copies of those values (a node
+// shared with the variants list would be written as a YAML anchor and alias).
+std::vector<std::pair<std::string, YAML::Node>> apply_variant(YAML::Node& root, std::size_t index, const At& at) {
   const YAML::Node variants = root["variants"];
-  if (!variants.IsSequence() || index >= variants.size()) return;  // read_scenario reports it
+  if (!variants.IsSequence() || index >= variants.size()) return {};  // read_scenario reports it
   const At vat = at / "variants" / std::to_string(index) / "set";
   const YAML::Node set = variants[index]["set"];
-  if (!set) return;
+  if (!set) return {};
   require_map(set, vat);
   std::vector<std::pair<std::string, YAML::Node>> assignments;
   for (const auto& kv : set) assignments.emplace_back(key_of(kv.first, vat), kv.second);
@@ -303,13 +305,15 @@ void apply_variant(YAML::Node& root, std::size_t index, const At& at) {
       fail(set, vat / key, "a variant cannot change the list of variants");
     set_at_path(root, key, assignment.second, [&](const std::string& what) { fail(set, vat / key, what); });
   }
+  return assignments;
 }
 
 Scenario read_scenario(const std::string& path, YAML::Node root, const std::vector<std::string>& sets,
                        std::optional<std::uint64_t> seed, std::optional<std::size_t> variant) {
   At at{path, ""};
   require_map(root, at);
-  if (variant) apply_variant(root, *variant, at);
+  std::vector<std::pair<std::string, YAML::Node>> variant_sets;
+  if (variant) variant_sets = apply_variant(root, *variant, at);
   for (const auto& s : sets) apply_override(root, s);
   if (seed) root["seed"] = *seed;
   check_keys(root, {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
@@ -480,6 +484,8 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
       sc.variants.push_back(std::move(v));
     }
   }
+  // Read and checked with the file's marks; run.yaml gets copies (no anchors and aliases).
+  for (const auto& [key, value] : variant_sets) set_at_path(root, key, YAML::Clone(value), [](const std::string&) {});
   return sc;
 }
 

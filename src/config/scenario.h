@@ -18,7 +18,7 @@
 #include "config/pools_config.h"
 #include "config/lifecycle_config.h"
 #include "workload/long_running.h"
-#include "sched/scheduler.h"
+#include "sched/scheduler_config.h"
 #include "workload/generator.h"
 #include "workload/resource_defaults.h"
 #include "workload/trace_format.h"
@@ -76,7 +76,7 @@ struct Scenario {
   PerfConfig perf;
   LifecycleSettings lifecycle;  // checkpoint:, preemption:, failures: (config/lifecycle_config.h)
   EmulationConfig emulation;    // emulation: (only `schedlab emulate` reads it)
-  PoolsConfig pools;            // pools: (config/pools_config.h)
+  pools::PoolsConfig pools;            // pools: (config/pools_config.h)
   engine::Time timeline_interval = 600 * engine::kMicrosPerSecond;
   std::vector<Variant> variants;
   YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)

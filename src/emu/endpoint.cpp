@@ -8,7 +8,7 @@
 #include <cctype>
 #include <set>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 #include "util/notice.h"
 #include "util/parse.h"

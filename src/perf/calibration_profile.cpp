@@ -10,7 +10,7 @@
 #include <cmath>
 #include <ostream>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/checked.h"
 #include "util/error.h"
 #include "util/parse.h"

@@ -3,7 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/checked.h"
 #include "util/error.h"
 #include "util/suggest.h"

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 #include "util/suggest.h"
 

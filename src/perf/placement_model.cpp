@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "perf/gang_shape.h"
 #include "perf/max_min_share.h"
 #include "util/checked.h"

@@ -20,13 +20,13 @@ std::uint64_t seeded_hash(std::string_view s, std::uint64_t seed) {
 }
 }  // namespace
 
-PoolAssigner::PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed) : config_(config), seed_(seed) {
-  for (const auto& r : config_.rules) per_job_ = per_job_ || r.on == config::PoolRule::On::job;
+PoolAssigner::PoolAssigner(const PoolsConfig& config, std::uint64_t seed) : config_(config), seed_(seed) {
+  for (const auto& r : config_.rules) per_job_ = per_job_ || r.on == PoolRule::On::job;
 }
 
 std::int32_t PoolAssigner::resolve(std::string_view user, std::string_view label, std::string_view job) const {
   for (const auto& r : config_.rules) {
-    const std::string_view v = r.on == config::PoolRule::On::user ? user : r.on == config::PoolRule::On::job ? job : label;
+    const std::string_view v = r.on == PoolRule::On::user ? user : r.on == PoolRule::On::job ? job : label;
     if (!r.spread.empty()) {
       if (v.empty()) continue;
       return config_.find(r.spread[seeded_hash(v, seed_) % r.spread.size()]);

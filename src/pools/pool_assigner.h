@@ -11,14 +11,14 @@
 #include <string>
 #include <unordered_map>
 
-#include "config/pools_config.h"
+#include "pools/pools_config.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::pools {
 
 class PoolAssigner {
  public:
-  PoolAssigner(const config::PoolsConfig& config, std::uint64_t seed);
+  PoolAssigner(const PoolsConfig& config, std::uint64_t seed);
   // The job's (leaf) pool. Throws InputError at the job's trace line when it has none.
   std::int32_t pool_of(const workload::JobSpec& job, const workload::StringPool& strings,
                        const std::string& trace_name);
@@ -26,7 +26,7 @@ class PoolAssigner {
  private:
   std::int32_t resolve(std::string_view user, std::string_view label, std::string_view job) const;
 
-  const config::PoolsConfig& config_;
+  const PoolsConfig& config_;
   std::uint64_t seed_;
   std::unordered_map<std::uint64_t, std::int32_t> memo_;  // (user label << 32 | pool label) -> pool
   bool per_job_ = false;  // a rule looks at the job itself: nothing to remember

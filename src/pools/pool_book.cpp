@@ -18,7 +18,7 @@ Amounts amounts_of(const workload::JobSpec& job, std::uint32_t tasks) {
   return {n * gpus, n * job.cpu_milli / 1000.0, n * job.mem_mib / 1024.0};
 }
 
-PoolTree tree_of(const config::PoolsConfig& config) {
+PoolTree tree_of(const PoolsConfig& config) {
   std::vector<Pool> pools;
   for (const auto& s : config.pools) {
     Pool p;
@@ -34,7 +34,7 @@ PoolTree tree_of(const config::PoolsConfig& config) {
   return PoolTree(std::move(pools));
 }
 
-PoolBook::PoolBook(const config::PoolsConfig& config, const Amounts& capacity)
+PoolBook::PoolBook(const PoolsConfig& config, const Amounts& capacity)
     : config_(config),
       tree_(tree_of(config)),
       alloc_(tree_.size()),

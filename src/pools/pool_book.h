@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "config/pools_config.h"
+#include "pools/pools_config.h"
 #include "pools/entitlement.h"
 #include "pools/pool_tree.h"
 #include "workload/job_spec.h"
@@ -23,14 +23,14 @@ namespace schedlab::pools {
 Amounts amounts_of(const workload::JobSpec& job, std::uint32_t tasks);
 
 // The PoolTree of a scenario's pools (its checks were made, with lines, when it was read).
-PoolTree tree_of(const config::PoolsConfig& config);
+PoolTree tree_of(const PoolsConfig& config);
 
 class PoolBook {
  public:
-  PoolBook(const config::PoolsConfig& config, const Amounts& capacity);
+  PoolBook(const PoolsConfig& config, const Amounts& capacity);
 
   const PoolTree& tree() const { return tree_; }
-  const config::PoolsConfig& config() const { return config_; }
+  const PoolsConfig& config() const { return config_; }
   std::size_t size() const { return tree_.size(); }
   const std::string& name(std::int32_t pool) const { return tree_[static_cast<std::size_t>(pool)].name; }
 
@@ -83,7 +83,7 @@ class PoolBook {
   // Adds `delta` (negative to take away) to the pool and every pool above it, counting a change of each.
   void add_up(std::vector<Amounts>& v, const PoolTree& tree, std::int32_t pool, const Amounts& delta, double sign);
 
-  const config::PoolsConfig& config_;
+  const PoolsConfig& config_;
   PoolTree tree_;
   EntitlementCalculator calc_;
   std::unordered_map<workload::JobId, Entry> jobs_;

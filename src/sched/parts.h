@@ -12,6 +12,7 @@
 #include "cluster/allocation.h"
 #include "sched/job_life.h"
 #include "sched/pending_job.h"
+#include "sched/scheduler_config.h"
 #include "sched/status.h"
 
 namespace schedlab::pools {
@@ -19,9 +20,6 @@ class PoolBook;
 }
 
 namespace schedlab::sched {
-
-// Per-part settings from the scenario's `scheduler.args.<part>` map.
-using PartArgs = std::map<std::string, std::string>;
 
 // Read-only facts every part sees.
 struct SchedContext {

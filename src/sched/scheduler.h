@@ -15,21 +15,10 @@
 #include "sched/external/external_config.h"
 #include "sched/parts.h"
 #include "sched/registry.h"
+#include "sched/scheduler_config.h"
 #include "util/chunked_vector.h"
 
 namespace schedlab::sched {
-
-struct SchedulerConfig {
-  std::string queue = "fifo";
-  std::vector<std::string> admission = {"gang"};
-  std::vector<std::string> filters = {"gpu-model"};
-  std::string placement = "best-fit";
-  std::string preemption = "none";
-  std::string backfill = "none";
-  std::map<std::string, PartArgs> args;  // per part name
-  // A policy process decides instead of the parts above (filters still apply).
-  ExternalConfig external;
-};
 
 class ExternalPolicy;
 struct ExternalDecision;

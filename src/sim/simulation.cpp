@@ -733,7 +733,7 @@ metrics::InstantState Simulation::snapshot(engine::Time now) const {
   return s;
 }
 
-void Simulation::use_pools(const config::PoolsConfig& config, std::uint64_t seed) {
+void Simulation::use_pools(const pools::PoolsConfig& config, std::uint64_t seed) {
   const pools::Amounts capacity{static_cast<double>(topo_.total_gpus()),
                                 static_cast<double>(topo_.total_cpu_milli()) / 1000.0,
                                 static_cast<double>(topo_.total_mem_mib()) / 1024.0};

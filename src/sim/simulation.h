@@ -60,7 +60,7 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
 
   // The scenario's pools (before run()): each arriving job is given its pool, and the
   // scheduler keeps the pools' usage and entitlements.
-  void use_pools(const config::PoolsConfig& config, std::uint64_t seed);
+  void use_pools(const pools::PoolsConfig& config, std::uint64_t seed);
   // The pools report (config.report_at), once the run has passed that instant; "" before.
   const std::string& pools_report() const { return pools_report_; }
   // Why a job waits now, as the emulator's queue view says it ("" when it does not wait in the

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 #include "util/input_limits.h"
 #include "util/json_read.h"

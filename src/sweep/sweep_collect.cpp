@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "metrics/writers.h"
 #include "util/csv.h"
 #include "util/error.h"

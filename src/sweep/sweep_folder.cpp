@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "config/scenario.h"
-#include "config/yaml_util.h"
-#include "sim/packing_run.h"
-#include "sim/scenario_run.h"
+#include "util/yaml_util.h"
+#include "run/packing_run.h"
+#include "run/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/input_limits.h"

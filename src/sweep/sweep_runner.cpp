@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "config/scenario.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "emu/process.h"
 #include "util/error.h"
 #include "util/process_alive.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "config/scenario.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 
 namespace schedlab::sweep {

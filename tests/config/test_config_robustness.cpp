@@ -13,7 +13,7 @@
 #include "../support/input_errors.h"
 #include "config/cluster_config.h"
 #include "config/scenario.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 #include "util/error.h"
 
 using namespace schedlab;

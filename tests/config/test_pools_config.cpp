@@ -28,14 +28,14 @@ TEST_CASE("Config.Pools.ReadsTheTreeTheRulesAndThePeriods") {
   CHECK(std::isinf(prod.limit[0]));
   const auto& research = p.pools[static_cast<std::size_t>(p.find("research"))];
   CHECK_FALSE(research.leaf);
-  CHECK(research.reservation == PoolAmounts{4, 8, 0});
+  CHECK(research.reservation == pools::PoolAmounts{4, 8, 0});
   CHECK(research.limit[0] == 12);
-  CHECK(research.share == PoolAmounts{2, 2, 2});  // one number: every resource
+  CHECK(research.share == pools::PoolAmounts{2, 2, 2});  // one number: every resource
   const auto& b = p.pools[static_cast<std::size_t>(p.find("team-b"))];
   CHECK(b.parent == p.find("research"));
   CHECK(b.limit[0] == 6);
   REQUIRE(p.rules.size() == 3);
-  CHECK(p.rules[0].on == PoolRule::On::user);
+  CHECK(p.rules[0].on == pools::PoolRule::On::user);
   CHECK(p.rules[1].prefix == "res");
   CHECK(p.rules[2].spread == std::vector<std::string>{"team-a", "team-b"});
 }
@@ -104,8 +104,8 @@ TEST_CASE("Config.Pools.InconsistentPoolsAreRefusedAtTheirLine") {
 
 TEST_CASE("Config.Pools.ASpreadRuleOnJobsDealsJobsWithNeitherUserNorPool") {
   Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
-  PoolRule by_job;
-  by_job.on = PoolRule::On::job;
+  pools::PoolRule by_job;
+  by_job.on = pools::PoolRule::On::job;
   by_job.spread = {"team-a", "team-b"};
   sc.pools.rules = {by_job};
   pools::PoolAssigner assign(sc.pools, sc.seed);

@@ -11,7 +11,7 @@
 #include "fuzz_targets.h"
 #include "perf/calibration_profile.h"
 #include "perf/model_catalog.h"
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 #include "sweep/sweep_spec.h"
 #include "util/error.h"
 

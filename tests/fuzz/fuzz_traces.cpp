@@ -18,7 +18,7 @@
 #include "perf/perf_registry.h"
 #include "config/scenario.h"
 #include "sim/failures.h"
-#include "sim/packing_run.h"
+#include "run/packing_run.h"
 #include "sim/simulation.h"
 #include "util/error.h"
 #include "workload/trace_format.h"

@@ -45,7 +45,7 @@ struct PoolRun {
   Collector collector;
   Summary summary;
 
-  PoolRun(const std::vector<JobRow>& rows, const config::PoolsConfig* pools, std::string preemption = "none",
+  PoolRun(const std::vector<JobRow>& rows, const pools::PoolsConfig* pools, std::string preemption = "none",
           const std::vector<workload::JobKind>& kinds = {})
       : topo(uniform_cluster(1, 2, 8), catalog), source(rows, kinds), collector(topo, sec(60), false) {
     auto config = scheduler_config(
@@ -209,8 +209,8 @@ TEST_CASE("Metrics.Pools.a_pool_never_due_gpus_has_no_fairness_and_a_run_without
 // the trace's pool column) and its kind. Per-pool waits and JCTs leave services out.
 TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of_pool_jcts") {
   auto pools = production_and_research();
-  config::PoolRule rule;
-  rule.on = config::PoolRule::On::label;
+  pools::PoolRule rule;
+  rule.on = pools::PoolRule::On::label;
   rule.equals = "vc-prod";
   rule.pool = "production";
   pools.rules = {rule};
@@ -252,7 +252,7 @@ TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of
 // 20 pools it may hold 1,000,000 / 20 = 50,000, so the interval doubles to 8 us (25,000 rows),
 // and every pool row is averaged with its timeline row.
 TEST_CASE("Metrics.Pools.a_coarsened_timeline_keeps_each_pools_rows_and_averages") {
-  config::PoolsConfig config;
+  pools::PoolsConfig config;
   config.enabled = true;
   for (int i = 0; i < 20; ++i) config.pools.push_back(reserved_pool("p" + std::to_string(i), 1));
   const pools::Amounts capacity{20, 0, 0};

@@ -326,17 +326,17 @@ TEST_CASE("Sched.Conformance.with_pools_every_queue_and_placement_keeps_the_inva
   // Two elastic pools (8 GPUs reserved each, one capped at 12), jobs dealt over them by a
   // seeded hash of their ids, entitlements every 30 s, reclaim after one period over; with
   // checkpoint costs, a grace period and failures, so that reclaims meet saves and failures.
-  config::PoolsConfig pools;
+  pools::PoolsConfig pools;
   pools.enabled = true;
-  config::PoolSpec a, b;
+  pools::PoolSpec a, b;
   a.name = "a";
   a.reservation = {8, 0, 0};
   b.name = "b";
   b.reservation = {8, 0, 0};
   b.limit[0] = 12;
   pools.pools = {a, b};
-  config::PoolRule spread;
-  spread.on = config::PoolRule::On::job;
+  pools::PoolRule spread;
+  spread.on = pools::PoolRule::On::job;
   spread.spread = {"a", "b"};
   pools.rules = {spread};
   pools.period = engine::from_seconds(30);

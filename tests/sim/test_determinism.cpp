@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "config/scenario.h"
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 #include "util/error.h"
 
 using namespace schedlab;

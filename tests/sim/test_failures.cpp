@@ -9,7 +9,7 @@
 
 #include "config/scenario.h"
 #include "lifecycle_harness.h"
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 #include "util/error.h"
 #include "workload/generator.h"
 #include "workload/native_csv.h"

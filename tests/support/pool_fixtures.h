@@ -9,15 +9,15 @@
 
 namespace schedlab::testing {
 
-inline config::PoolSpec reserved_pool(const std::string& name, double reserve_gpus) {
-  config::PoolSpec p;
+inline pools::PoolSpec reserved_pool(const std::string& name, double reserve_gpus) {
+  pools::PoolSpec p;
   p.name = name;
   p.reservation = {reserve_gpus, 0, 0};
   return p;
 }
 
-inline config::PoolsConfig production_and_research() {
-  config::PoolsConfig c;
+inline pools::PoolsConfig production_and_research() {
+  pools::PoolsConfig c;
   c.enabled = true;
   c.pools = {reserved_pool("production", 8), reserved_pool("research", 8)};
   c.period = sec(60);

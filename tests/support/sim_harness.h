@@ -398,7 +398,7 @@ class RecordingObserver final : public metrics::RunObserver {
 struct SimOptions {
   sim::LifecycleConfig lifecycle;
   std::vector<sim::FailureEvent> failures;  // in time order
-  const config::PoolsConfig* pools = nullptr;
+  const pools::PoolsConfig* pools = nullptr;
   // Services and cron entries beside the rows (their jobs follow the rows' at equal instants).
   const workload::LongRunningWork* long_running = nullptr;
 };

@@ -8,7 +8,7 @@
 #include "../support/input_errors.h"
 #include "../support/scratch_dir.h"
 #include "config/scenario.h"
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 #include "util/error.h"
 #include "workload/job_limit.h"
 #include "workload/native_csv.h"

@@ -14,6 +14,7 @@
 #include "emu/controller/api.h"
 #include "emu/endpoint.h"
 #include "metrics/summary.h"
+#include "run/scenario_run.h"
 #include "util/checked.h"
 #include "util/error.h"
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 
+#include "config/scenario.h"
 #include "emu/controller/controller.h"
 #include "emu/controller/emu_executor.h"
 #include "emu/controller/fidelity.h"
@@ -27,7 +28,7 @@
 #include "emu/controller/local_agents.h"
 #include "emu/controller/wall_clock.h"
 #include "emu/endpoint.h"
-#include "sim/scenario_run.h"
+#include "sim/run_hooks.h"
 
 namespace schedlab::emu {
 

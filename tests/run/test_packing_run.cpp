@@ -6,8 +6,8 @@
 #include <string>
 
 #include "config/scenario.h"
-#include "sim/packing_run.h"
-#include "sim/scenario_run.h"
+#include "run/packing_run.h"
+#include "run/scenario_run.h"
 #include "support/scratch_dir.h"
 #include "util/error.h"
 #include "workload/trace_format.h"

@@ -1,4 +1,4 @@
-#include "sim/results_files.h"
+#include "run/results_files.h"
 
 #include <fstream>
 

@@ -1,5 +1,5 @@
 // Wiring a scenario into a simulation and its results folder.
-#include "sim/scenario_run.h"
+#include "run/scenario_run.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
 #include "sim/job_story.h"
-#include "sim/results_files.h"
+#include "run/results_files.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
@@ -24,22 +24,16 @@ namespace schedlab::sim {
 
 namespace {
 // Stops a source after `limit` jobs (workload.max_jobs).
-class LimitedSource final : public workload::JobSource {
+class LimitedSource final : public workload::ForwardingJobSource {
  public:
   LimitedSource(std::unique_ptr<workload::JobSource> inner, std::uint64_t limit)
-      : inner_(std::move(inner)), limit_(limit) {}
+      : ForwardingJobSource(std::move(inner)), limit_(limit) {}
   bool next(workload::JobSpec& out) override { return produced_ < limit_ && inner_->next(out) && ++produced_; }
-  workload::StringPool& strings() override { return inner_->strings(); }
-  std::uint64_t skipped_rows() const override { return inner_->skipped_rows(); }
-  std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
-    return inner_->skipped_by_reason();
-  }
   double fraction_done() const override {
     return std::max(inner_->fraction_done(), static_cast<double>(produced_) / static_cast<double>(limit_));
   }
 
  private:
-  std::unique_ptr<workload::JobSource> inner_;
   std::uint64_t limit_;
   std::uint64_t produced_ = 0;
 };

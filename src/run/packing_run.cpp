@@ -1,5 +1,5 @@
 // The packing experiment: arrivals built from the list, each placed by one scheduling pass.
-#include "sim/packing_run.h"
+#include "run/packing_run.h"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include "metrics/writers.h"
 #include "sched/scheduler.h"
 #include "sim/model_requests.h"
-#include "sim/results_files.h"
-#include "sim/scenario_run.h"
+#include "run/results_files.h"
+#include "run/scenario_run.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/staging_dir.h"

@@ -1,5 +1,5 @@
 // Located YAML reading.
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 
 #include <algorithm>
 #include <string_view>

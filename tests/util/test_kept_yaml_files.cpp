@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "../support/scratch_dir.h"
-#include "config/yaml_util.h"
+#include "util/yaml_util.h"
 
 using namespace schedlab;
 using schedlab::testing::ScratchDir;
