@@ -74,7 +74,7 @@ Reference reference(const std::uint8_t* data, std::size_t size) {
 }
 
 // The lines LineReader promises for `bytes`: split at '\n', one '\r' before it dropped, a last
-// line without a newline kept.
+// line without a newline kept, a UTF-8 byte order mark at the start of the first line dropped.
 std::vector<std::string_view> lines_of(std::string_view bytes, bool& unterminated) {
   std::vector<std::string_view> out;
   std::size_t pos = 0;
@@ -85,6 +85,7 @@ std::vector<std::string_view> lines_of(std::string_view bytes, bool& unterminate
     if (unterminated) nl = bytes.size();
     std::string_view line = bytes.substr(pos, nl - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (out.empty() && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
     out.push_back(line);
     pos = nl + 1;
   }
