@@ -2,12 +2,16 @@
 #include "util/yaml_util.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <filesystem>
 #include <fstream>
@@ -220,10 +224,43 @@ long document_start_line(const std::string& text, const YAML::Mark& root) {
 
 }  // namespace
 
+namespace {
+// Listens to a document's events without building it; remembers where the document starts.
+class DocumentStart final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { mark_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  const YAML::Mark& mark() const { return mark_; }
+
+ private:
+  YAML::Mark mark_;
+};
+
+// The first document of `text`, and the start of a second one when there is one. Not
+// YAML::LoadAll: on some malformed input (a fuzzer found one) yaml-cpp 0.7's parser hands out
+// empty documents without end, and LoadAll collects them until memory runs out. Two are
+// all we ask for.
+std::pair<YAML::Node, std::optional<YAML::Mark>> first_document(const std::string& text) {
+  YAML::Node first = YAML::Load(text);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStart skip, second;
+  if (!parser.HandleNextDocument(skip) || !parser.HandleNextDocument(second)) return {first, std::nullopt};
+  return {first, second.mark()};
+}
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& name) {
-  std::vector<YAML::Node> documents;
+  std::pair<YAML::Node, std::optional<YAML::Mark>> documents;
   try {
-    documents = YAML::LoadAll(text);
+    documents = first_document(text);
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(name, e.mark.line + 1, "",
                      fmt::format("YAML nested too deeply (more than {} levels of lists and maps)", e.depth() - 1));
@@ -232,13 +269,13 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   } catch (const YAML::Exception& e) {
     throw InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  if (documents.empty()) return YAML::Node();  // an empty file, or comments only
-  if (documents.size() > 1)
-    throw InputError(name, document_start_line(text, documents[1].Mark()), "",
+  if (documents.second)
+    throw InputError(name, document_start_line(text, *documents.second), "",
                      "a second YAML document ('---') in one file: a file holds one document; merge them or "
                      "remove the separator");
-  DocumentCheck(name).run(documents.front());
-  return documents.front();
+  if (!documents.first) return YAML::Node();  // an empty file, or comments only
+  DocumentCheck(name).run(documents.first);
+  return documents.first;
 }
 
 namespace {
