@@ -47,6 +47,8 @@ Resumed resumed_options(const emu::Journal& journal, const std::string& path) {
     e.work_dir = f.name("work_dir");
     e.keep_work = f.boolean("keep_work");
     r.temporary_work_dir = f.boolean("temporary_work_dir");
+    if (f.has("gpus")) e.gpus = emu::parse_gpu_list(f.string("gpus"), "gpus");
+    if (f.has("gpu_profile")) e.gpu_profile = f.string("gpu_profile");
     e.journal_options = journal.options;
   } catch (const emu::ProtocolException& ex) {
     throw InputError(path, 1, "", ex.error.message);
@@ -65,6 +67,7 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   auto force = std::make_shared<bool>(false);
   auto agents_timeout_s = std::make_shared<double>(30);
   auto resume = std::make_shared<std::string>();
+  auto gpus = std::make_shared<std::string>();
   add_scenario_options(cmd, *opts, false);
   add_number_option(cmd, "--speedup", eo->speedup, "Trace seconds per wall second");
   cmd->add_option("-o,--out", *out, "Results folder (default: results/<scenario name>-emulated)");
@@ -83,13 +86,19 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--work-dir", eo->work_dir, "Folder for checkpoints and agents' logs (default: a fresh one under "
                                               "TMPDIR, removed after the run)");
   cmd->add_flag("--keep-work", eo->keep_work, "Keep the default work folder after the run");
+  cmd->add_option("--gpus", *gpus,
+                  "Run every task on this machine's real GPUs, e.g. 0,1,2,3: one per GPU of the cluster, dealt to its "
+                  "hosts in order; each task is `schedlab worker --gpu` (docs/calibration.md, the GPU check)");
+  cmd->add_option("--gpu-profile", eo->gpu_profile,
+                  "With --gpus: the calibration profile whose bf16 TFLOP/s sizes each step's GEMM (default: the "
+                  "datasheet's)");
   auto* resume_opt = cmd->add_option(
       "--resume", *resume,
       "Continue the emulation whose controller was killed, from WORK_DIR/journal.jsonl (with that emulation's "
       "options: give nothing else)");
   for (auto* o : cmd->get_options())
     if (o != resume_opt && o->get_name() != "--help") resume_opt->excludes(o);
-  cmd->callback([opts, eo, out, force, agents_timeout_s, resume, &exit_code] {
+  cmd->callback([opts, eo, out, force, agents_timeout_s, resume, gpus, &exit_code] {
     std::optional<emu::Journal> journal;
     bool temporary_work_dir = false;
     if (!resume->empty()) {
@@ -114,6 +123,8 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       if (!(*agents_timeout_s > 0 && *agents_timeout_s <= 86400))
         throw InputError(fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
       eo->agents_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*agents_timeout_s * 1000));
+      if (!gpus->empty()) eo->gpus = emu::parse_gpu_list(*gpus, "--gpus");
+      if (!eo->gpu_profile.empty() && eo->gpus.empty()) throw InputError("--gpu-profile: only with --gpus");
       nlohmann::json o = {{"scenario", absolute(opts->scenario)},
                           {"sets", opts->sets},
                           {"out", absolute(dir)},
@@ -125,6 +136,10 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
                           {"heartbeat_timeout_ms", eo->heartbeat_timeout_ms},
                           {"keep_work", eo->keep_work}};
       if (opts->seed) o["seed"] = *opts->seed;
+      if (!gpus->empty()) {
+        o["gpus"] = *gpus;
+        o["gpu_profile"] = absolute(eo->gpu_profile);
+      }
       eo->journal_options = std::move(o);
     }
     emu::Emulation emulation(*eo);

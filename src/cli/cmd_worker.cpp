@@ -100,6 +100,9 @@ void run_worker_command(const emu::WorkerArgs& args, CLI::App* cmd, int& exit_co
   if (result.outcome == emu::WorkerOutcome::gang_broken)
     fmt::print(stderr, "schedlab: worker: rank {} of {} (job {}): gang broken: {}; stopped at work {} of {}\n",
                config.rank, config.world_size, config.job_id, result.why, result.work, config.work);
+  if (config.gpu && !result.gpu_step_ms.empty())
+    fmt::print(stderr, "schedlab: worker: {}; GEMM {:.6g} flops per step\n", emu::format_gpu_steps(result.gpu_step_ms),
+               gpu->gemm_flops());
   exit_code = emu::worker_exit_code(result.outcome);
 }
 

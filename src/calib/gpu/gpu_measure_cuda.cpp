@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -61,12 +62,17 @@ std::string nccl_version_string(int code) {
 std::string driver_version() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
-  if (f && std::getline(f, line)) {  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..."
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  ..." or "... UNIX Open Kernel Module
+  // for x86_64  580.159.04  Release Build ...": the first word of digits and dots after "Module".
+  if (f && std::getline(f, line)) {
     std::istringstream words(line);
-    std::string w, prev;
+    std::string w;
+    bool after_module = false;
     while (words >> w) {
-      if (prev == "Module") return w;
-      prev = w;
+      if (w == "Module") after_module = true;
+      if (after_module && std::isdigit(static_cast<unsigned char>(w.front())) &&
+          w.find_first_not_of("0123456789.") == std::string::npos && w.find('.') != std::string::npos)
+        return w;
     }
   }
   int v = 0;

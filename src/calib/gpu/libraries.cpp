@@ -98,8 +98,11 @@ void* open_library(const std::string& explicit_path, const std::vector<std::stri
   return nullptr;
 }
 
+// Not named `bind`: a call with a std::string argument finds std::bind by argument-dependent
+// lookup, which wins overload resolution and silently binds nothing (every NCCL and cuBLAS entry
+// stayed null, and the first call crashed, on the first GPU this ran on).
 template <typename F>
-void bind(void* handle, F& fn, const char* symbol, const std::string& lib, const char* who) {
+void bind_symbol(void* handle, F& fn, const char* symbol, const std::string& lib, const char* who) {
   fn = reinterpret_cast<F>(::dlsym(handle, symbol));
   if (!fn) throw EnvironmentError(fmt::format("{}: {} has no symbol {}", who, lib, symbol));
 }
@@ -127,16 +130,16 @@ NcclApi load_nccl(const std::string& explicit_path, const char* who) {
         fmt::format("{}: NCCL not found (tried {}); install it (apt libnccl2 or pip nvidia-nccl-cu12) or pass "
                     "--nccl-lib PATH",
                     who, tried.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(tried, ", "))));
-  bind(api.handle, api.GetVersion, "ncclGetVersion", api.path, who);
-  bind(api.handle, api.GetUniqueId, "ncclGetUniqueId", api.path, who);
-  bind(api.handle, api.CommInitAll, "ncclCommInitAll", api.path, who);
-  bind(api.handle, api.CommInitRank, "ncclCommInitRank", api.path, who);
-  bind(api.handle, api.CommDestroy, "ncclCommDestroy", api.path, who);
-  bind(api.handle, api.CommAbort, "ncclCommAbort", api.path, who);
-  bind(api.handle, api.AllReduce, "ncclAllReduce", api.path, who);
-  bind(api.handle, api.GroupStart, "ncclGroupStart", api.path, who);
-  bind(api.handle, api.GroupEnd, "ncclGroupEnd", api.path, who);
-  bind(api.handle, api.GetErrorString, "ncclGetErrorString", api.path, who);
+  bind_symbol(api.handle, api.GetVersion, "ncclGetVersion", api.path, who);
+  bind_symbol(api.handle, api.GetUniqueId, "ncclGetUniqueId", api.path, who);
+  bind_symbol(api.handle, api.CommInitAll, "ncclCommInitAll", api.path, who);
+  bind_symbol(api.handle, api.CommInitRank, "ncclCommInitRank", api.path, who);
+  bind_symbol(api.handle, api.CommDestroy, "ncclCommDestroy", api.path, who);
+  bind_symbol(api.handle, api.CommAbort, "ncclCommAbort", api.path, who);
+  bind_symbol(api.handle, api.AllReduce, "ncclAllReduce", api.path, who);
+  bind_symbol(api.handle, api.GroupStart, "ncclGroupStart", api.path, who);
+  bind_symbol(api.handle, api.GroupEnd, "ncclGroupEnd", api.path, who);
+  bind_symbol(api.handle, api.GetErrorString, "ncclGetErrorString", api.path, who);
   return api;
 }
 
@@ -156,10 +159,10 @@ CublasApi load_cublas(std::string& why_not, const char* who) {
     why_not = fmt::format("cuBLAS not found (tried {})", fmt::join(tried, ", "));
     return api;
   }
-  bind(api.handle, api.Create, "cublasCreate_v2", api.path, who);
-  bind(api.handle, api.Destroy, "cublasDestroy_v2", api.path, who);
-  bind(api.handle, api.SetStream, "cublasSetStream_v2", api.path, who);
-  bind(api.handle, api.GemmEx, "cublasGemmEx", api.path, who);
+  bind_symbol(api.handle, api.Create, "cublasCreate_v2", api.path, who);
+  bind_symbol(api.handle, api.Destroy, "cublasDestroy_v2", api.path, who);
+  bind_symbol(api.handle, api.SetStream, "cublasSetStream_v2", api.path, who);
+  bind_symbol(api.handle, api.GemmEx, "cublasGemmEx", api.path, who);
   return api;
 }
 

@@ -22,6 +22,25 @@ EmuExecutor::EmuExecutor(const cluster::Topology& topo, perf::PerfModel& perf, A
   for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) gpu_used_[h].assign(topo.host(h).gpus, false);
 }
 
+GpuStepPlan plan_gpu_step(double flops_per_s, double speed, double speedup, double step_wall_us) {
+  GpuStepPlan p;
+  const double units_per_wall_us = speed * speedup;
+  p.step_units = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(std::ceil(step_wall_us * units_per_wall_us), 1e15)),
+                                          1, kMaxInputTime);
+  // The worker takes at most 1e17 flops a step: beyond, the step is slower than planned, and says so in fidelity.
+  p.gemm_flops = std::min(1e17, flops_per_s * (static_cast<double>(p.step_units) / units_per_wall_us) * 1e-6);
+  return p;
+}
+
+double EmuExecutor::gpu_rate(const cluster::Placement& placement) const {
+  double rate = 0;
+  for (const auto& slot : placement.tasks) {
+    const double r = options_.gpu.flops_per_s.at(topo_.host(slot.host).model);
+    rate = rate == 0 ? r : std::min(rate, r);
+  }
+  return rate;
+}
+
 std::string EmuExecutor::task_name(workload::JobId job, sim::RunId run, std::uint32_t rank) {
   return fmt::format("j{}-r{}-t{}", job, run, rank);
 }
@@ -84,6 +103,11 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
                 fmt::format("{}", ckpt.save),
                 "--restore-us",
                 fmt::format("{}", ckpt.restore)};
+    if (options_.gpu.on) {
+      const auto plan = plan_gpu_step(gpu_rate(placement), r.speed, options_.speedup, options_.gpu.step_wall_us);
+      cmd.argv.insert(cmd.argv.end(), {"--gpu", "--step-us", fmt::format("{}", plan.step_units), "--gemm-flops",
+                                       fmt::format("{:.17g}", plan.gemm_flops), "--allreduce-bytes", "0"});
+    }
     LiveTask t;
     t.run = run;
     t.host = slot.host;

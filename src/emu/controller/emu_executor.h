@@ -34,6 +34,23 @@ class AgentLink {
   virtual std::string address_of(cluster::HostId host) const = 0;
 };
 
+// `emulate --gpus`: every task runs `worker --gpu` on real GPUs. Each step's GEMM is sized so
+// that, at the calibrated bf16 rate of the placement's slowest GPU model, it takes the wall time
+// the perf model gives the step: a step that runs slower or faster than that shows in the
+// fidelity report. The allreduce is not sized from the job's model yet (0 bytes).
+struct GpuSteps {
+  bool on = false;
+  std::vector<double> flops_per_s;  // by cluster::ModelId: the calibrated bf16 rate
+  double step_wall_us = 20'000;     // a step's predicted wall time
+};
+
+// The worker options of one task's step: units per step and the GEMM's flops (exposed for tests).
+struct GpuStepPlan {
+  std::int64_t step_units = 1;
+  double gemm_flops = 0;
+};
+GpuStepPlan plan_gpu_step(double flops_per_s, double speed, double speedup, double step_wall_us);
+
 struct EmuExecutorOptions {
   double speedup = 100;
   std::string self_exe;          // the schedlab binary agents run as `worker`
@@ -43,6 +60,7 @@ struct EmuExecutorOptions {
   // a rank 0 of the same emulation (rendezvous.h). One token of printable characters.
   std::string emulation_id = "-";
   sim::LifecycleConfig lifecycle;
+  GpuSteps gpu;
 };
 
 class EmuExecutor final : public sim::Executor {
@@ -103,6 +121,8 @@ class EmuExecutor final : public sim::Executor {
   void send(cluster::HostId host, Command command);
   static std::string task_name(workload::JobId job, sim::RunId run, std::uint32_t rank);
   std::vector<std::uint16_t> take_gpus(cluster::HostId host, const cluster::TaskSlot& slot);
+  // The calibrated bf16 rate of the placement's slowest GPU model (options_.gpu), flop/s.
+  double gpu_rate(const cluster::Placement& placement) const;
   void drop_task(std::unordered_map<std::string, LiveTask>::iterator it);
 
   const cluster::Topology& topo_;

@@ -99,6 +99,11 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
     throw InputError(fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "
                                  "emulated; use a model without link sharing",
                                  perf.name()));
+  if (!options_.gpus.empty()) {
+    if (options_.external_agents)
+      throw InputError("--gpus: the agents of --external-agents name their own GPUs (schedlab agent --gpus)");
+    real_gpus_ = assign_real_gpus(topo, options_.gpus, options_.gpu_profile);
+  }
   if (resume_) {
     work_dir_ = options_.work_dir;
   } else if (options_.work_dir.empty()) {
@@ -133,6 +138,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   eo.checkpoint_root = work_dir_ + "/checkpoints";
   eo.lifecycle = lifecycle;
   eo.emulation_id = new_emulation_id();
+  if (real_gpus_) eo.gpu = real_gpus_->steps;
   executor_ = std::make_unique<EmuExecutor>(topo, perf, *controller_, eo);
   executor_hosts_ = topo.hosts().size();
   inbox_ = std::make_unique<Inbox>(*clock_, *executor_);
@@ -192,6 +198,7 @@ void Emulation::connect(const cluster::Topology& topo, bool adopting) {
                                 controller_->port());
     lo.token_file = options_.token_file;
     lo.work_dir = work_dir_;
+    if (real_gpus_) lo.real_gpus = real_gpus_->per_host;
     agents_ = std::make_unique<LocalAgents>(topo, lo);
     std::vector<bool> adopted;
     if (adopting) {

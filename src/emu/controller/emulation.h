@@ -26,6 +26,7 @@
 #include "emu/controller/journal.h"
 #include "emu/controller/journal_clock.h"
 #include "emu/controller/local_agents.h"
+#include "emu/controller/real_gpus.h"
 #include "emu/controller/wall_clock.h"
 #include "emu/endpoint.h"
 #include "sim/run_hooks.h"
@@ -47,6 +48,11 @@ struct EmulationOptions {
   // How long a resumed emulation waits for the agents of the killed controller before it
   // starts new local ones for the hosts still missing.
   std::chrono::milliseconds adopt_wait{8000};
+  // `--gpus`: real GPU indices of this machine, one per cluster GPU (real_gpus.h); empty: the
+  // tasks sleep through their steps on virtual GPUs. `gpu_profile`: the calibration profile whose
+  // bf16 rates size the steps' GEMMs ("" = the datasheet).
+  std::vector<std::uint32_t> gpus;
+  std::string gpu_profile;
 };
 
 struct EmulationStats {
@@ -100,6 +106,7 @@ class Emulation {
   std::optional<Journal> resume_;
   std::unique_ptr<JournalClock> replay_;
   std::unique_ptr<LocalAgents> agents_;
+  std::optional<RealGpus> real_gpus_;  // with options_.gpus
   std::chrono::steady_clock::time_point started_;
   const config::Scenario* scenario_ = nullptr;
   std::thread plan_;

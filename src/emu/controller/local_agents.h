@@ -1,5 +1,6 @@
 // The agents `schedlab emulate` starts itself (unless --external-agents): one `schedlab agent`
-// process per host of the cluster, on this machine, each with the host's GPUs as virtual ones.
+// process per host of the cluster, on this machine, each with the host's GPUs as virtual ones (or,
+// with `emulate --gpus`, a share of this machine's real GPUs).
 // It supervises them as an init system would: an agent that dies (killed by a failure plan,
 // or by hand) is started again after a pause, registers again, and its host comes back. A
 // resumed emulation adopts the agents that outlived the killed controller and starts (and
@@ -25,6 +26,8 @@ struct LocalAgentsOptions {
   std::string work_dir;     // agents' folders and logs: <work_dir>/agents/h<N>/, h<N>.log
   std::chrono::milliseconds restart_after{1000};
   std::uint32_t lost_timeout_s = 30;  // agents exit when the controller is gone this long
+  // `emulate --gpus`: host h's agent gets real_gpus[h] (`agent --gpus`); empty: virtual GPUs.
+  std::vector<std::vector<std::uint32_t>> real_gpus;
 };
 
 class LocalAgents {

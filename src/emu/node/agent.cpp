@@ -18,6 +18,7 @@
 #include <fstream>
 #include <thread>
 
+#include "emu/endpoint.h"
 #include "emu/net/http_client.h"
 #include "util/error.h"
 #include "util/parse.h"
@@ -143,6 +144,17 @@ std::vector<TaskReport> Agent::running_reports() {
   return out;
 }
 
+std::string real_gpu_indices(const std::string& slots, const std::vector<std::uint32_t>& gpus) {
+  std::string out;
+  for (const auto& slot : parse_gpu_list(slots, "CUDA_VISIBLE_DEVICES")) {
+    if (slot >= gpus.size())
+      throw InputError("", 0, "CUDA_VISIBLE_DEVICES",
+                       fmt::format("GPU slot {} of a host with {} GPU(s)", slot, gpus.size()));
+    out += fmt::format("{}{}", out.empty() ? "" : ",", gpus[slot]);
+  }
+  return out;
+}
+
 void Agent::launch(const LaunchCommand& c) {
   std::lock_guard lock(mu_);
   if (killing_all_) return log(fmt::format("task {}: launch ignored, the agent is stopping", c.task));
@@ -160,6 +172,10 @@ void Agent::launch(const LaunchCommand& c) {
   spec.die_with_parent = true;
   spec.env["SCHEDLAB_PROGRESS_FILE"] = t.progress_file;
   try {
+    // The controller numbers a host's GPUs 0..N-1; an agent of real GPUs turns those slots into
+    // the indices it was given (--gpus 4,5,6,7: slot 0 is GPU 4).
+    if (auto v = spec.env.find("CUDA_VISIBLE_DEVICES"); v != spec.env.end() && !opt_.virtual_gpus)
+      v->second = real_gpu_indices(v->second, opt_.gpus);
     if (!c.checkpoint_dir.empty()) {
       fs::path dir(c.checkpoint_dir);
       if (dir.is_relative()) dir = fs::path(opt_.work_dir) / dir;

@@ -107,4 +107,8 @@ class Agent {
 // 80 characters.
 std::string safe_file_name(std::string_view name);
 
+// A launch's CUDA_VISIBLE_DEVICES ("0,2": the host's GPU slots, as the controller numbers them)
+// as the real indices of an agent started with --gpus `gpus`. InputError for a slot it lacks.
+std::string real_gpu_indices(const std::string& slots, const std::vector<std::uint32_t>& gpus);
+
 }  // namespace schedlab::emu

@@ -190,8 +190,10 @@ class WorkerRun {
       // Periodic checkpoints fall on multiples of the interval, as the simulator counts them.
       if (c_.checkpoint_interval > 0) next = std::min(next, (work_ / c_.checkpoint_interval + 1) * c_.checkpoint_interval);
       if (hooks_.gpu) {
+        const auto began = Clock::now();
         const bool done =
             hooks_.gpu->run([&] { return stop_.state() == State::running && !rv_->stopping() && !rv_->broken(); });
+        if (done) gpu_step_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - began).count());
         if (!done) return stop_.state() != State::running || rv_->stopping() ? on_stop() : on_broken(*rv_->broken());
       } else {
         // Deadlines count from the common start, so that late wake-ups and barrier round trips
@@ -212,7 +214,7 @@ class WorkerRun {
     }
     rv_->leave();
     progress(true);
-    return {WorkerOutcome::finished, work_, ""};
+    return {WorkerOutcome::finished, work_, "", std::move(gpu_step_ms_)};
   }
 
  private:
@@ -224,6 +226,7 @@ class WorkerRun {
   std::int64_t saved_ = 0;  // in the checkpoint
   bool known_ = false;      // work_ is the job's (ranks > 0 learn it from rank 0)
   Clock::time_point last_progress_{};
+  std::vector<double> gpu_step_ms_;
 
   static double us(std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) * 1000.0; }
   double wall_us(double trace_us) const { return trace_us / c_.speedup; }
@@ -283,7 +286,7 @@ class WorkerRun {
           saved_ = work_;
         }
         progress(true);
-        return {WorkerOutcome::stopped, work_, ""};
+        return {WorkerOutcome::stopped, work_, "", std::move(gpu_step_ms_)};
       }
     }
     try {
@@ -291,7 +294,7 @@ class WorkerRun {
     } catch (const EnvironmentError&) {
       // Cut short: the progress file is a courtesy here, not worth a different exit.
     }
-    return {WorkerOutcome::cut_short, work_, ""};
+    return {WorkerOutcome::cut_short, work_, "", std::move(gpu_step_ms_)};
   }
 
   // A rank of a broken gang stalls, as data-parallel training does in its collective, then
@@ -300,11 +303,25 @@ class WorkerRun {
   WorkerResult on_broken(std::string why) {
     stop_.wait_until(after(Clock::now(), us(c_.peer_timeout)), stop_.state(), [] { return false; });
     progress(true);
-    return {WorkerOutcome::gang_broken, work_, std::move(why)};
+    return {WorkerOutcome::gang_broken, work_, std::move(why), std::move(gpu_step_ms_)};
   }
 };
 
 }  // namespace
+
+std::string format_gpu_steps(const std::vector<double>& step_ms) {
+  if (step_ms.empty()) return "gpu steps: 0";
+  std::string line = fmt::format("gpu steps: {}; first {:.3f} ms", step_ms.size(), step_ms.front());
+  if (step_ms.size() < 2) return line;
+  std::vector<double> rest(step_ms.begin() + 1, step_ms.end());
+  std::sort(rest.begin(), rest.end());
+  const std::size_t n = rest.size();
+  const double median = n % 2 ? rest[n / 2] : (rest[n / 2 - 1] + rest[n / 2]) / 2;
+  double sum = 0;
+  for (double v : rest) sum += v;
+  return line + fmt::format("; then median {:.3f} ms, mean {:.3f} ms, min {:.3f} ms, max {:.3f} ms", median,
+                            sum / static_cast<double>(n), rest.front(), rest.back());
+}
 
 // ---- StopControl --------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace schedlab::calib {
 class GpuStep;
@@ -107,11 +108,16 @@ struct WorkerResult {
   WorkerOutcome outcome = WorkerOutcome::finished;
   std::int64_t work = 0;  // work units done (through the last step the whole gang finished)
   std::string why;        // for gang_broken: what broke it
+  std::vector<double> gpu_step_ms;  // with --gpu: the wall time of each GPU step this rank ran
 };
 
 // kWorkerExitDone, kWorkerExitStopped, kWorkerExitGangBroken; cut_short also maps to 143 (the
 // status of a process killed by SIGTERM, which is how the command ends then).
 int worker_exit_code(WorkerOutcome outcome);
+
+// One line on a --gpu worker's step times: "gpu steps: N; first F ms; then median M ms, mean A ms,
+// min m ms, max X ms" (the first step pays for cuBLAS' and NCCL's set-up; the rest is the rate).
+std::string format_gpu_steps(const std::vector<double>& step_ms);
 
 struct WorkerHooks {
   std::function<void(std::int64_t work)> on_step;        // after every step the gang finished
