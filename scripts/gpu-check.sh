@@ -45,12 +45,15 @@ rm -rf "$out"
 mkdir -p "$out/work" || exit 2
 out=$(cd "$out" && pwd)
 
-# Step timeouts, seconds (overridable for tests): 30 + 150 + 90 + 180 = 450 s, within 8 minutes.
+# Step timeouts, seconds (GPU_CHECK_T_*, for tests): 30 + 150 + 90 + 180 = 450 s, within 8 minutes.
 T_INVENTORY=${GPU_CHECK_T_INVENTORY:-30}
 T_CALIBRATE=${GPU_CHECK_T_CALIBRATE:-150}
 T_WORKER=${GPU_CHECK_T_WORKER:-90}
 T_EMULATE=${GPU_CHECK_T_EMULATE:-180}
 SIM_TFLOPS=${GPU_CHECK_SIM_TFLOPS:-1000}  # the dry run's pretend GPU
+# The emulation's speedup: 30 on GPUs (about 95 s on one H200); the dry run's pretend GPU keeps up
+# with 300 (about 8 s), short enough for CI.
+SPEEDUP=${GPU_CHECK_SPEEDUP:-$([[ $dry == 1 ]] && echo 300 || echo 30)}
 
 # NCCL and cuBLAS from the pip wheels beside the Python that has them (nvidia-nccl-cu13,
 # nvidia-cublas) come first, through LD_LIBRARY_PATH, so that calibrate, the worker and the
@@ -77,7 +80,7 @@ nogpu=0
 run_step() {
   local name=$1 limit=$2 fn=$3 t0 rc
   t0=$(date +%s.%N)
-  timeout --kill-after=10 "$limit" bash -c "$(declare -f "$fn" bf16_tflops); $(declare -p SCHEDLAB out dry here SIM_TFLOPS); $fn" \
+  timeout --kill-after=10 "$limit" bash -c "$(declare -f "$fn" bf16_tflops); $(declare -p SCHEDLAB out dry here SIM_TFLOPS SPEEDUP); $fn" \
     >"$out/$name.log" 2>&1
   rc=$?
   wall[$name]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
@@ -197,7 +200,7 @@ racks:
 EOF
   cat >"$out/work/scenario.yaml" <<EOF
 # The GPU check's emulation: 10 one-GPU jobs of 2 to 6 trace minutes on this machine's GPUs,
-# queued (they arrive faster than one GPU serves them), emulated at speedup 30.
+# queued (they arrive faster than one GPU serves them), emulated at speedup $SPEEDUP.
 name: gpu-check
 seed: 7
 cluster: cluster.yaml
@@ -219,7 +222,7 @@ scheduler:
   placement: best-fit
   backfill: none
 EOF
-  "$SCHEDLAB" emulate "$out/work/scenario.yaml" --gpus "$list" "${profile[@]}" --speedup 30 -o "$out/emulate" --force \
+  "$SCHEDLAB" emulate "$out/work/scenario.yaml" --gpus "$list" "${profile[@]}" --speedup "$SPEEDUP" -o "$out/emulate" --force \
     --work-dir "$out/work/emulation"
   local rc=$?
   [[ -f "$out/emulate/fidelity.json" ]] || exit $((rc == 0 ? 4 : rc))

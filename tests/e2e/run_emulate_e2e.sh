@@ -352,5 +352,57 @@ else
   fail agent_token_file_folder "exit code $rc"
 fi
 
+# --- the GPU check (scripts/gpu-check.sh, docs/calibration.md) without a GPU ----------------
+# --dry-run: every step against a simulated device, the layout of OUT_DIR and the summary.
+SCHEDLAB=$BIN bash scripts/gpu-check.sh --dry-run "$TMP/gc" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+missing=""
+for f in summary.md inventory.log calibrate.log worker.log emulate.log profile.yaml worker.csv fidelity.json; do
+  [ -s "$TMP/gc/$f" ] || missing="$missing $f"
+done
+if [ "$rc" -eq 0 ] && [ -z "$missing" ] && [ "$(grep -c '| passed |' "$TMP/gc/summary.md")" = 4 ] &&
+  [ "$(tail -n +2 "$TMP/gc/worker.csv" | wc -l)" = 4 ] &&
+  [ "$(json "$TMP/gc/fidelity.json" 'd["emulated"]["finished"]')" = 10 ]; then
+  pass gpu_check_dry_run
+else
+  fail gpu_check_dry_run "exit $rc, missing:$missing; $(tail -3 "$TMP/stdout")"
+fi
+# The pretend GPU runs each step's GEMM at its rate: the worker's steps take what the model says.
+ratio_ok=$(python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(all(0.95 <= float(x['median_over_model']) <= 1.5 for x in r))" "$TMP/gc/worker.csv" 2>/dev/null)
+if [ "$ratio_ok" = True ]; then pass gpu_check_dry_run_worker_model; else fail gpu_check_dry_run_worker_model "$(cat "$TMP/gc/worker.csv")"; fi
+no_leftovers gpu_check_dry_run
+# One step past its timeout fails alone: the others' results stay, exit 4, nothing left running.
+SCHEDLAB=$BIN GPU_CHECK_T_EMULATE=2 bash scripts/gpu-check.sh --dry-run "$TMP/gc-slow" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -eq 4 ] && grep -q '| emulate | timed out after 2 s |' "$TMP/gc-slow/summary.md" &&
+  [ "$(grep -c '| passed |' "$TMP/gc-slow/summary.md")" = 3 ] && [ -s "$TMP/gc-slow/profile.yaml" ]; then
+  pass gpu_check_step_timeout
+else
+  fail gpu_check_step_timeout "exit $rc; $(tail -3 "$TMP/stdout")"
+fi
+sleep 1
+no_leftovers gpu_check_step_timeout
+# Without a GPU: one line per step says so, exit 3 (a machine with a driver skips this case).
+if command -v nvidia-smi >/dev/null; then
+  pass "gpu_check_no_gpu (skipped: nvidia-smi present)"
+else
+  SCHEDLAB=$BIN bash scripts/gpu-check.sh "$TMP/gc-none" >"$TMP/stdout" 2>"$TMP/stderr"
+  rc=$?
+  if [ "$rc" -eq 3 ] && [ "$(grep -c ': no GPU' "$TMP/stdout")" = 4 ]; then
+    pass gpu_check_no_gpu
+  else
+    fail gpu_check_no_gpu "exit $rc; $(cat "$TMP/stdout")"
+  fi
+fi
+# An OUT_DIR that holds something else is not emptied.
+mkdir -p "$TMP/precious" && echo keep >"$TMP/precious/notes.txt"
+SCHEDLAB=$BIN bash scripts/gpu-check.sh --dry-run "$TMP/precious" >"$TMP/stdout" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -eq 2 ] && [ -f "$TMP/precious/notes.txt" ] && grep -q "is not an earlier check's folder" "$TMP/stderr"; then
+  pass gpu_check_keeps_other_folders
+else
+  fail gpu_check_keeps_other_folders "exit $rc"
+fi
+
 echo "e2e emulate: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
