@@ -90,6 +90,11 @@ run_step() {
     124|137) status[$name]="timed out after ${limit} s"; failed=1 ;;
     *) status[$name]="failed (exit $rc)"; failed=1 ;;
   esac
+  # What a step started and left behind (an emulation's agents outlive a controller ended by the
+  # timeout, by design: `emulate --resume` adopts them) names OUT_DIR/work on its command line.
+  if [[ $rc != 0 ]] && pgrep -f "$out/work/" >/dev/null; then
+    pkill -TERM -f "$out/work/"; sleep 2; pkill -KILL -f "$out/work/"
+  fi
   local last
   last=$(grep -v '^$' "$out/$name.log" | tail -n 1)
   echo "gpu-check: $name: ${status[$name]} (${wall[$name]} s)${last:+: $last}"

@@ -18,8 +18,7 @@ Process LocalAgents::launch(cluster::HostId host) const {
   const std::string dir = fmt::format("{}/agents/{}", options_.work_dir, name);
   std::filesystem::create_directories(dir);
   ProcessSpec spec;
-  spec.argv = {options_.self_exe, "agent", "--controller", options_.controller, "--host", name, "--work-dir", dir,
-               "--lost-timeout", std::to_string(options_.lost_timeout_s)};
+  spec.argv = {options_.self_exe, "agent", "--controller", options_.controller, "--host", name};
   if (options_.real_gpus.empty()) {
     spec.argv.insert(spec.argv.end(), {"--virtual-gpus", std::to_string(topo_.host(host).gpus)});
   } else {
@@ -27,6 +26,7 @@ Process LocalAgents::launch(cluster::HostId host) const {
     for (auto g : options_.real_gpus.at(host)) list += fmt::format("{}{}", list.empty() ? "" : ",", g);
     spec.argv.insert(spec.argv.end(), {"--gpus", list});
   }
+  spec.argv.insert(spec.argv.end(), {"--work-dir", dir, "--lost-timeout", std::to_string(options_.lost_timeout_s)});
   if (!options_.token_file.empty()) {
     spec.argv.push_back("--token-file");
     spec.argv.push_back(options_.token_file);

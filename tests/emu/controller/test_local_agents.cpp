@@ -93,3 +93,31 @@ TEST_CASE("Emu.LocalAgents.Supervise: one agent per host not adopted, restarted 
     for (const auto& pid : lines_of(f)) CHECK_FALSE(alive(std::stoi(pid)));
   agents.stop(0ms);  // idempotent
 }
+
+TEST_CASE("Emu.LocalAgents.RealGpus: each host's agent gets its share of the real GPUs") {
+  testing::ScratchDir dir("local-agents-gpus");
+  const fs::path exe = dir.path / "fake-schedlab";
+  std::ofstream(exe) << "#!/bin/sh\n"
+                        "w=''; prev=''\n"
+                        "for a in \"$@\"; do [ \"$prev\" = --work-dir ] && w=$a; prev=$a; done\n"
+                        "echo \"$*\" >> \"$w/argv\"\n"
+                        "exec sleep 30\n";
+  fs::permissions(exe, fs::perms::owner_all);
+  const cluster::GpuCatalog catalog = testing::small_catalog();
+  const cluster::Topology topo(testing::uniform_cluster(1, 2, 2), catalog);
+  LocalAgentsOptions o;
+  o.self_exe = exe.string();
+  o.controller = "127.0.0.1:7070";
+  o.work_dir = dir.path.string();
+  o.lost_timeout_s = 9;
+  o.real_gpus = {{4, 5}, {6, 7}};
+  LocalAgents agents(topo, o);
+  agents.start();
+  const fs::path h0 = dir.path / "agents" / "h0", h1 = dir.path / "agents" / "h1";
+  REQUIRE(eventually([&] { return lines_of(h0 / "argv").size() == 1 && lines_of(h1 / "argv").size() == 1; }));
+  CHECK(lines_of(h0 / "argv") == std::vector<std::string>{"agent --controller 127.0.0.1:7070 --host h0 --gpus 4,5 "
+                                                           "--work-dir " + h0.string() + " --lost-timeout 9"});
+  CHECK(lines_of(h1 / "argv") == std::vector<std::string>{"agent --controller 127.0.0.1:7070 --host h1 --gpus 6,7 "
+                                                           "--work-dir " + h1.string() + " --lost-timeout 9"});
+  agents.stop(std::chrono::milliseconds(0));
+}
