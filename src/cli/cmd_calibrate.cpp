@@ -103,6 +103,17 @@ double bytes_option(const std::string& text) {
 }
 
 void emit(const perf::CalibrationProfile& profile, const std::string& out_path) {
+  // A profile is written only if it reads back: a measured figure beyond the sense ranges a
+  // profile holds (docs/calibration.md) would make every scenario naming it fail.
+  std::ostringstream text;
+  perf::write_profile(profile, text);
+  try {
+    perf::load_profile_text(text.str(), out_path.empty() ? "the profile" : out_path);
+  } catch (const InputError& e) {
+    throw EnvironmentError(fmt::format("calibrate: the measurements give a profile that does not read back, so "
+                                       "nothing was written: {}",
+                                       e.what()));
+  }
   if (out_path.empty()) {
     perf::write_profile(profile, std::cout);
     return;

@@ -351,7 +351,9 @@ void measure_allreduce(const NcclApi& nccl, int ranks, const GpuMeasureOptions& 
       row.ranks = ranks;
       row.bytes = static_cast<double>(bytes);
       row.time_us = us;
-      row.algbw = us > 0 ? bytes / 1e3 / us : 0.0;  // bytes / 1e9 / seconds
+      // One rank crosses no link: NCCL copies (out of place) or does nothing (in place, 0.2 µs for
+      // 256 MiB on an H200, an "algbw" beyond any profile's range), so neither is a bandwidth.
+      row.algbw = ranks > 1 && us > 0 ? bytes / 1e3 / us : 0.0;  // bytes / 1e9 / seconds
       row.busbw = ranks > 1 ? row.algbw * 2.0 * (ranks - 1) / ranks : 0.0;
       rep.measurements.push_back(row);
     }
