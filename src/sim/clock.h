@@ -3,7 +3,7 @@
 // meanwhile: tasks that ended or died, agents that vanished or came back, jobs submitted over
 // its API. A Clock decides when the loop's next instant is and delivers what arrived from
 // outside to the run (through OutsideEvents), in the loop's own thread, so the scheduler stays
-// single-threaded and the loop is the same code in both modes (../shared/ARCHITECTURE.md).
+// single-threaded and the loop is the same code in both modes (docs/architecture.md).
 #pragma once
 
 #include <optional>

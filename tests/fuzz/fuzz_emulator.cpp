@@ -9,6 +9,7 @@
 #include "emu/controller/api.h"
 #include "emu/controller/journal.h"
 #include "emu/net/http_server.h"
+#include "emu/net/request_target.h"
 #include "fuzz_targets.h"
 #include "util/error.h"
 #include "workload/job_limit.h"

@@ -94,10 +94,6 @@ class HttpServer {
   std::uint16_t port_ = 0;
 };
 
-// Splits "/a/b?x=1&y=%20" into path and decoded query parameters.
-void split_target(std::string_view target, std::string& path, std::map<std::string, std::string>& query);
-// Decodes %XX and '+' (query strings); a malformed escape is kept as written.
-std::string percent_decode(std::string_view s, bool plus_is_space);
 // A string safe for a one-line log: control and non-ASCII bytes as \xNN, at most `max` bytes.
 std::string log_safe(std::string_view s, std::size_t max = 160);
 

@@ -16,6 +16,7 @@
 
 #include "emu/net/http_client.h"
 #include "emu/net/http_server.h"
+#include "emu/net/request_target.h"
 #include "emu/net/router.h"
 
 namespace schedlab::emu::http_test {
