@@ -97,6 +97,9 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
     a.delivered = std::move(listed);
     if (a.held) (*a.held)(json_response(409, error_json("superseded by a new registration")));
     a.held.reset();
+    // An agent that registers again while this controller runs lost its host for a while (or was
+    // restarted): the simulation it is compared with saw neither.
+    if (!a.agent_id.empty()) reregistrations_.fetch_add(1);
     a.agent_id = fmt::format("{}-{}", m.host, ++incarnation_);
     a.address = ip_of(req.remote);
     a.last_seen = std::chrono::steady_clock::now();

@@ -65,6 +65,8 @@ class Controller final : public AgentLink {
   std::string agent_state(cluster::HostId host) const;
   // Whether anything may still arrive: a lost host may come back.
   bool hosts_lost() const;
+  // Registrations of an agent for a host that already had one during this controller's life.
+  std::uint64_t reregistrations() const { return reregistrations_.load(); }
 
   // AgentLink
   void send(cluster::HostId host, Command command) override;
@@ -108,6 +110,7 @@ class Controller final : public AgentLink {
   std::unordered_map<std::string, cluster::HostId> host_by_name_;
   std::uint64_t incarnation_ = 0;
   std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> reregistrations_{0};
   std::thread ticker_;
 };
 

@@ -255,6 +255,7 @@ void Emulation::run_plan(bool skip_past) {
       fmt::print(stderr, "schedlab emulate: failure plan: SIGKILL to the agent of h{}\n", host);
       agents_->kill_agent(host);
       ++planned_kills_;
+      ++planned_agent_kills_;
       continue;
     }
     clock_->post([this, k, draw](engine::Time, sim::OutsideEvents&) {
@@ -304,6 +305,15 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   fidelity_.clock_lag_p99_ms = stats_.clock_lag_p99_ms;
   fidelity_.start_latency_p50_ms = stats_.start_latency_p50_ms;
   fidelity_.start_latency_p99_ms = stats_.start_latency_p99_ms;
+  stats_.agent_reregistrations = controller_->reregistrations();
+  EmulationHealth health;
+  health.speedup = options_.speedup;
+  health.clock_lag_p99_ms = stats_.clock_lag_p99_ms;
+  health.reregistrations = stats_.agent_reregistrations;
+  health.agent_restarts = stats_.agent_restarts;
+  health.planned_agent_kills = planned_agent_kills_;
+  health.planned_worker_kills = planned_kills_ - planned_agent_kills_;
+  judge_fidelity(fidelity_, health);
   if (!path_of) return;
   {
     std::ofstream out(path_of("fidelity.json"));
@@ -318,6 +328,7 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
                       {"clock_lag_ms", {{"p50", stats_.clock_lag_p50_ms}, {"p99", stats_.clock_lag_p99_ms}}},
                       {"start_latency_ms", {{"p50", stats_.start_latency_p50_ms}, {"p99", stats_.start_latency_p99_ms}}},
                       {"agent_restarts", stats_.agent_restarts},
+                      {"agent_reregistrations", stats_.agent_reregistrations},
                       {"planned_kills", stats_.planned_kills}};
   std::ofstream out(path_of("emulation.json"));
   out << j.dump(2) << "\n";

@@ -59,6 +59,7 @@ struct EmulationStats {
   double clock_lag_p50_ms = 0, clock_lag_p99_ms = 0;
   double start_latency_p50_ms = 0, start_latency_p99_ms = 0;
   std::uint64_t agent_restarts = 0;
+  std::uint64_t agent_reregistrations = 0;  // agents that registered again (hosts lost and back)
   std::uint64_t planned_kills = 0;  // failure plan kills carried out
   double wall_s = 0;
 };
@@ -114,6 +115,7 @@ class Emulation {
   std::condition_variable plan_wake_;
   bool plan_stop_ = false;
   std::atomic<std::uint64_t> planned_kills_{0};
+  std::atomic<std::uint64_t> planned_agent_kills_{0};
   std::size_t executor_hosts_ = 1;
   EmulationStats stats_;
   Fidelity fidelity_;

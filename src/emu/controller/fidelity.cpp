@@ -50,6 +50,13 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
       return done;
     };
     const bool ed = fill(e, j.emu_start_s, j.emu_end_s, j.emu_jct_s);
+    if (from_api) {
+      ++f.api_jobs;
+      if (ed) {
+        ++f.api_finished;
+        f.api_jct_mean_s += j.emu_jct_s;
+      }
+    }
     const bool sd = fill(s, j.sim_start_s, j.sim_end_s, j.sim_jct_s);
     // A service instance has no completion time to compare: it runs until it is not wanted.
     if (ed && sd && rec.kind != workload::JobKind::service) {
@@ -63,6 +70,11 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
     f.jobs.push_back(j);
   }
   f.mean_jct_error = rel(emu_sum, sim_sum);
+  if (f.compared) {
+    f.emu_jct_mean_compared_s = emu_sum / static_cast<double>(f.compared);
+    f.sim_jct_mean_compared_s = sim_sum / static_cast<double>(f.compared);
+  }
+  if (f.api_finished) f.api_jct_mean_s /= static_cast<double>(f.api_finished);
   std::sort(abs_err.begin(), abs_err.end());
   f.job_error_p50 = metrics::percentile(abs_err, 50);
   f.job_error_p95 = metrics::percentile(abs_err, 95);
@@ -71,9 +83,38 @@ Fidelity compare_runs(const RunRecords& emu, const RunRecords& sim) {
   return f;
 }
 
+void judge_fidelity(Fidelity& f, const EmulationHealth& h) {
+  auto say = [&](std::string why) {
+    f.trustworthy = false;
+    f.untrustworthy_because.push_back(std::move(why));
+  };
+  const double lag_trace_s = h.clock_lag_p99_ms / 1000.0 * h.speedup;
+  if (f.compared && lag_trace_s > kMaxClockLagShareOfJct * f.sim_jct_mean_compared_s)
+    say(fmt::format("clock lag p99 {:.1f} ms of wall time is {:.1f} s of trace time, more than {:g}% of the mean "
+                    "simulated JCT ({:.1f} s): events were handled late; a lower --speedup or a quieter machine helps",
+                    h.clock_lag_p99_ms, lag_trace_s, kMaxClockLagShareOfJct * 100, f.sim_jct_mean_compared_s));
+  if (h.reregistrations > h.planned_agent_kills)
+    say(fmt::format("agents registered again {} time(s) (the failure plan killed {}): hosts were lost and came back, "
+                    "which the simulation did not see",
+                    h.reregistrations, h.planned_agent_kills));
+  if (h.agent_restarts > h.planned_agent_kills)
+    say(fmt::format("local agents were restarted {} time(s) (the failure plan killed {})", h.agent_restarts,
+                    h.planned_agent_kills));
+  // A planned kill may fail several jobs (all of a host's); only failures without any plan are
+  // counted against the comparison.
+  if (h.planned_agent_kills + h.planned_worker_kills == 0 && f.emulated.failures > 0)
+    say(fmt::format("{} job failure(s) that no failure plan asked for: tasks or agents died that the simulation kept "
+                    "running",
+                    f.emulated.failures));
+}
+
 void write_fidelity_json(std::ostream& out, const Fidelity& f) {
   nlohmann::ordered_json j;
+  j["trustworthy"] = f.trustworthy;
+  j["untrustworthy_because"] = f.untrustworthy_because;
   j["jobs_compared"] = f.compared;
+  j["jct_mean_compared_s"] = {{"emulated", f.emu_jct_mean_compared_s}, {"simulated", f.sim_jct_mean_compared_s}};
+  j["api_jobs"] = {{"submitted", f.api_jobs}, {"finished", f.api_finished}, {"jct_mean_s", f.api_jct_mean_s}};
   j["mean_jct_error"] = f.mean_jct_error;
   j["job_jct_error_p50"] = f.job_error_p50;
   j["job_jct_error_p95"] = f.job_error_p95;
@@ -109,7 +150,7 @@ std::string format_fidelity_table(const Fidelity& f) {
   auto row = [&](const char* name, double e, double m, double err, const char* unit) {
     s += fmt::format("{:<24}{:>14.1f}{:>14.1f}{:>9.1f}%{}\n", name, e, m, err * 100, unit);
   };
-  row("mean JCT (s)", f.emulated.jct_mean_s, f.simulated.jct_mean_s, f.mean_jct_error, "");
+  row("mean JCT (s)", f.emu_jct_mean_compared_s, f.sim_jct_mean_compared_s, f.mean_jct_error, "");
   row("makespan (s)", f.emulated.makespan_s, f.simulated.makespan_s, f.makespan_error, "");
   s += fmt::format("{:<24}{:>13.1f}%{:>13.1f}%{:>+9.1f} pt\n", "GPU utilization", f.emulated.gpu_utilization * 100,
                    f.simulated.gpu_utilization * 100, f.utilization_error * 100);
@@ -120,6 +161,13 @@ std::string format_fidelity_table(const Fidelity& f) {
                    f.job_error_p95 * 100, f.compared);
   s += fmt::format("scheduling latency: p50 {:.1f} ms, p99 {:.1f} ms; clock lag: p50 {:.2f} ms, p99 {:.2f} ms\n",
                    f.start_latency_p50_ms, f.start_latency_p99_ms, f.clock_lag_p50_ms, f.clock_lag_p99_ms);
+  if (f.api_jobs)
+    s += fmt::format("jobs submitted over the API (no simulated twin, not compared): {}, {} finished, mean JCT {:.1f} s\n",
+                     f.api_jobs, f.api_finished, f.api_jct_mean_s);
+  if (!f.trustworthy) {
+    s += "NOT TRUSTWORTHY: this comparison says little about the simulation, because\n";
+    for (const auto& why : f.untrustworthy_because) s += "  - " + why + "\n";
+  }
   return s;
 }
 
