@@ -12,11 +12,14 @@ DIR/packing.png and DIR/packing.pdf).
 import argparse
 import csv
 import os
+import re
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["pdf.fonttype"] = 3  # text as cp1252 strings in the PDF (tests read it)
+matplotlib.rcParams["axes.unicode_minus"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 
 
@@ -44,6 +47,19 @@ def curves(folder):
     return [(n, p) for n, p in found if os.path.exists(p)]
 
 
+def scenario_name(folder, found):
+    """The scenario's name from run.yaml (`resolved:` `name:`) of the folder or its first variant."""
+    for where in (folder, os.path.dirname(found[0][1])):
+        try:
+            with open(os.path.join(where, "run.yaml")) as f:
+                m = re.search(r"^resolved:\n(?:  .*\n)*?  name: (.+)$", f.read(), re.M)
+            if m:
+                return m.group(1).strip().strip("'\"")
+        except OSError:
+            pass
+    return os.path.basename(os.path.normpath(folder))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
@@ -61,7 +77,8 @@ def main():
     ax.plot([0, 100, top], [0, 100, 100], "k--", linewidth=0.8, label="ideal")
     ax.set_xlabel("GPU demand arrived (% of the cluster's GPUs)")
     ax.set_ylabel("GPUs allocated (% of the cluster's GPUs)")
-    ax.set_title("Packing: GPU allocation as pods arrive")
+    title = scenario_name(args.dir, found)
+    ax.set_title(f"{title}: GPU allocation as pods arrive")
     ax.set_xlim(0, max(top, 1))
     ax.set_ylim(0, 105)
     ax.grid(True, alpha=0.3)
@@ -69,7 +86,7 @@ def main():
     png = args.out or os.path.join(args.dir, "packing.png")
     fig.tight_layout()
     fig.savefig(png, dpi=150)
-    fig.savefig(os.path.splitext(png)[0] + ".pdf")
+    fig.savefig(os.path.splitext(png)[0] + ".pdf", metadata={"Title": title, "CreationDate": None})
     print(f"wrote {png} and {os.path.splitext(png)[0]}.pdf")
 
 

@@ -1,27 +1,39 @@
 #!/usr/bin/python3
-"""Plot schedlab results with matplotlib (Debian's python3-matplotlib).
+"""Plot a schedlab run with matplotlib (Debian's python3-matplotlib).
 
 Each figure as PNG and PDF (plot.png and plot.pdf, or -o's name and the same with .pdf).
-`schedlab plot DIR` runs this script for a run or compare folder (and plot-sweep.py for a sweep).
+`schedlab plot DIR` runs this script for a run folder (plot-compare.py for a compare folder,
+plot-sweep.py for a sweep).
 
   scripts/plot-results.py results/quickstart [-o quickstart.png]
-      timeline.csv: GPU and CPU utilization, running and pending jobs, fragmented GPUs over time.
-  scripts/plot-results.py results/hetero-compare-compare [-o compare.png]
-      a compare folder: JCT percentiles and waits per variant (from each variant's jobs.csv).
+      timeline.csv over time, one panel each: GPU utilization and fragmented GPUs (% of the
+      cluster's GPUs), CPU utilization (% of the cluster's CPUs), running and pending jobs.
+      Titled with the scenario's name (run.yaml's `name`, else summary.json's `scenario`).
 
 With pools (pools-timeline.csv), a second figure beside the first, as PNG and PDF
 (plot-pools.png and plot-pools.pdf for plot.png): GPUs allocated against GPUs entitled over
-time, one panel per pool for a run, one panel per variant with pools for a compare folder.
+time, one panel per pool.
+
+Given a compare folder, this script hands it to plot-compare.py beside it (the repository's
+scripts/ folder), as it did before that script existed.
+
+Titles, axis labels and legend entries are kept in cp1252 and drawn with Type 3 fonts, so that
+their text can be read back from the PDF (tests/e2e/pdf_text.py).
 """
 import argparse
 import csv
+import json
 import math
 import os
+import re
+import runpy
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["pdf.fonttype"] = 3  # text as cp1252 strings in the PDF (tests read it)
+matplotlib.rcParams["axes.unicode_minus"] = False  # "-", which cp1252 has, not U+2212
 import matplotlib.pyplot as plt  # noqa: E402
 
 
@@ -30,19 +42,78 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def plot_timeline(folder, ax_util, ax_jobs, label=None):
+def scenario_name(folder):
+    """The scenario's name: run.yaml's resolved `name:`, else summary.json's `scenario`, else the folder's."""
+    try:
+        with open(os.path.join(folder, "run.yaml")) as f:
+            m = re.search(r"^resolved:\n(?:  .*\n)*?  name: (.+)$", f.read(), re.M)
+        if m:
+            return m.group(1).strip().strip("'\"")
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(folder, "summary.json")) as f:
+            return str(json.load(f)["scenario"])
+    except (OSError, ValueError, KeyError):
+        return os.path.basename(os.path.normpath(folder))
+
+
+def save(fig, png, title):
+    """PNG and PDF, with everything drawn (legends outside the axes included) inside the page."""
+    pdf = os.path.splitext(png)[0] + ".pdf"
+    fig.savefig(png, dpi=110, bbox_inches="tight")
+    fig.savefig(pdf, bbox_inches="tight", metadata={"Title": title, "CreationDate": None})
+    plt.close(fig)
+    print(f"wrote {png} and {pdf}")
+
+
+def legend_outside(ax):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", borderaxespad=0)
+
+
+def step_series(rows, key, scale=1.0):
+    """Hours and values for a step plot (where="post"), closed at the end of the last row."""
+    hours = [float(r["start_s"]) / 3600 for r in rows] + [float(rows[-1]["end_s"]) / 3600]
+    values = [scale * float(r[key]) for r in rows]
+    return hours, values + values[-1:]
+
+
+def plot_run(folder, title):
     rows = read_csv(os.path.join(folder, "timeline.csv"))
-    hours = [float(r["start_s"]) / 3600 for r in rows]
-    ax_util.step(hours, [100 * float(r["gpu_utilization"]) for r in rows], where="post", label=label or "utilization")
-    if label is None:
-        total = float(rows[0]["used_gpus"]) + float(rows[0]["free_gpus"]) if rows else 1
-        ax_util.step(hours, [100 * float(r["fragmented_gpus"]) / total for r in rows], where="post",
-                     label="fragmented (free, unusable by head job)")
-        if rows and "cpu_utilization" in rows[0]:  # results written before CPUs were counted lack it
-            ax_util.step(hours, [100 * float(r["cpu_utilization"]) for r in rows], where="post",
-                         label="CPU utilization")
-        ax_jobs.step(hours, [float(r["running_jobs"]) for r in rows], where="post", label="running jobs")
-        ax_jobs.step(hours, [float(r["pending_jobs"]) for r in rows], where="post", label="pending jobs")
+    if not rows:
+        sys.exit(f"plot-results: {folder}/timeline.csv has no rows")
+    has_cpu = "cpu_utilization" in rows[0]  # results written before CPUs were counted lack it
+    n = 3 if has_cpu else 2
+    fig, axes = plt.subplots(n, 1, figsize=(10, 2.4 * n), sharex=True)
+    gpu_ax, jobs_ax = axes[0], axes[-1]
+    total = float(rows[0]["used_gpus"]) + float(rows[0]["free_gpus"]) + float(rows[0].get("down_gpus") or 0)
+    hours, util = step_series(rows, "gpu_utilization", 100)
+    gpu_ax.step(hours, util, where="post", label="GPU utilization")
+    _, frag = step_series(rows, "fragmented_gpus", 100 / total if total else 0)
+    gpu_ax.step(hours, frag, where="post", label="fragmented GPUs\n(free, unusable by the head job)")
+    gpu_ax.set_ylabel("% of GPUs")
+    gpu_ax.set_ylim(0, 105)
+    gpu_ax.set_title("GPUs")
+    legend_outside(gpu_ax)
+    if has_cpu:
+        cpu_ax = axes[1]
+        _, cpu = step_series(rows, "cpu_utilization", 100)
+        cpu_ax.step(hours, cpu, where="post", color="C2", label="CPU utilization")
+        cpu_ax.set_ylabel("% of CPUs")
+        cpu_ax.set_ylim(0, 105)
+        cpu_ax.set_title("CPUs")
+        legend_outside(cpu_ax)
+    _, running = step_series(rows, "running_jobs")
+    _, pending = step_series(rows, "pending_jobs")
+    jobs_ax.step(hours, running, where="post", label="running jobs")
+    jobs_ax.step(hours, pending, where="post", label="pending jobs")
+    jobs_ax.set_ylabel("jobs (time-averaged)")
+    jobs_ax.set_xlabel("hours since trace start")
+    jobs_ax.set_title("Jobs")
+    legend_outside(jobs_ax)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
 
 
 def read_pools(folder):
@@ -56,13 +127,6 @@ def read_pools(folder):
     return pools
 
 
-def step_series(rows, key):
-    """Hours and values for a step plot (where="post"), closed at the end of the last row."""
-    hours = [float(r["start_s"]) / 3600 for r in rows] + [float(rows[-1]["end_s"]) / 3600]
-    values = [float(r[key]) for r in rows]
-    return hours, values + values[-1:]
-
-
 def panel_grid(n):
     cols = min(3, n)
     rows = math.ceil(n / cols)
@@ -72,7 +136,7 @@ def panel_grid(n):
     return fig, list(axes.flat[:n])
 
 
-def plot_pools_run(folder, pools):
+def plot_pools_run(pools, title):
     """One panel per pool (inner pools too, titled parent/pool): GPUs allocated and entitled."""
     fig, axes = panel_grid(len(pools))
     for ax, (name, (parent, rows)) in zip(axes, pools.items()):
@@ -84,44 +148,11 @@ def plot_pools_run(folder, pools):
         ax.set_ylabel("GPUs (time-averaged)")
         ax.set_xlabel("hours since trace start")
         ax.set_ylim(bottom=0)
-    axes[0].legend(loc="best", fontsize="small")
-    fig.suptitle(f"{os.path.basename(folder)}: GPUs allocated and entitled per pool")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.02), fontsize="small")
+    fig.suptitle(f"{title}: GPUs allocated and entitled per pool")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
-
-
-def plot_pools_compare(folder, variants):
-    """One panel per variant with pools: each pool's allocation (solid) and entitlement (dashed)."""
-    fig, axes = panel_grid(len(variants))
-    for ax, (variant, pools) in zip(axes, variants):
-        for i, (name, (_, rows)) in enumerate(pools.items()):
-            color = f"C{i % 10}"
-            hours, allocated = step_series(rows, "gpus_allocated")
-            _, entitled = step_series(rows, "gpus_entitled")
-            ax.step(hours, allocated, where="post", color=color, label=name)
-            ax.step(hours, entitled, where="post", color=color, linestyle="--")
-        ax.set_title(variant)
-        ax.set_ylabel("GPUs (time-averaged)")
-        ax.set_xlabel("hours since trace start")
-        ax.set_ylim(bottom=0)
-        ax.legend(loc="best", fontsize="small")
-    fig.suptitle(f"{os.path.basename(folder)}: GPUs allocated (solid) and entitled (dashed) per pool")
-    return fig
-
-
-def save_pools_figure(fig, out):
-    stem = os.path.splitext(out)[0] + "-pools"
-    fig.tight_layout()
-    for ext in (".png", ".pdf"):
-        fig.savefig(stem + ext, dpi=110)
-        print(f"wrote {stem + ext}")
-
-
-def percentile(values, p):
-    if not values:
-        return 0.0
-    values = sorted(values)
-    k = max(1, min(len(values), int(-(-p * len(values) // 100))))
-    return values[k - 1]
 
 
 def main():
@@ -129,49 +160,22 @@ def main():
     ap.add_argument("folder")
     ap.add_argument("-o", "--out")
     args = ap.parse_args()
-    folder = args.folder.rstrip("/")
-    out = args.out or os.path.join(folder, "plot.png")
-    pools_fig = None
-    if os.path.exists(os.path.join(folder, "timeline.csv")):
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
-        plot_timeline(folder, a1, a2)
-        a1.set_ylabel("% of GPUs")
-        a1.legend(loc="upper right")
-        a2.set_ylabel("jobs")
-        a2.set_xlabel("hours since trace start")
-        a2.legend(loc="upper right")
-        fig.suptitle(os.path.basename(folder))
-        pools = read_pools(folder)
-        if pools:
-            pools_fig = plot_pools_run(folder, pools)
-    elif os.path.exists(os.path.join(folder, "compare.csv")):
-        variants = [d for d in sorted(os.listdir(folder)) if os.path.exists(os.path.join(folder, d, "jobs.csv"))]
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
-        width = 0.8 / max(1, len(variants))
-        stats = ["p50", "p95", "p99"]
-        for i, v in enumerate(variants):
-            jobs = [r for r in read_csv(os.path.join(folder, v, "jobs.csv")) if r["state"] == "finished"]
-            jct = [float(r["jct_s"]) / 3600 for r in jobs]
-            a1.bar([k + i * width for k in range(len(stats))], [percentile(jct, int(s[1:])) for s in stats], width,
-                   label=v)
-            plot_timeline(os.path.join(folder, v), a2, None, label=v)
-        a1.set_xticks([k + width * (len(variants) - 1) / 2 for k in range(len(stats))], [f"JCT {s}" for s in stats])
-        a1.set_ylabel("hours")
-        a1.legend()
-        a2.set_ylabel("GPU utilization %")
-        a2.set_xlabel("hours since trace start")
-        fig.suptitle(os.path.basename(folder))
-        with_pools = [(v, p) for v, p in ((v, read_pools(os.path.join(folder, v))) for v in variants) if p]
-        if with_pools:
-            pools_fig = plot_pools_compare(folder, with_pools)
-    else:
+    folder = args.folder.rstrip("/") or "/"
+    if not os.path.exists(os.path.join(folder, "timeline.csv")) and os.path.exists(os.path.join(folder, "compare.csv")):
+        compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot-compare.py")
+        if not os.path.exists(compare):
+            sys.exit(f"plot-results: {folder} is a compare folder: run `schedlab plot {folder}`")
+        sys.argv = [compare] + sys.argv[1:]
+        runpy.run_path(compare, run_name="__main__")
+        return
+    if not os.path.exists(os.path.join(folder, "timeline.csv")):
         sys.exit(f"plot-results: {folder} has neither timeline.csv nor compare.csv")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    fig.savefig(os.path.splitext(out)[0] + ".pdf")  # for papers
-    print(f"wrote {out} and {os.path.splitext(out)[0]}.pdf")
-    if pools_fig is not None:
-        save_pools_figure(pools_fig, out)
+    out = args.out or os.path.join(folder, "plot.png")
+    title = scenario_name(folder)
+    save(plot_run(folder, title), out, title)
+    pools = read_pools(folder)
+    if pools:
+        save(plot_pools_run(pools, title), os.path.splitext(out)[0] + "-pools.png", f"{title}: pools")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,10 @@
 #include "cli/commands.h"
 #include "cli/number_option.h"
 #include "cli/common.h"
+#include "metrics/compare_table.h"
 #include "metrics/writers.h"
 #include "run/packing_run.h"
 #include "run/scenario_run.h"
-#include "util/csv.h"
 #include "util/error.h"
 #include "util/json_read.h"
 #include "util/notice.h"
@@ -55,8 +55,9 @@ void check_variant_names(const std::vector<config::Variant>& list, const std::st
   for (const auto& v : list) {
     const std::string field = v.index ? fmt::format("variants.{}.name", *v.index) : "--variant";
     const std::string file = v.index ? scenario : "";
-    if (v.name == "compare.csv")
-      throw InputError(file, v.line, field, "'compare.csv' is the compare's own table; name the variant otherwise");
+    if (v.name == "compare.csv" || v.name == "compare-long.csv")
+      throw InputError(file, v.line, field,
+                       fmt::format("'{}' is one of the compare's own tables; name the variant otherwise", v.name));
     if (!seen.insert(v.name).second) throw InputError(file, v.line, field, fmt::format("'{}' is named twice", v.name));
   }
 }
@@ -64,7 +65,8 @@ void check_variant_names(const std::vector<config::Variant>& list, const std::st
 
 void add_compare_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("compare", "Run a scenario's variants (its `variants:` list or --variant) side by "
-                                            "side; writes one results folder per variant and compare.csv");
+                                            "side; writes one results folder per variant, compare.csv and "
+                                            "compare-long.csv");
   auto opts = std::make_shared<ScenarioOptions>();
   auto variants = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
@@ -139,44 +141,22 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::vector<std::vector<std::pair<std::string, double>>> figures;
     for (std::size_t i = 0; i < scenarios.size(); ++i)
       figures.push_back(packing ? packed[i].figures() : outcomes[i].summary.figures());
+    std::vector<std::string> names;
+    for (const auto& v : list) names.push_back(v.name);
+    const auto table = metrics::make_compare_table(names, figures);
     std::FILE* human = human_stream(*format);
     // Table: rows are figures, columns variants, with the ratio to the first variant.
     fmt::print(human, "scenario {} on {}: {} variants\n", printable(base.name), printable(base.cluster.name),
                list.size());
-    std::size_t name_width = 18;
-    for (const auto& [name, value] : figures[0]) name_width = std::max(name_width, name.size());
-    std::string header = fmt::format("  {:<{}}", "", name_width);
-    for (const auto& v : list) header += fmt::format(" {:>22}", v.name);
-    fmt::print(human, "{}\n", header);
-    std::ofstream csv(staging.file("compare.csv"), std::ios::binary);
-    csv << "metric";
-    for (const auto& v : list) csv << "," << csv_field(v.name);
-    for (std::size_t i = 1; i < list.size(); ++i) csv << "," << csv_field(list[i].name + "/" + list[0].name);
-    csv << "\n";
-    const auto& figures0 = figures[0];
-    for (std::size_t f = 0; f < figures0.size(); ++f) {
-      const auto& name = figures0[f].first;
-      // Counts print as integers at any size (%g would turn 2^31 jobs into 2.147e+09).
-      const bool count = metrics::is_count_figure(name);
-      std::string line = fmt::format("  {:<{}}", name, name_width);
-      csv << csv_field(name);
-      for (std::size_t i = 0; i < figures.size(); ++i) {
-        double v = figures[i][f].second;
-        double b = figures0[f].second;
-        std::string ratio = i == 0 ? std::string("") : b != 0 ? fmt::format(" (x{:.2f})", v / b) : std::string(" (-)");
-        std::string value = metrics::human_figure(name, v);
-        line += fmt::format(" {:>22}", value + ratio);
-        csv << (count ? fmt::format(",{}", static_cast<std::uint64_t>(v)) : fmt::format(",{:.6f}", v));
-      }
-      for (std::size_t i = 1; i < figures.size(); ++i) {
-        double b = figures0[f].second;
-        csv << (b != 0 ? fmt::format(",{:.6f}", figures[i][f].second / b) : std::string(","));
-      }
-      csv << "\n";
-      fmt::print(human, "{}\n", line);
-    }
-    csv.close();
-    if (!csv) throw InputError(staging.file("compare.csv"), 0, "", "write failed");
+    fmt::print(human, "{}", metrics::format_compare_table(table));
+    auto write_file = [&staging, &table](const std::string& file, auto writer) {
+      std::ofstream csv(staging.file(file), std::ios::binary);
+      writer(csv, table);
+      csv.close();
+      if (!csv) throw InputError(staging.file(file), 0, "", "write failed");
+    };
+    write_file("compare.csv", metrics::write_compare_csv);
+    write_file("compare-long.csv", metrics::write_compare_long_csv);
     staging.commit();
     if (*format == "json") {
       // Each variant's summary as its summary.json has it.
@@ -195,7 +175,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     }
     for (std::size_t i = 0; i < list.size(); ++i)
       if (!outcomes[i].story.empty()) fmt::print(human, "{}: {}", list[i].name, outcomes[i].story);
-    fmt::print(human, "results: {}/ (compare.csv and one folder per variant)\n", dir);
+    fmt::print(human, "results: {}/ (compare.csv, compare-long.csv and one folder per variant)\n", dir);
     exit_code = 0;
   });
 }

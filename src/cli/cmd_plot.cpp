@@ -71,12 +71,16 @@ bool packing_compare(const std::string& dir) {
     if (entry.is_directory(ec) && fs::exists(entry.path() / "packing.csv", ec)) return true;
   return false;
 }
-// The figures a script writes for the PNG `png`: the PNG, the PDF beside it, and a run's pools
-// figure in both forms.
+// The figures a script writes for the PNG `png`: the PNG, the PDF beside it, and in both forms
+// a compare's utilization figure and the pools figure of a run or compare.
 std::vector<fs::path> figure_files(const fs::path& png) {
-  const fs::path stem = png.parent_path() / png.stem();
-  return {png, fs::path(stem.string() + ".pdf"), fs::path(stem.string() + "-pools.png"),
-          fs::path(stem.string() + "-pools.pdf")};
+  const std::string stem = (png.parent_path() / png.stem()).string();
+  return {png,
+          fs::path(stem + ".pdf"),
+          fs::path(stem + "-utilization.png"),
+          fs::path(stem + "-utilization.pdf"),
+          fs::path(stem + "-pools.png"),
+          fs::path(stem + "-pools.pdf")};
 }
 
 // -o like --out: a PNG name, and no file in the figures' places that schedlab did not write
@@ -104,8 +108,9 @@ void check_figure_target(const std::string& out) {
 }  // namespace
 
 void add_plot_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("plot", "Draw a results folder's figures as PNG and PDF: a run's timeline, a "
-                                         "compare's JCTs and utilization, a sweep's metrics with confidence bands");
+  auto* cmd = app.add_subcommand("plot", "Draw a results folder's figures as PNG and PDF: a run's timeline; a "
+                                         "compare's JCT and queueing-delay CDFs, JCT statistics and utilization per "
+                                         "variant; a sweep's metrics against offered load with confidence bands");
   auto dir = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
   cmd->add_option("dir", *dir, "A run, compare or sweep folder")->required();
@@ -134,8 +139,12 @@ void add_plot_command(CLI::App& app, int& exit_code) {
       const auto spec = sweep::read_folder(*dir);
       sweep::collect(spec, sweep::SweepFolder{*dir});
     }
-    const int rc = run_python(sweep_folder ? k_plot_sweep_py : packing ? k_plot_packing_py : k_plot_results_py, args,
-                              staging.has_value());
+    const bool compare = !sweep_folder && !packing && !fs::exists(fs::path(*dir) / "timeline.csv", ec);
+    const char* script = sweep_folder ? k_plot_sweep_py
+                         : packing    ? k_plot_packing_py
+                         : compare    ? k_plot_compare_py
+                                      : k_plot_results_py;
+    const int rc = run_python(script, args, staging.has_value());
     if (rc == 127)
       throw EnvironmentError("plot: python3 not found: install python3 and python3-matplotlib (scripts/setup.sh)");
     if (rc != 0)

@@ -1020,7 +1020,7 @@ cp "$FIX/sweep_slow.yaml" "$TMP/slow-sweep/"
 PACK=tests/fixtures/scenarios/packing_hand_worked.yaml
 run compare "$PACK" -o "$TMP/pack" -q
 if [ "$rc" -eq 0 ] && grep -qE "^  gpu_alloc_ratio +83\.3% +100\.0% \(x1\.20\)$" "$TMP/stdout" &&
-  grep -qE "^  pods_failed +1 +0 \(x0\.00\)$" "$TMP/stdout" &&
+  grep -qE "^  pods_failed +1 +0 \(x0\)$" "$TMP/stdout" &&
   grep -q "^100,100.00,6,6,12,12$" "$TMP/pack/fgd/packing.csv" &&
   grep -q "^5,5,1,2,1000,1000,no,,no room$" "$TMP/pack/best-fit/pods.csv"; then
   pass packing_compare_hand_worked
