@@ -13,6 +13,7 @@
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
 #include "sim/job_story.h"
+#include "sim/pools_report_observer.h"
 #include "run/results_files.h"
 #include "util/error.h"
 #include "util/staging_dir.h"
@@ -103,6 +104,8 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
     observers.push_back(&progress.emplace(hooks.progress, [s = source.get()] { return s->fraction_done(); }));
   std::optional<JobStory> story;
   if (hooks.explain) observers.push_back(&story.emplace(*hooks.explain, source->strings()));
+  std::optional<PoolsReportObserver> pools_report;
+  if (sc.pools.enabled && sc.pools.report_at) observers.push_back(&pools_report.emplace(*sc.pools.report_at));
   metrics::FanOut fan_out(observers);
   metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
@@ -124,7 +127,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   RunOutcome outcome;
   outcome.stats = simulation.run();
   if (story) outcome.story = story->text();
-  outcome.pools_report = simulation.pools_report();
+  if (pools_report) outcome.pools_report = pools_report->report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.summary.skipped_by_reason = source->skipped_by_reason();
   outcome.summary.services = simulation.long_running_stats().services();

@@ -1,10 +1,11 @@
 // One simulated run: pulls jobs from a JobSource (and failures from a FailureSource),
 // drives the scheduler once per instant of the engine's clock, starts and stops runs
 // through the executor, and reports to observers. It owns each job's life (attained
-// service, checkpoints, lost work, retries), which the scheduler reads as a JobLedger.
+// service, checkpoints, lost work, retries) in its job table (sim/job_table.h), which the
+// scheduler reads as a JobLedger; stops are priced by sim/stop_accounting.h, and what the
+// outside may look at is read by sim/run_inspector.h.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -23,8 +24,10 @@
 #include "sim/clock.h"
 #include "sim/executor.h"
 #include "sim/failure_source.h"
+#include "sim/job_table.h"
 #include "sim/model_requests.h"
-#include "config/pools_config.h"
+#include "sim/run_inspector.h"
+#include "pools/pools_config.h"
 #include "pools/pool_assigner.h"
 #include "pools/pool_book.h"
 #include "workload/long_running.h"
@@ -40,11 +43,6 @@ struct SimulationStats {
   engine::Time end_time = 0;
 };
 
-// A job's checkpoint costs: per field, the trace's column, else the scenario's `checkpoint:`,
-// else the model catalog's estimate, else none (docs/lifecycle.md).
-workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
-                                        const perf::PerfModel& perf);
-
 // What turns the run into an emulation (emu/): a wall clock that also delivers events from
 // outside, and an executor that runs real processes. Both null: a simulation.
 struct Driver {
@@ -52,20 +50,18 @@ struct Driver {
   Executor* executor = nullptr;
 };
 
-class Simulation final : private sched::JobLedger, private OutsideEvents {
+class Simulation final : private OutsideEvents {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
              LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr, Driver driver = {});
 
   // The scenario's pools (before run()): each arriving job is given its pool, and the
-  // scheduler keeps the pools' usage and entitlements.
+  // scheduler keeps the pools' usage and entitlements (observers see them at each instant).
   void use_pools(const pools::PoolsConfig& config, std::uint64_t seed);
-  // The pools report (config.report_at), once the run has passed that instant; "" before.
-  const std::string& pools_report() const { return pools_report_; }
   // Why a job waits now, as the emulator's queue view says it ("" when it does not wait in the
   // queue): behind which job and at which place, or, first in line, what it lacks.
-  std::string waiting_reason(workload::JobId id) const;
+  std::string waiting_reason(workload::JobId id) const { return inspector_.waiting_reason(id); }
   // The scheduler notes which of its parts refuses this job, for waiting_reason.
   void watch(workload::JobId id) { scheduler_.watch(id); }
   // The scenario's services and cron entries (before run()): their jobs come from the source
@@ -76,45 +72,6 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   SimulationStats run();
 
  private:
-  struct Run {
-    workload::JobId job;
-    engine::Time start;
-    cluster::Placement placement;
-  };
-  // The simulation's record of one job; `life` is what policies read.
-  struct JobRuntime {
-    sched::JobLife life;
-    workload::CheckpointCost ckpt;
-    std::vector<RunId> runs;       // runs holding GPUs now
-    std::uint64_t held_gpus = 0;   // whole GPUs plus share slots held now
-    std::uint64_t* user_milli = nullptr;  // its user's entry in user_milli_, once looked up
-    engine::Time progress_from = 0;  // when the current attempt began making progress (after its restore)
-    double wall_per_work = 0;      // during a graceful stop: wall microseconds per unit of work, this attempt
-    engine::Time hold_until = 0;   // during a graceful stop: when its GPUs are freed
-    double done_at_stop = 0;       // during a graceful stop: work done when it stopped
-    double restored_at_stop = 0;   // during a graceful stop: the checkpoint it had resumed from
-    std::uint32_t stop_version = 0;
-    bool started = false;          // ever started (for the first-start flag)
-    bool attempt_started = false;  // the current attempt has started some tasks
-    bool fully_started = false;    // the current attempt has no task waiting
-    bool killed = false;           // stopped by a user: it ends as failed, whatever its retries
-    bool retired = false;          // a service instance no longer wanted: it ends once its GPUs are free
-    bool backing_off = false;      // a service instance that failed, waiting for its backoff to pass
-    bool last_stop_failed = false; // its last stop was a failure (not a preemption or kill)
-  };
-
-  // JobLedger
-  // A job that ended (its record given back) reads as finished, holding nothing.
-  const sched::JobLife& life(workload::JobId id) const override {
-    return active(id) ? runtime(id).life : ended_life_;
-  }
-  double work_done(workload::JobId id, engine::Time now) const override;
-  std::uint64_t user_held_milli(workload::Label user) const override;
-  std::uint64_t active_jobs() const override { return active_jobs_; }
-  std::uint64_t active_users() const override { return active_users_.size(); }
-  void held_slots(workload::JobId id, std::vector<cluster::TaskSlot>& out) const override;
-  engine::Time stop_hold(workload::JobId id) const override;
-  engine::Time keeps_work_from(workload::JobId id, engine::Time now) const override;
   // OutsideEvents (an emulation's clock calls these in the loop's thread)
   void run_ended(RunId run, engine::Time now) override;
   void run_failed(RunId run, cluster::HostId host, engine::Time now) override;
@@ -126,17 +83,12 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::optional<ServiceScaled> scale_service(const std::string& name, std::uint32_t instances,
                                              engine::Time now) override;
   void inspect(RunView& out, std::size_t limit, bool queue_only) const override;
-  void describe_job(workload::JobId id, RunView::Job& out) const;
-  std::string why_waiting(const sched::PendingJob& p, std::uint32_t position, workload::JobId head) const;
-  // What the cluster lacks for the job's next task(s) (a placement refusal, in numbers).
-  std::string lacking(const sched::PendingJob& p) const;
-
-  // A graceful preemption of this job saves all its work (the save fits in the grace period).
-  bool saves_on_preemption(const JobRuntime& rt) const;
 
   bool pull_next_job();
   void pull_next_failure();
   void handle(const engine::Event& e);
+  void arrive(workload::JobId id, engine::Time now);
+  void complete(RunId id, engine::Time now);
   void start_decided(engine::Time now);
   void apply_stops(engine::Time now);
   // Stops all of the job's runs at `now`. `released`: the scheduler freed its GPUs already.
@@ -146,7 +98,8 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   // The stopped job frees its GPUs (now, or when its save ends) and waits again or fails.
   void finish_stop(workload::JobId id, engine::Time now, bool free_gpus);
   void fail_host(const FailureEvent& f, engine::Time now);
-  void hold_changed(workload::JobId id, std::int64_t delta_milli);
+  // A failure cuts the stopping job's save short: it keeps its periodic checkpoint only.
+  void cut_save(workload::JobId id, engine::Time now, sched::StopCause cause, cluster::HostId host);
   void job_left(workload::JobId id, engine::Time now);
   // Arrival and end of services and cron occurrences (sim/simulation_long_running.cpp).
   enum class Arrival { go, held, skipped };
@@ -169,17 +122,11 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   void retire_with_the_run(engine::Time now);
   // The time a failed service instance waits before it asks for resources again.
   engine::Time backoff(const workload::JobSpec& job, std::uint32_t failures) const;
+  // The services' part of the API's view.
+  void describe_services(RunView& out) const;
   // Frees the job's runs (the GPUs too, with `free_gpus`) and settles what it held; `ends`:
   // its last run ends the job (observers see a completed run).
   void release_runs(workload::JobId id, engine::Time now, bool free_gpus, bool ends);
-  // Runtime records exist for active jobs only (memory stays O(active), not O(trace)): a slot
-  // is taken when the job is read and given back once it ended and observers saw its end.
-  JobRuntime& runtime(workload::JobId id) { return rt_pool_[slot_of_[id]]; }
-  const JobRuntime& runtime(workload::JobId id) const { return rt_pool_[slot_of_[id]]; }
-  bool active(workload::JobId id) const { return id < slot_of_.size() && slot_of_[id] != kNoSlot; }
-  void take_slot(workload::JobId id);
-  void release_slot(workload::JobId id);
-  metrics::InstantState snapshot(engine::Time now) const;
 
   const cluster::Topology& topo_;
   workload::JobSource& source_;
@@ -188,35 +135,23 @@ class Simulation final : private sched::JobLedger, private OutsideEvents {
   std::string trace_name_;
   std::unique_ptr<pools::PoolBook> pool_book_;
   std::unique_ptr<pools::PoolAssigner> pool_assigner_;
-  std::optional<engine::Time> pools_report_at_;
-  std::string pools_report_;
   LifecycleConfig lifecycle_;
   FailureSource* failures_;
   engine::EventQueue queue_;
   cluster::AllocationState alloc_;
   ModelRequests requests_;
-  sched::Scheduler scheduler_;
   std::unique_ptr<Executor> own_executor_;  // the simulate executor, unless the driver gives one
   Executor* executor_;
   Clock* clock_;
-  std::deque<workload::JobSpec> jobs_;  // stable addresses: the scheduler holds pointers
-  std::vector<JobRuntime> rt_pool_;
-  std::vector<std::uint32_t> free_slots_;
-  std::vector<std::uint32_t> slot_of_;  // by job id; kNoSlot once the job ended
-  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-  sched::JobLife ended_life_{.state = sched::JobState::finished};
-  std::unordered_map<RunId, Run> runs_;
-  RunId next_run_ = 0;
-  std::uint64_t running_jobs_ = 0;
-  std::uint64_t active_jobs_ = 0;
+  JobTable jobs_;  // before the scheduler, which reads it
+  sched::Scheduler scheduler_;
+  std::unordered_set<workload::JobId> outside_jobs_;  // submitted from outside, not yet arrived
+  RunInspector inspector_;
   bool source_done_ = false;
-  std::unordered_map<workload::Label, std::uint64_t> user_milli_;    // GPU-thousandths held per user
-  std::unordered_map<workload::Label, std::uint32_t> active_users_;  // active jobs per user
   std::vector<FailureEvent> pending_failures_;  // by event subject
   std::vector<std::pair<cluster::HostId, std::uint16_t>> repairs_;  // by event subject
   std::vector<std::pair<RunId, cluster::HostId>> run_failures_;      // by event subject
   std::unordered_map<cluster::HostId, std::uint16_t> lost_down_;    // GPUs set down when lost from outside
-  std::unordered_set<workload::JobId> outside_jobs_;  // submitted from outside, not yet arrived
   std::vector<sched::StartDecision> starts_;
   std::vector<sched::StopDecision> stops_;
   std::vector<sched::TimerRequest> timers_;

@@ -90,39 +90,39 @@ std::optional<ServiceScaled> Simulation::scale_service(const std::string& name, 
 }
 
 void Simulation::enter_scheduler(workload::JobId id, engine::Time now, bool announce) {
-  const auto& job = jobs_[id];
+  const auto& job = jobs_.spec(id);
   auto why = scheduler_.submit(job, requests_.of(job), now);
   if (why) {
-    runtime(id).life.state = sched::JobState::dropped;
+    jobs_.record(id).life.state = sched::JobState::dropped;
     if (job.kind == workload::JobKind::cron) long_running_stats_.dropped(job.group);
     job_left(id, now);
     observer_.on_drop(job, job.submit, *why);
-    release_slot(id);
+    jobs_.release(id);
   } else if (announce) {
     observer_.on_submit(job, now);
   }
 }
 
 void Simulation::skip(workload::JobId id, engine::Time now, const std::string& reason) {
-  const auto& job = jobs_[id];
-  runtime(id).life.state = sched::JobState::dropped;
+  const auto& job = jobs_.spec(id);
+  jobs_.record(id).life.state = sched::JobState::dropped;
   waiting_for_.erase(id);
   long_running_stats_.skipped(job.group);
   job_left(id, now);
   observer_.on_drop(job, job.submit, reason);
-  release_slot(id);
+  jobs_.release(id);
 }
 
 Simulation::Arrival Simulation::cron_arrives(workload::JobId id, engine::Time now) {
-  const auto& job = jobs_[id];
+  const auto& job = jobs_.spec(id);
   auto it = cron_entries_.find(job.group);
   if (it == cron_entries_.end()) return Arrival::go;
   auto& entry = it->second;
   const auto& strings = source_.strings();
-  const bool overlapping = entry.last != sched::kNoJob && active(entry.last);
+  const bool overlapping = entry.last != sched::kNoJob && jobs_.active(entry.last);
   long_running_stats_.occurrence(job.group, overlapping);
   if (overlapping && entry.skip_overlap) {
-    skip(id, now, fmt::format("skipped: the previous occurrence ({}) has not ended", strings.str(jobs_[entry.last].trace_id)));
+    skip(id, now, fmt::format("skipped: the previous occurrence ({}) has not ended", strings.str(jobs_.spec(entry.last).trace_id)));
     return Arrival::skipped;
   }
   entry.last = id;
@@ -131,11 +131,11 @@ Simulation::Arrival Simulation::cron_arrives(workload::JobId id, engine::Time no
   for (auto parent : entry.parents) {
     const auto& p = cron_entries_.at(parent);
     if (p.last == sched::kNoJob) continue;  // no occurrence yet: nothing to wait for
-    if (active(p.last)) {
+    if (jobs_.active(p.last)) {
       held_by_[p.last].push_back(id);
       ++waits;
     } else if (p.last_failed) {
-      skip(id, now, fmt::format("skipped: parent occurrence {} did not finish", strings.str(jobs_[p.last].trace_id)));
+      skip(id, now, fmt::format("skipped: parent occurrence {} did not finish", strings.str(jobs_.spec(p.last).trace_id)));
       return Arrival::skipped;
     }
   }
@@ -145,10 +145,10 @@ Simulation::Arrival Simulation::cron_arrives(workload::JobId id, engine::Time no
 }
 
 void Simulation::cron_ended(workload::JobId id) {
-  const auto& job = jobs_[id];
+  const auto& job = jobs_.spec(id);
   auto it = cron_entries_.find(job.group);
   if (it == cron_entries_.end()) return;
-  const bool failed = runtime(id).life.state != sched::JobState::finished;
+  const bool failed = jobs_.record(id).life.state != sched::JobState::finished;
   if (it->second.last == id) it->second.last_failed = failed;
   if (held_by_.count(id)) ended_parents_.push_back({id, failed});
 }
@@ -171,11 +171,11 @@ void Simulation::release_held(engine::Time now) {
   }
   std::stable_sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) { return a.child < b.child; });
   for (const auto& o : outcomes) {
-    if (!active(o.child) || !waiting_for_.count(o.child)) continue;  // skipped already
+    if (!jobs_.active(o.child) || !waiting_for_.count(o.child)) continue;  // skipped already
     if (o.failed_parent != sched::kNoJob) {
       skip(o.child, now,
            fmt::format("skipped: parent occurrence {} did not finish",
-                       source_.strings().str(jobs_[o.failed_parent].trace_id)));
+                       source_.strings().str(jobs_.spec(o.failed_parent).trace_id)));
       continue;
     }
     if (--waiting_for_[o.child] > 0) continue;
@@ -196,17 +196,18 @@ engine::Time Simulation::backoff(const workload::JobSpec& job, std::uint32_t fai
 }
 
 void Simulation::retire(workload::JobId id, engine::Time now) {
-  if (!active(id)) return;
-  if (auto s = service_state_.find(jobs_[id].group); s != service_state_.end()) s->second.wanted.erase(id);
-  auto& rt = runtime(id);
+  if (!jobs_.active(id)) return;
+  if (auto s = service_state_.find(jobs_.spec(id).group); s != service_state_.end()) s->second.wanted.erase(id);
+  auto& rt = jobs_.record(id);
   switch (rt.life.state) {
     case sched::JobState::stopping:
       rt.retired = true;  // it ends when its GPUs are free (finish_stop)
       return;
     case sched::JobState::running:
       scheduler_.job_ended(id, now);
+      // The work its runs report is not kept: an instance has none to finish (end_retired).
       for (RunId r : rt.runs) executor_->stop(r, now, false);
-      long_running_stats_.up(jobs_[id].group, now, -1);
+      long_running_stats_.up(jobs_.spec(id).group, now, -1);
       release_runs(id, now, true, true);
       break;
     case sched::JobState::pending:
@@ -219,13 +220,24 @@ void Simulation::retire(workload::JobId id, engine::Time now) {
 }
 
 void Simulation::end_retired(workload::JobId id, engine::Time now) {
-  auto& life = runtime(id).life;
+  auto& life = jobs_.record(id).life;
   life.state = sched::JobState::finished;
   // An instance has no work to finish: what it did is all there was.
   life.work_total = life.work_done;
   job_left(id, now);
-  observer_.on_life({metrics::LifeStep::finish, now, &jobs_[id], &life});
-  release_slot(id);
+  observer_.on_life({metrics::LifeStep::finish, now, &jobs_.spec(id), &life});
+  jobs_.release(id);
+}
+
+void Simulation::describe_services(RunView& out) const {
+  out.services.assign(service_state_.size(), {});
+  for (const auto& [name, group] : service_names_) {
+    const auto& st = service_state_.at(group);
+    auto& s = out.services[st.order];
+    s.name = name;
+    s.instances = static_cast<std::uint32_t>(st.wanted.size());
+    for (auto id : st.wanted) s.running += jobs_.record(id).life.state == sched::JobState::running;
+  }
 }
 
 void Simulation::retire_with_the_run(engine::Time now) {

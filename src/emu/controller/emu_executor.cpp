@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/simulation.h"
+#include "sim/stop_accounting.h"
 #include "util/checked.h"
 
 namespace schedlab::emu {
