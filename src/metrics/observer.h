@@ -8,7 +8,7 @@
 #include "cluster/placement.h"
 #include "engine/time.h"
 #include "sched/job_life.h"
-#include "sched/scheduler.h"
+#include "sched/decisions.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::pools {

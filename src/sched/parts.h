@@ -3,6 +3,7 @@
 // assign tasks through an AllocationTransaction that the scheduler commits or discards.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -144,8 +145,8 @@ struct EvictionCandidate {
   engine::Time run_start = 0;  // when its current run began
 };
 
-// Whom to evict so that a waiting job can run. The part answers only that; the scheduler
-// owns the pass (scheduler_preempt.cpp), run after the start pass when enabled(): for each
+// Whom to evict so that a waiting job can run. The part answers only that; the built-in
+// passes own the pass (builtin_preempt.cpp), run after the start pass when enabled(): for each
 // waiting job in queue order it offers the running jobs the job outranks, worst key first,
 // grouped by equal rank and ordered within a group by evict_first(); a dry run in an
 // allocation transaction frees them in that order until the job places, then reprieves
@@ -167,9 +168,13 @@ class Preemption {
   virtual bool evict_first(const EvictionCandidate& a, const EvictionCandidate& b) const {
     return a.key != b.key ? a.key > b.key : a.id > b.id;
   }
-  // Peloton's reclaim instead (scheduler_pools.cpp): pools above their entitlement for the
-  // scenario's sustained_periods give the surplus back at each entitlement period.
-  virtual bool reclaims_pools() const { return false; }
+  // At each entitlement period of the scenario's pools, once entitlements are recomputed:
+  // the running jobs to stop for their pool (Peloton's reclaim, preemption pool-reclaim).
+  // `running` lists the jobs that hold GPUs, in no particular order; `stop` stops one at
+  // once, as a whole gang, and the book shows its release before it returns. Default: none.
+  virtual void entitlement_period(const pools::PoolBook& /*book*/, const JobLedger& /*ledger*/,
+                                  const std::vector<const workload::JobSpec*>& /*running*/,
+                                  const std::function<void(workload::JobId)>& /*stop*/) const {}
 };
 
 // A running job as backfilling sees it: its GPUs and when it is expected to end.

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "metrics/writers.h"
-#include "sched/scheduler.h"
+#include "sched/decisions.h"
 
 namespace schedlab::sim {
 

@@ -11,7 +11,7 @@ writes the jobs.csv of
     schedlab run scenarios/quickstart.yaml --set scheduler.queue=las --set scheduler.preemption=reorder
 
 byte for byte (on the quickstart and Philly scenarios). It is a port of src/sched/queue_las.cpp,
-preemption_reorder.cpp, scheduler_preempt.cpp and the start pass of scheduler.cpp; the
+preemption_reorder.cpp, builtin_preempt.cpp and the start pass of builtin_passes.cpp; the
 comments name the C++ each part mirrors.
 
 The queue. A job's attained service is the GPU-time (or wall time) it has held over all its

@@ -1,4 +1,4 @@
-// The preemption pass: after the start pass, running jobs may be stopped (as whole gangs)
+// The built-in preemption pass: after the start pass, running jobs may be stopped (as whole gangs)
 // so that better-keyed waiting jobs start. The preemption part says whom a waiting job may
 // evict and in which order; this pass owns the dry run, the stops and the starts.
 //
@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "sched/scheduler.h"
+#include "sched/builtin_passes.h"
 #include "util/checked.h"
 
 namespace schedlab::sched {
@@ -28,31 +28,32 @@ std::uint64_t gpus_needed(const PendingJob& job, std::uint32_t tasks) {
 }
 }  // namespace
 
-bool Scheduler::places_now(const PendingJob& job, std::uint32_t need, engine::Time now,
-                           cluster::AllocationState& alloc) {
+bool BuiltinPasses::places_now(const PendingJob& job, std::uint32_t need, engine::Time now,
+                               cluster::AllocationState& alloc) {
   if (alloc.free_gpus(job.allowed) < gpus_needed(job, need)) return false;
   // Admission sees the state as the dry run left it (a gang counts its victims' GPUs).
-  SchedContext ctx{*topo_, alloc, now, pools_};
-  for (const auto& a : admissions_)
+  SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
+  for (const auto& a : s_.admissions_)
     if (!a->admit(job, ctx).is_ok()) return false;
   std::vector<cluster::TaskSlot> slots;
-  for (auto mask : placement_groups(job, &ctx)) {
+  for (auto mask : s_.placement_groups(job, &ctx)) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);  // always rolled back: a question only
-    placement_->place(job, job.tasks_left, mask, tx, slots);
+    s_.placement_->place(job, job.tasks_left, mask, tx, slots);
     if (slots.size() >= need) return true;
   }
   return false;
 }
 
-bool Scheduler::eligible_victim(workload::JobId id, engine::Time now, engine::Time& eligible_at) const {
-  const auto& life = ledger_->life(id);
+bool BuiltinPasses::eligible_victim(workload::JobId id, engine::Time now, engine::Time& eligible_at) const {
+  const auto& life = s_.ledger_->life(id);
   // Started in this pass (its start not applied yet) or not running: not a victim.
   if (life.state != JobState::running || life.run_start < 0) return false;
-  if (auto it = running_.find(id); it != running_.end() && !it->second.spec->preemptible) return false;
+  if (auto it = s_.running_.find(id); it != s_.running_.end() && !it->second.spec->preemptible) return false;
   if (std::binary_search(started_now_.begin(), started_now_.end(), id)) return false;
   // min_run_s, and never before a stop would keep some of the run's work (thrash guard).
-  const engine::Time from = std::max(add_time(life.run_start, preemption_->min_run()), ledger_->keeps_work_from(id, now));
+  const engine::Time from =
+      std::max(add_time(life.run_start, s_.preemption_->min_run()), s_.ledger_->keeps_work_from(id, now));
   if (from > now) {
     eligible_at = std::min(eligible_at, from);
     return false;
@@ -60,11 +61,11 @@ bool Scheduler::eligible_victim(workload::JobId id, engine::Time now, engine::Ti
   return true;
 }
 
-bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine::Time now,
-                               cluster::AllocationState& alloc, std::vector<workload::JobId>& victims,
-                               engine::Time& eligible_at) {
+bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, engine::Time now,
+                                   cluster::AllocationState& alloc, std::vector<workload::JobId>& victims,
+                                   engine::Time& eligible_at) {
   victims.clear();
-  const OrderKey key = key_state(job.id()).key;
+  const OrderKey key = s_.key_state(job.id()).key;
   std::vector<EvictionCandidate> freed;  // in the order the dry run freed them
   std::vector<EvictionCandidate> group;
   std::vector<cluster::TaskSlot> held;
@@ -78,10 +79,10 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
   std::size_t released = 0;
   {
     cluster::AllocationTransaction tx(alloc);
-    auto it = running_by_key_.rbegin();
-    const auto end = running_by_key_.rend();
+    auto it = s_.running_by_key_.rbegin();
+    const auto end = s_.running_by_key_.rend();
     auto same_rank = [&](const OrderKey& a, const OrderKey& b) {
-      return !preemption_->outranks(a, b) && !preemption_->outranks(b, a);
+      return !s_.preemption_->outranks(a, b) && !s_.preemption_->outranks(b, a);
     };
     while (!placed) {
       // The next group of equal rank from the worst end, eligible runs only.
@@ -90,7 +91,7 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
       OrderKey rank;
       for (; it != end; ++it) {
         const auto& [k, id] = *it;
-        if (!preemption_->outranks(key, k)) {
+        if (!s_.preemption_->outranks(key, k)) {
           it = end;  // monotone: no better running job is outranked either
           break;
         }
@@ -100,20 +101,21 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
         } else if (!same_rank(rank, k)) {
           break;
         }
-        if (eligible_victim(id, now, eligible_at)) group.push_back({id, k, ledger_->life(id).run_start});
+        if (eligible_victim(id, now, eligible_at)) group.push_back({id, k, s_.ledger_->life(id).run_start});
       }
       if (group.empty()) {
         if (it == end) break;
         continue;  // a whole group too young to evict: on to the next
       }
-      std::sort(group.begin(), group.end(),
-                [&](const EvictionCandidate& a, const EvictionCandidate& b) { return preemption_->evict_first(a, b); });
+      std::sort(group.begin(), group.end(), [&](const EvictionCandidate& a, const EvictionCandidate& b) {
+        return s_.preemption_->evict_first(a, b);
+      });
       for (const auto& c : group) {
         freed.push_back(c);
-        reach += running_.at(c.id).gpus;
+        reach += s_.running_.at(c.id).gpus;
         if (base_free + reach < need_gpus) continue;
         for (; released < freed.size(); ++released) {
-          ledger_->held_slots(freed[released].id, held);
+          s_.ledger_->held_slots(freed[released].id, held);
           for (const auto& t : held) tx.release(t);
         }
         if (places_now(job, need, now, alloc)) {
@@ -131,7 +133,7 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
     cluster::AllocationTransaction tx(alloc);
     for (std::size_t j = 0; j < freed.size(); ++j) {
       if (j == i || kept[j]) continue;
-      ledger_->held_slots(freed[j].id, held);
+      s_.ledger_->held_slots(freed[j].id, held);
       for (const auto& t : held) tx.release(t);
     }
     kept[i] = places_now(job, need, now, alloc);
@@ -141,18 +143,19 @@ bool Scheduler::choose_victims(const PendingJob& job, std::uint32_t need, engine
   return true;
 }
 
-void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
-                             std::vector<StopDecision>& stops) {
-  if (queue_.empty() || running_by_key_.empty()) return;
-  if (queue_order_->drifts_while_running()) {
+void BuiltinPasses::preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                                 std::vector<StopDecision>& stops) {
+  if (s_.queue_.empty() || s_.running_by_key_.empty()) return;
+  if (s_.queue_order_->drifts_while_running()) {
     // SRTF-like keys move while jobs run: bring running keys up to date before comparing.
     std::vector<workload::JobId> ids;
-    for (const auto& [k, id] : running_by_key_) ids.push_back(id);
-    for (auto id : ids) rekey(id, now);
+    for (const auto& [k, id] : s_.running_by_key_) ids.push_back(id);
+    for (auto id : ids) s_.rekey(id, now);
   }
   // Nothing changed since the head last failed to find victims: it would fail again.
-  if (preempt_block_.valid && queue_.begin()->second.id() == preempt_block_.job && changes_ == preempt_block_.changes &&
-      alloc.release_epoch() == preempt_block_.epoch && now < preempt_block_.retry_at)
+  if (preempt_block_.valid && s_.queue_.begin()->second.id() == preempt_block_.job &&
+      s_.changes_ == preempt_block_.changes && alloc.release_epoch() == preempt_block_.epoch &&
+      now < preempt_block_.retry_at)
     return;
   preempt_block_.valid = false;
 
@@ -160,22 +163,22 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
   for (const auto& s : starts) started_now_.push_back(s.job);
   std::sort(started_now_.begin(), started_now_.end());
 
-  SchedContext ctx{*topo_, alloc, now, pools_};
+  SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
   std::vector<workload::JobId> victims;
   std::vector<cluster::TaskSlot> slots;
   bool changed = false;  // a stop or start in this pass: jobs the start pass refused may fit now
-  for (auto it = queue_.begin(); it != queue_.end();) {
+  for (auto it = s_.queue_.begin(); it != s_.queue_.end();) {
     PendingJob& job = it->second;
     const workload::JobId id = job.id();
     if (auto w = stopping_for_.find(id); w != stopping_for_.end()) {
       const bool saving = std::any_of(w->second.begin(), w->second.end(), [&](workload::JobId v) {
-        return ledger_->life(v).state == JobState::stopping;
+        return s_.ledger_->life(v).state == JobState::stopping;
       });
       if (saving) break;  // its victims' GPUs are coming: it evicts no more, and keeps its claim
       stopping_for_.erase(w);
     }
-    const bool whole =
-        std::any_of(admissions_.begin(), admissions_.end(), [&](const auto& a) { return a->all_or_nothing(job); });
+    const bool whole = std::any_of(s_.admissions_.begin(), s_.admissions_.end(),
+                                   [&](const auto& a) { return a->all_or_nothing(job); });
     const std::uint32_t need = whole ? job.tasks_left : 1;
     engine::Time eligible_at = engine::kTimeMax;
     victims.clear();
@@ -183,18 +186,18 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
     // fit without victims.
     const bool fits = changed && places_now(job, need, now, alloc);
     if (!fits && !choose_victims(job, need, now, alloc, victims, eligible_at)) {
-      preempt_block_ = {true, id, changes_, alloc.release_epoch(), eligible_at};
+      preempt_block_ = {true, id, s_.changes_, alloc.release_epoch(), eligible_at};
       // A run that becomes old enough to evict may change the answer: wake then.
       if (eligible_at != engine::kTimeMax && (wake_at_ <= now || eligible_at < wake_at_)) {
         wake_at_ = eligible_at;
-        timers_.push_back({eligible_at, kNoJob, 0});
+        s_.timers_.push_back({eligible_at, kNoJob, 0});
       }
       break;
     }
     bool all_freed = true;
     std::vector<workload::JobId> saving;
     for (auto v : victims) {
-      stop_running(v, StopCause::preempted, id, now, alloc, stops);
+      s_.stop_running(v, StopCause::preempted, id, alloc, stops);
       if (!stops.back().released) {
         all_freed = false;
         saving.push_back(v);
@@ -210,11 +213,11 @@ void Scheduler::preempt_pass(engine::Time now, cluster::AllocationState& alloc, 
       assert(false && "the dry run placed this job");
       break;
     }
-    record_start(job, slots, now, starts);
+    s_.record_start(job, slots, now, starts);
     started_now_.insert(std::upper_bound(started_now_.begin(), started_now_.end(), id), id);
     if (job.tasks_left == 0) {
-      key_state(id).queued = false;
-      dequeue(it++);
+      s_.key_state(id).queued = false;
+      s_.dequeue(it++);
       continue;
     }
     ++it;  // partly started: the rest of its tasks wait

@@ -1,0 +1,27 @@
+// The scheduler's decision step: once per instant, which waiting jobs start where and which
+// running jobs stop. Two implementations, chosen once when the scheduler is built: the
+// built-in passes over the scenario's parts (builtin_passes.h) and an external policy
+// process (external_step.h). Either one applies its decisions through the scheduler's own
+// records (an allocation transaction, record_start, stop_running), so that the invariants
+// hold whoever decides.
+#pragma once
+
+#include <vector>
+
+#include "cluster/allocation.h"
+#include "sched/decisions.h"
+
+namespace schedlab::sched {
+
+class DecisionStep {
+ public:
+  virtual ~DecisionStep() = default;
+  // One decision at `now`: commits allocations for the jobs that start, frees the GPUs of
+  // jobs it stops at once, and reports both.
+  virtual void decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                      std::vector<StopDecision>& stops) = 0;
+  // A timer the step asked for itself (subject kExternalTimer) fired.
+  virtual void own_timer(engine::Time /*now*/) {}
+};
+
+}  // namespace schedlab::sched
