@@ -50,7 +50,7 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
 std::uint64_t validate_workload(const config::Scenario& scenario) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
   perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
-                        scenario.perf.lines);
+                        scenario.perf.model_line);
   auto source = sim::open_workload(scenario);
   workload::JobSpec job;
   std::uint64_t jobs = 0;

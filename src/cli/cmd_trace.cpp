@@ -120,7 +120,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     for (const auto& a : so->args) {
       auto eq = a.find('=');
       if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
-      so->options.args[a.substr(0, eq)] = a.substr(eq + 1);
+      so->options.args.values[a.substr(0, eq)] = ArgValue(a.substr(eq + 1));
     }
     if (*output != "text" && *output != "json") {
       const auto& formats = workload::trace_formats();
@@ -153,7 +153,7 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     for (const auto& a : co->args) {
       auto eq = a.find('=');
       if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
-      co->options.args[a.substr(0, eq)] = a.substr(eq + 1);
+      co->options.args.values[a.substr(0, eq)] = ArgValue(a.substr(eq + 1));
     }
     auto src = workload::open_trace(co->file, co->options);
     write_trace(*src, *cout_path);

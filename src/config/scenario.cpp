@@ -12,6 +12,7 @@
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
 #include "config/long_running_config.h"
+#include "util/named_args_yaml.h"
 #include "util/yaml_util.h"
 #include "sched/registry.h"
 #include "util/error.h"
@@ -62,9 +63,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   try {
     value = without_marks(parse_yaml(assignment.substr(eq + 1), "--set"));
   } catch (const InputError& e) {
-    // parse_yaml says "--set:LINE: what"; the line is within the value, not a file's.
-    const std::string prefix = e.line() > 0 ? fmt::format("{}:{}: ", e.file(), e.line()) : e.file() + ": ";
-    throw InputError("--set", 0, path, "value is not valid YAML: " + std::string(e.what()).substr(prefix.size()));
+    // The line parse_yaml names is within the value, not a file's.
+    throw InputError("--set", 0, path, "value is not valid YAML: " + e.what_here());
   }
   set_at_path(root, path, value, [&](const std::string& what) { throw InputError("--set", 0, path, what); });
 }
@@ -115,32 +115,12 @@ std::vector<std::string> part_names(const YAML::Node& n, const At& at, const sch
 }
 
 // Builds every part once with its args, as `run` will, so that a bad setting (a number out of
-// range, an unknown key) is reported by `validate` too, at its line in the scenario.
-void check_part_args(const YAML::Node& n, const At& at, const sched::SchedulerConfig& c) {
+// range, an unknown key) is reported by `validate` too; each part reports it at its line.
+void check_part_args(const sched::SchedulerConfig& c) {
   const auto& r = sched::builtin_parts();
-  auto args_of = [&](const std::string& part) {
-    auto it = c.args.find(part);
-    return it == c.args.end() ? sched::PartArgs{} : it->second;
-  };
   auto build = [&](const std::string& part, auto& list) {
-    try {
-      list.make(part, args_of(part));
-    } catch (const InputError& e) {
-      // Parts see their args as plain strings and name only the field: locate it here.
-      const YAML::Node args = n["args"] ? n["args"][part] : YAML::Node();
-      std::string what = e.what();
-      if (!e.field().empty()) {
-        const std::string prefix = e.field() + ": ";
-        if (auto p = what.find(prefix); p != std::string::npos) what = what.substr(p + prefix.size());
-      }
-      std::string key;
-      if (args && args.IsMap())
-        for (const auto& kv : args)
-          if (kv.first.IsScalar() && e.field().ends_with("." + kv.first.Scalar())) key = kv.first.Scalar();
-      At pat = at / "args" / part;
-      if (!key.empty()) fail(args[key], pat / key, what);
-      fail(args ? args : n, args ? pat : at, what);
-    }
+    auto it = c.args.find(part);
+    list.make(part, it == c.args.end() ? sched::PartArgs{} : it->second);
   };
   build(c.queue, r.queues);
   for (const auto& a : c.admission) build(a, r.admissions);
@@ -166,17 +146,10 @@ sched::SchedulerConfig read_scheduler(const YAML::Node& n, const At& at) {
     require_map(n["args"], at / "args");
     for (const auto& kv : n["args"]) {
       std::string part = key_of(kv.first, at / "args");
-      At pat = at / "args" / part;
-      require_map(kv.second, pat);
-      for (const auto& arg : kv.second) {
-        std::string key = key_of(arg.first, pat);
-        // A list (LAS thresholds) travels as its flow text "[a, b]"; the part parses it.
-        c.args[part][key] = arg.second.IsSequence() ? "[" + join(get_string_list(arg.second, pat / key), ", ") + "]"
-                                                    : get_string(arg.second, pat / key);
-      }
+      c.args[part] = read_named_args(kv.second, at / "args" / part);
     }
   }
-  check_part_args(n, at, c);
+  check_part_args(c);
   return c;
 }
 
@@ -366,11 +339,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   }
   if (w["skip_bad_rows"]) sc.workload.options.skip_bad_rows = get_bool(w["skip_bad_rows"], wat / "skip_bad_rows");
   if (w["args"]) {
-    require_map(w["args"], wat / "args");
-    for (const auto& kv : w["args"]) {
-      std::string key = key_of(kv.first, wat / "args");
-      sc.workload.options.args[key] = get_string(kv.second, wat / "args" / key);
-    }
+    sc.workload.options.args = read_named_args(w["args"], wat / "args");
   }
   sc.workload.line = line_of(w["trace"] ? w["trace"] : w);
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
@@ -441,14 +410,13 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
 
   if (const auto& p = root["perf"]) {
     At pat = at / "perf";
-    require_map(p, pat);
+    sc.perf.args = read_named_args(p, pat);
+    if (auto m = sc.perf.args.values.extract("model")) {
+      sc.perf.model = get_string(p["model"], pat / "model");
+      sc.perf.model_line = m.mapped().line;
+    }
     for (const auto& kv : p) {
       std::string key = key_of(kv.first, pat);
-      sc.perf.lines[key] = line_of(kv.first);
-      if (key == "model")
-        sc.perf.model = get_string(kv.second, pat / "model");
-      else
-        sc.perf.args[key] = kv.second.IsScalar() ? kv.second.Scalar() : YAML::Dump(kv.second);
       // Files the perf model reads: a missing one or a folder is reported at its line here.
       if ((key == "profile" || key == "models") && kv.second.IsScalar())
         require_file(resolve_path(path, kv.second.Scalar()), kv.second, pat / key);

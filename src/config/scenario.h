@@ -49,8 +49,8 @@ struct WorkloadConfig {
 
 struct PerfConfig {
   std::string model = "trace";
-  std::map<std::string, std::string> args;  // model-specific settings, validated by the model
-  std::map<std::string, long> lines;        // line of each `perf:` key ("model" included), for errors
+  long model_line = 0;  // where `perf.model` is written, for an unknown name
+  NamedArgs args;       // the other `perf:` keys: the model's settings, validated by the model
 };
 
 // A named variant of a scenario, for compare: either one of the scenario's own `variants:`

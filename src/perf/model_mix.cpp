@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "util/named_args_yaml.h"
+#include "util/parse.h"
 #include "util/yaml_util.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -22,26 +24,41 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-[[noreturn]] void bad(const std::string& file, const std::string& what) {
-  throw InputError(file, 0, "perf.model_mix", what);
+// A value for messages: its text, or what it is.
+std::string describe(const ArgValue& v) {
+  switch (v.shape) {
+    case ArgValue::Shape::scalar: return v.text;
+    case ArgValue::Shape::list: return "a list";
+    case ArgValue::Shape::map: return "a map";
+    case ArgValue::Shape::none: return "~";
+  }
+  return "";
 }
 
-std::vector<std::pair<std::size_t, double>> read_weights(const YAML::Node& map, const ModelCatalog& catalog,
+void at_line(ArgValue& v, long line) {
+  v.line = line;
+  for (auto& item : v.items) at_line(item, line);
+  for (auto& [key, entry] : v.entries) at_line(entry, line);
+}
+
+// Errors name perf.model_mix at the line of the value found wrong.
+[[noreturn]] void bad(const std::string& file, const ArgValue& at, const std::string& what) {
+  throw InputError(file, at.line, "perf.model_mix", what);
+}
+
+std::vector<std::pair<std::size_t, double>> read_weights(const ArgValue& map, const ModelCatalog& catalog,
                                                          const std::string& file) {
-  if (!map.IsMap() || map.size() == 0) bad(file, "needs a map model -> weight, e.g. {resnet50: 3, bert-large: 1}");
+  if (map.shape != ArgValue::Shape::map || map.entries.empty())
+    bad(file, map, "needs a map model -> weight, e.g. {resnet50: 3, bert-large: 1}");
   std::vector<std::pair<std::size_t, double>> out;
-  for (const auto& kv : map) {
-    std::string name = kv.first.as<std::string>();
+  for (const auto& [name, weight] : map.entries) {
     const auto& models = catalog.models();
     auto it = std::find_if(models.begin(), models.end(), [&](const TrainingModel& m) { return m.name == name; });
-    if (it == models.end()) bad(file, unknown_name_message("training model", name, catalog.names()));
+    if (it == models.end()) bad(file, weight, unknown_name_message("training model", name, catalog.names()));
     double w = 0;
-    try {
-      w = kv.second.as<double>();
-    } catch (const YAML::Exception&) {
-      bad(file, "weight of '" + name + "' must be a number, got '" + YAML::Dump(kv.second) + "'");
-    }
-    if (!(w > 0)) bad(file, "weight of '" + name + "' must be > 0");
+    if (weight.shape != ArgValue::Shape::scalar || !try_parse_double(trim(weight.text), w))
+      bad(file, weight, "weight of '" + name + "' must be a number, got '" + describe(weight) + "'");
+    if (!(w > 0)) bad(file, weight, "weight of '" + name + "' must be > 0");
     out.emplace_back(static_cast<std::size_t>(it - models.begin()), w);
   }
   return out;
@@ -67,26 +84,32 @@ ModelMix ModelMix::uniform(const ModelCatalog& catalog) {
   return mix;
 }
 
-ModelMix ModelMix::parse(const std::string& yaml, const ModelCatalog& catalog, const std::string& file) {
-  // The one guarded YAML load (duplicate keys, aliases); its error names the file.
-  YAML::Node root;
-  try {
-    root = config::parse_yaml(yaml, file);
-  } catch (const InputError& e) {
-    const std::string prefix = e.line() > 0 ? fmt::format("{}:{}: ", e.file(), e.line()) : e.file() + ": ";
-    bad(file, "not valid YAML: " + std::string(e.what()).substr(prefix.size()));
+ModelMix ModelMix::parse(const ArgValue& value, const ModelCatalog& catalog, const std::string& file) {
+  // A mix written as a quoted string ("{resnet50: 3}") is read as the YAML it holds, through the
+  // one guarded YAML load (duplicate keys, aliases); its error names the file.
+  if (value.shape == ArgValue::Shape::scalar) {
+    YAML::Node root;
+    try {
+      root = config::parse_yaml(value.text, file);
+    } catch (const InputError& e) {
+      bad(file, value, "not valid YAML: " + e.what_here());
+    }
+    ArgValue parsed = config::arg_value(root, config::At{file, "perf.model_mix"});
+    at_line(parsed, value.line);  // lines within the string are not the file's
+    return parse(parsed, catalog, file);
   }
-  if (!root.IsMap() || root.size() == 0) bad(file, "needs a map model -> weight, or GPU-count class -> {model: weight}");
+  const ArgValue& root = value;
+  if (root.shape != ArgValue::Shape::map || root.entries.empty())
+    bad(file, root, "needs a map model -> weight, or GPU-count class -> {model: weight}");
   ModelMix mix;
-  bool classed = root.begin()->second.IsMap();
+  bool classed = root.entries.front().second.shape == ArgValue::Shape::map;
   if (!classed) {
     GpuClass c;
     c.weights = read_weights(root, catalog, file);
     mix.classes_.push_back(std::move(c));
     return mix;
   }
-  for (const auto& kv : root) {
-    std::string key = kv.first.as<std::string>();
+  for (const auto& [key, classed_weights] : root.entries) {
     GpuClass c;
     std::string_view k = key;
     bool ok;
@@ -99,8 +122,8 @@ ModelMix ModelMix::parse(const std::string& yaml, const ModelCatalog& catalog, c
       ok = parse_u64(k, c.min_gpus);
       c.max_gpus = c.min_gpus;
     }
-    if (!ok) bad(file, "GPU-count class '" + key + "' must be N, A-B or N+ (e.g. \"1\", \"2-8\", \"9+\")");
-    c.weights = read_weights(kv.second, catalog, file);
+    if (!ok) bad(file, classed_weights, "GPU-count class '" + key + "' must be N, A-B or N+ (e.g. \"1\", \"2-8\", \"9+\")");
+    c.weights = read_weights(classed_weights, catalog, file);
     mix.classes_.push_back(std::move(c));
   }
   std::sort(mix.classes_.begin(), mix.classes_.end(),
@@ -108,12 +131,12 @@ ModelMix ModelMix::parse(const std::string& yaml, const ModelCatalog& catalog, c
   std::uint64_t next = 1;
   for (const auto& c : mix.classes_) {
     if (c.min_gpus != next)
-      bad(file, std::string("GPU-count classes must cover every count from 1 up without overlap; ") +
+      bad(file, root, std::string("GPU-count classes must cover every count from 1 up without overlap; ") +
                     (c.min_gpus < next ? "overlap" : "gap") + " at " + std::to_string(std::min(c.min_gpus, next)) +
                     " GPUs");
     next = c.max_gpus == UINT64_MAX ? UINT64_MAX : c.max_gpus + 1;
   }
-  if (next != UINT64_MAX) bad(file, "the last GPU-count class must be open-ended (\"N+\")");
+  if (next != UINT64_MAX) bad(file, root, "the last GPU-count class must be open-ended (\"N+\")");
   return mix;
 }
 

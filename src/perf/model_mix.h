@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "perf/model_catalog.h"
+#include "util/named_args.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::perf {
@@ -21,10 +22,11 @@ class ModelMix {
 
   // Every catalog model with weight 1, for all jobs.
   static ModelMix uniform(const ModelCatalog& catalog);
-  // `yaml` is either {name: weight, ...} or {"1": {...}, "2-8": {...}, "9+": {...}} (GPU-count
+  // `value` is either {name: weight, ...} or {"1": {...}, "2-8": {...}, "9+": {...}} (GPU-count
   // classes; a job in no class is an error at parse time only if classes leave gaps: they must
-  // cover 1..∞). Throws InputError(file, 0, "perf.model_mix", ...) naming the fix.
-  static ModelMix parse(const std::string& yaml, const ModelCatalog& catalog, const std::string& file);
+  // cover 1..∞), or such a map written as a string. Throws InputError(file, line,
+  // "perf.model_mix", ...) naming the fix, at the line of the value found wrong.
+  static ModelMix parse(const ArgValue& value, const ModelCatalog& catalog, const std::string& file);
 
   // The catalog index for a job: u = splitmix64(seed, job id) in [0,1) picks the model whose
   // cumulative weight (in the order written) first exceeds u × total. Same seed and id, same model.

@@ -3,49 +3,52 @@
 
 #include "perf/placement_model.h"
 #include "util/error.h"
-#include "util/suggest.h"
 
 namespace schedlab::perf {
 
-const std::vector<PerfModelInfo>& perf_models() {
-  static const std::vector<PerfModelInfo> list = {
-      {"trace", "every job runs as long as its trace says, wherever it is placed"},
-      {"none", "another name for trace: no training model, trace durations kept"},
-      {"placement", "iteration time of a training model (configs/models.yaml) on the placement: slowest GPU + "
-                    "ring/hierarchical/tree/ps allreduce over the links crossed, shared max-min fairly"},
-  };
-  return list;
-}
-
 namespace {
-std::unique_ptr<PerfModel> build(const std::string& name, const std::map<std::string, std::string>& args,
-                                 const std::string& scenario_file, const cluster::Topology& topo, std::uint64_t seed) {
-  if (name == "trace" || name == "none") {
-    if (!args.empty())
-      throw InputError(scenario_file, 0, "perf." + args.begin()->first, "the '" + name + "' model takes no settings");
+// The trace model under its name: it takes no settings.
+PerfModelFactory trace_model(std::string name) {
+  return [name](const PerfModelInputs& in) {
+    if (!in.args.empty()) {
+      const auto& [key, value] = *in.args.values.begin();
+      throw InputError(in.args.file, value.line, "perf." + key, "the '" + name + "' model takes no settings");
+    }
     return make_trace_rate_model();
-  }
-  if (name == "placement") return make_placement_model(parse_placement_settings(args, scenario_file, topo, seed), topo);
-  std::vector<std::string> names;
-  for (const auto& m : perf_models()) names.push_back(m.name);
-  throw InputError(scenario_file, 0, "perf.model", unknown_name_message("perf model", name, names));
+  };
 }
 }  // namespace
 
-std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const std::map<std::string, std::string>& args,
+const Registry<PerfModelFactory>& perf_models() {
+  static const Registry<PerfModelFactory> list = [] {
+    Registry<PerfModelFactory> r("perf model");
+    r.add("trace", "every job runs as long as its trace says, wherever it is placed", trace_model("trace"));
+    r.add("none", "another name for trace: no training model, trace durations kept", trace_model("none"));
+    r.add("placement",
+          "iteration time of a training model (configs/models.yaml) on the placement: slowest GPU + "
+          "ring/hierarchical/tree/ps allreduce over the links crossed, shared max-min fairly",
+          [](const PerfModelInputs& in) {
+            return make_placement_model(parse_placement_settings(in.args, in.scenario_file, in.topo, in.seed), in.topo);
+          });
+    return r;
+  }();
+  return list;
+}
+
+std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, const std::map<std::string, long>& lines) {
-  try {
-    return build(name, args, scenario_file, topo, seed);
-  } catch (const InputError& e) {
-    // The models see their settings as plain strings; the line comes from the scenario.
-    if (e.line() != 0 || e.file() != scenario_file || e.field().rfind("perf.", 0) != 0) throw;
-    auto it = lines.find(e.field().substr(5));
-    if (it == lines.end() || it->second <= 0) throw;
-    std::string what = e.what();
-    std::string prefix = scenario_file + ": " + e.field() + ": ";
-    throw InputError(scenario_file, it->second, e.field(), what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+                                           std::uint64_t seed, long model_line) {
+  const auto* entry = perf_models().find(name);
+  if (!entry)
+    throw InputError(scenario_file, model_line, "perf.model",
+                     unknown_name_message(perf_models().kind(), name, perf_models().names()));
+  // Settings given without a file (tests, the command line) are the scenario's, for messages.
+  if (args.file.empty() && !scenario_file.empty()) {
+    NamedArgs located = args;
+    located.file = scenario_file;
+    return entry->make(PerfModelInputs{located, scenario_file, topo, seed});
   }
+  return entry->make(PerfModelInputs{args, scenario_file, topo, seed});
 }
 
 }  // namespace schedlab::perf

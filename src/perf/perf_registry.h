@@ -1,27 +1,32 @@
-// Perf models by name (`perf.model` in a scenario), in one visible list.
+// Perf models by name (`perf.model` in a scenario), in one visible list (util/registry.h).
 #pragma once
 
-#include <map>
+#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "perf/perf_model.h"
+#include "util/named_args.h"
+#include "util/registry.h"
 
 namespace schedlab::perf {
 
-struct PerfModelInfo {
-  std::string name;
-  std::string help;
+// What a perf model is built from: the scenario's other `perf:` keys (each with its line),
+// the scenario file (relative paths in them are resolved against it), the cluster and the seed.
+struct PerfModelInputs {
+  const NamedArgs& args;
+  const std::string& scenario_file;
+  const cluster::Topology& topo;
+  std::uint64_t seed;
 };
+using PerfModelFactory = std::function<std::unique_ptr<PerfModel>(const PerfModelInputs&)>;
 
-const std::vector<PerfModelInfo>& perf_models();
+const Registry<PerfModelFactory>& perf_models();
 
-// Builds the named model; `args` are the scenario's other `perf:` keys, `scenario_file`
-// anchors relative paths in them, `lines` gives each key's line for error messages.
-// Throws InputError (scenario_file:line: perf.key: ...) for unknown names or bad args.
-std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const std::map<std::string, std::string>& args,
+// Builds the named model. Throws InputError (scenario_file:line: perf.key: ...) for an unknown
+// name (at `model_line`) or a bad setting (at its own line).
+std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, const std::map<std::string, long>& lines = {});
+                                           std::uint64_t seed, long model_line = 0);
 
 }  // namespace schedlab::perf

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "util/named_args.h"
 #include "util/yaml_util.h"
 #include "perf/gang_shape.h"
 #include "perf/max_min_share.h"
@@ -21,20 +22,15 @@ namespace schedlab::perf {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& file, const std::string& key, const std::string& what) {
-  throw InputError(file, 0, "perf." + key, what);
-}
-
-double number(const std::string& file, const std::string& key, const std::string& v, double lo, double hi) {
+// A setting's number within [lo, hi]; `fallback` when absent. The wording perf's settings have
+// always had ("must be in [0, 1], got 1.5").
+double number(const ArgReader& a, const std::string& key, double fallback, double lo, double hi) {
+  if (!a.find(key)) return fallback;
+  const std::string v = a.text(key, "");
   double x = 0;
-  if (!try_parse_double(v, x)) bad(file, key, "must be a number, got '" + v + "'");
-  if (!(x >= lo && x <= hi)) bad(file, key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
+  if (!try_parse_double(v, x)) a.fail(key, "must be a number, got '" + v + "'");
+  if (!(x >= lo && x <= hi)) a.fail(key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
   return x;
-}
-
-int whole_number(const std::string& file, const std::string& key, const std::string& v, int lo, int hi) {
-  const std::string field = "perf." + key;
-  return checked_int<int>(number(file, key, v, lo, hi), FieldContext{file, 0, field}, lo, hi);
 }
 
 const std::vector<std::string>& valid_keys() {
@@ -56,57 +52,57 @@ cluster::ModelId most_numerous_model(const cluster::Topology& topo) {
   return best;
 }
 
-PlacementModelSettings parse_placement_settings(const std::map<std::string, std::string>& args,
-                                                const std::string& file, const cluster::Topology& topo,
-                                                std::uint64_t seed) {
-  for (const auto& [k, v] : args) {
-    if (std::find(valid_keys().begin(), valid_keys().end(), k) == valid_keys().end())
-      bad(file, k, unknown_name_message("setting of perf model 'placement'", k, valid_keys()));
-  }
-  auto get = [&](const std::string& k) -> const std::string* {
-    auto it = args.find(k);
-    return it == args.end() ? nullptr : &it->second;
-  };
+PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std::string& file,
+                                                const cluster::Topology& topo, std::uint64_t seed) {
+  const ArgReader a(args, ArgsOwner{"perf", "setting of perf model 'placement'", "", ""}, valid_keys());
   PlacementModelSettings s;
   s.seed = seed;
   // Default: models.yaml beside the cluster's GPU catalog (configs/), wherever the scenario is.
   std::string models_path =
-      get("models") ? config::resolve_path(file, *get("models"))
+      a.find("models") ? config::resolve_path(file, a.text("models", ""))
       : topo.catalog().source_file().empty()
           ? config::resolve_path(file, "../configs/models.yaml")
           : config::resolve_path(topo.catalog().source_file(), "models.yaml");
   s.models = load_model_catalog(models_path);
-  if (const auto* p = get("profile")) {
-    s.profile_file = config::resolve_path(file, *p);
+  if (a.find("profile")) {
+    s.profile_file = config::resolve_path(file, a.text("profile", ""));
     s.profile = overlay_profile(datasheet_profile(), load_profile(s.profile_file));
     s.datasheet = false;
   } else {
     s.profile = datasheet_profile();
   }
-  if (const auto* v = get("algorithm")) {
-    auto a = algorithm_from_name(*v);
-    if (!a) bad(file, "algorithm", unknown_name_message("algorithm", *v, algorithm_names()));
-    s.comm.algorithm = *a;
+  if (a.find("algorithm")) {
+    const std::string v = a.text("algorithm", "");
+    auto algorithm = algorithm_from_name(v);
+    if (!algorithm) a.fail("algorithm", unknown_name_message("algorithm", v, algorithm_names()));
+    s.comm.algorithm = *algorithm;
   }
-  if (const auto* v = get("overlap")) s.comm.overlap = number(file, "overlap", *v, 0, 1);
-  if (const auto* v = get("fusion_mb")) s.comm.fusion_bytes = number(file, "fusion_mb", *v, 0, 1e6) * 1024 * 1024;
-  if (const auto* v = get("ps_servers")) s.comm.ps_servers = whole_number(file, "ps_servers", *v, 0, 1'000'000);
-  if (const auto* v = get("ps_sync_ms")) s.comm.ps_sync_us = number(file, "ps_sync_ms", *v, 0, 1e6) * 1e3;
-  if (const auto* v = get("contention")) {
-    if (*v == "true") s.contention = true;
-    else if (*v == "false") s.contention = false;
-    else bad(file, "contention", "must be true or false, got '" + *v + "'");
+  s.comm.overlap = number(a, "overlap", s.comm.overlap, 0, 1);
+  if (a.find("fusion_mb")) s.comm.fusion_bytes = number(a, "fusion_mb", 0, 0, 1e6) * 1024 * 1024;
+  if (a.find("ps_servers")) {
+    // Written as a number ("2" or "2.0"), used as a count.
+    const double n = number(a, "ps_servers", 0, 0, 1'000'000);
+    if (n != std::trunc(n)) a.fail("ps_servers", fmt::format("{} is not a whole number", n));
+    s.comm.ps_servers = static_cast<int>(n);
   }
-  s.mix = get("model_mix") ? ModelMix::parse(*get("model_mix"), s.models, file) : ModelMix::uniform(s.models);
-  if (const auto* v = get("reference")) {
-    if (*v == "traced") s.reference = ReferenceShape::traced;
-    else if (*v == "tightest") s.reference = ReferenceShape::tightest;
-    else if (*v == "one-gpu") s.reference = ReferenceShape::one_gpu;
-    else bad(file, "reference", unknown_name_message("reference", *v, {"traced", "tightest", "one-gpu"}));
+  if (a.find("ps_sync_ms")) s.comm.ps_sync_us = number(a, "ps_sync_ms", 0, 0, 1e6) * 1e3;
+  if (a.find("contention")) {
+    const std::string v = a.text("contention", "");
+    if (v != "true" && v != "false") a.fail("contention", "must be true or false, got '" + v + "'");
+    s.contention = v == "true";
   }
-  if (const auto* v = get("reference_gpu")) {
-    auto id = topo.catalog().find(*v);
-    if (!id) bad(file, "reference_gpu", unknown_name_message("GPU model", *v, topo.catalog().names()));
+  if (const ArgValue* mix = a.find("model_mix"))
+    s.mix = ModelMix::parse(*mix, s.models, file);
+  else
+    s.mix = ModelMix::uniform(s.models);
+  const std::string reference = a.choice("reference", "traced", {"traced", "tightest", "one-gpu"});
+  s.reference = reference == "tightest" ? ReferenceShape::tightest
+                : reference == "one-gpu" ? ReferenceShape::one_gpu
+                                         : ReferenceShape::traced;
+  if (a.find("reference_gpu")) {
+    const std::string v = a.text("reference_gpu", "");
+    auto id = topo.catalog().find(v);
+    if (!id) a.fail("reference_gpu", unknown_name_message("GPU model", v, topo.catalog().names()));
     s.reference_gpu = *id;
   }
   return s;

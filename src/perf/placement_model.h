@@ -14,6 +14,7 @@
 #include "perf/model_catalog.h"
 #include "perf/model_mix.h"
 #include "perf/perf_model.h"
+#include "util/named_args.h"
 
 namespace schedlab::perf {
 
@@ -42,9 +43,8 @@ struct PlacementModelSettings {
 // Reads the `perf:` keys of a scenario (all but `model`). Valid keys: models, profile, algorithm,
 // overlap, fusion_mb, ps_servers, contention, model_mix, reference, reference_gpu. Relative paths
 // are resolved against `scenario_file`; `models` defaults to ../configs/models.yaml from it.
-PlacementModelSettings parse_placement_settings(const std::map<std::string, std::string>& args,
-                                                const std::string& scenario_file, const cluster::Topology& topo,
-                                                std::uint64_t seed);
+PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std::string& scenario_file,
+                                                const cluster::Topology& topo, std::uint64_t seed);
 
 std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo);
 

@@ -86,7 +86,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                      "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
-  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.lines);
+  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line);
   metrics::Collector collector(topo, sc.timeline_interval);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<StagingDir> dir;

@@ -7,8 +7,7 @@
 #include <algorithm>
 
 #include "sched/builtin_parts.h"
-#include "util/error.h"
-#include "util/parse.h"
+#include "sched/part_args.h"
 
 namespace schedlab::sched {
 namespace {
@@ -61,14 +60,8 @@ class EasyBackfill final : public Backfill {
 }  // namespace
 
 std::unique_ptr<Backfill> make_easy_backfill(const PartArgs& args) {
-  std::size_t scan = 1000;
-  if (auto it = args.find("max_scan"); it != args.end()) {
-    std::int64_t v;
-    if (!try_parse_int(it->second, v) || v < 1)
-      throw InputError("", 0, "scheduler.args.easy.max_scan", "'" + it->second + "' is not a positive integer");
-    scan = static_cast<std::size_t>(v);
-  }
-  return std::make_unique<EasyBackfill>(scan);
+  const auto scan = part_args(args, "easy", {"max_scan"}).count("max_scan", 1000, INT64_MAX);
+  return std::make_unique<EasyBackfill>(static_cast<std::size_t>(scan));
 }
 
 }  // namespace schedlab::sched

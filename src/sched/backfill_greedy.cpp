@@ -17,10 +17,9 @@ class GreedyBackfill final : public Backfill {
 }  // namespace
 
 std::unique_ptr<Backfill> make_greedy_backfill(const PartArgs& args) {
-  check_arg_names(args, "greedy", {"max_scan"});
   // The scan past the first blocked job is bounded so that a long queue of jobs that do not
   // fit costs bounded time per pass; the default looks as far as easy does.
-  return std::make_unique<GreedyBackfill>(count_arg(args, "greedy", "max_scan", 1000));
+  return std::make_unique<GreedyBackfill>(part_args(args, "greedy", {"max_scan"}).count("max_scan", 1000, UINT32_MAX));
 }
 
 }  // namespace schedlab::sched

@@ -30,8 +30,7 @@ class PriorityPreemption final : public Preemption {
 }  // namespace
 
 std::unique_ptr<Preemption> make_priority_preemption(const PartArgs& args) {
-  check_arg_names(args, "priority", {"min_run_s"});
-  return std::make_unique<PriorityPreemption>(duration_arg(args, "priority", "min_run_s", 0));
+  return std::make_unique<PriorityPreemption>(part_args(args, "priority", {"min_run_s"}).seconds("min_run_s", 0));
 }
 
 }  // namespace schedlab::sched

@@ -20,8 +20,7 @@ class ReorderPreemption final : public Preemption {
 }  // namespace
 
 std::unique_ptr<Preemption> make_reorder_preemption(const PartArgs& args) {
-  check_arg_names(args, "reorder", {"min_run_s"});
-  return std::make_unique<ReorderPreemption>(duration_arg(args, "reorder", "min_run_s", 0));
+  return std::make_unique<ReorderPreemption>(part_args(args, "reorder", {"min_run_s"}).seconds("min_run_s", 0));
 }
 
 }  // namespace schedlab::sched

@@ -3,7 +3,7 @@
 // keyed_by_user() asks the scheduler to recompute; the share is of GPUs only (hosts have no
 // CPUs yet, so dominant resource fairness reduces to this).
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 
 namespace schedlab::sched {
 namespace {
@@ -17,7 +17,7 @@ class FairShareQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_fair_share_queue(const PartArgs& args) {
-  QueueArgs("fair-share", args, {});
+  part_args(args, "fair-share");
   return std::make_unique<FairShareQueue>();
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 #include "sched/queue_service.h"
 
 namespace schedlab::sched {
@@ -42,8 +42,8 @@ class FtfQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_ftf_queue(const PartArgs& args) {
-  QueueArgs a("ftf", args, {"round_s"});
-  return std::make_unique<FtfQueue>(a.seconds("round_s", 600, true));
+  const ArgReader a = part_args(args, "ftf", {"round_s"});
+  return std::make_unique<FtfQueue>(a.seconds("round_s", engine::from_seconds(600), true));
 }
 
 }  // namespace schedlab::sched

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 #include "sched/queue_service.h"
 
 namespace schedlab::sched {
@@ -111,11 +111,11 @@ class GittinsQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_gittins_queue(const PartArgs& args) {
-  QueueArgs a("gittins", args, {"quantum_s", "service", "refresh_s", "rebuild_growth"});
-  const auto quantum = static_cast<double>(a.seconds("quantum_s", 3600, true));
+  const ArgReader a = part_args(args, "gittins", {"quantum_s", "service", "refresh_s", "rebuild_growth"});
+  const auto quantum = static_cast<double>(a.seconds("quantum_s", engine::from_seconds(3600), true));
   auto kind =
       a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
-  const engine::Time refresh = a.seconds("refresh_s", 3600, true);
+  const engine::Time refresh = a.seconds("refresh_s", engine::from_seconds(3600), true);
   const double growth = a.real("rebuild_growth", 1.25, 1.0, 1e6, true);
   return std::make_unique<GittinsQueue>(quantum, kind, refresh, growth);
 }

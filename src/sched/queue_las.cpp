@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 #include "sched/queue_service.h"
 
 namespace schedlab::sched {
@@ -103,7 +103,7 @@ class LasQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
-  QueueArgs a("las", args, {"thresholds", "service", "promote_after"});
+  const ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after"});
   auto limits = a.seconds_list("thresholds", {3600, 7200, 18000});
   for (std::size_t i = 0; i < limits.size(); ++i) {
     if (limits[i] <= 0 || (i > 0 && limits[i] <= limits[i - 1])) {

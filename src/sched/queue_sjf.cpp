@@ -1,7 +1,7 @@
 // Queue order `sjf`: shortest job first, by the run time the trace states in advance (the
 // user's estimate, else the traced duration: an oracle), then submit time, then job id.
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 
 namespace schedlab::sched {
 namespace {
@@ -16,7 +16,7 @@ class SjfQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_sjf_queue(const PartArgs& args) {
-  QueueArgs("sjf", args, {});
+  part_args(args, "sjf");
   return std::make_unique<SjfQueue>();
 }
 

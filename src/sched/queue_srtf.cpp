@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "sched/builtin_parts.h"
-#include "sched/queue_args.h"
+#include "sched/part_args.h"
 
 namespace schedlab::sched {
 namespace {
@@ -22,7 +22,7 @@ class SrtfQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_srtf_queue(const PartArgs& args) {
-  QueueArgs("srtf", args, {});
+  part_args(args, "srtf");
   return std::make_unique<SrtfQueue>();
 }
 

@@ -2,38 +2,8 @@
 #include "sched/registry.h"
 
 #include "sched/builtin_parts.h"
-#include "util/error.h"
-#include "util/suggest.h"
 
 namespace schedlab::sched {
-
-template <class Part>
-std::vector<std::string> PartList<Part>::names() const {
-  std::vector<std::string> out;
-  for (const auto& i : items_) out.push_back(i.name);
-  return out;
-}
-
-template <class Part>
-bool PartList<Part>::contains(const std::string& name) const {
-  for (const auto& i : items_)
-    if (i.name == name) return true;
-  return false;
-}
-
-template <class Part>
-std::unique_ptr<Part> PartList<Part>::make(const std::string& name, const PartArgs& args) const {
-  for (const auto& i : items_)
-    if (i.name == name) return i.make(args);
-  throw InputError(unknown_name_message(kind_, name, names()));
-}
-
-template class PartList<QueueOrder>;
-template class PartList<Admission>;
-template class PartList<Filter>;
-template class PartList<PlacementPolicy>;
-template class PartList<Preemption>;
-template class PartList<Backfill>;
 
 void register_builtin_parts(PartRegistry& r) {
   r.queues.add("fifo", "first come, first served: by submit time, then job id", make_fifo_queue);

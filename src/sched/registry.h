@@ -1,5 +1,5 @@
-// Scheduler parts by name, in one visible list (register_builtin_parts). Unknown names are
-// answered with the valid ones. The one registry of the program is built on first use.
+// Scheduler parts by name, in one visible list (register_builtin_parts), each kind a
+// util/registry.h list. Unknown names are answered with the valid ones. The one registry of the program is built on first use.
 #pragma once
 
 #include <functional>
@@ -8,33 +8,20 @@
 #include <vector>
 
 #include "sched/parts.h"
+#include "util/registry.h"
 
 namespace schedlab::sched {
 
 template <class Part>
-struct PartFactory {
-  std::string name;
-  std::string help;
-  std::function<std::unique_ptr<Part>(const PartArgs&)> make;
-};
+using PartFactory = std::function<std::unique_ptr<Part>(const PartArgs&)>;
 
+// A kind of part by name (util/registry.h), built with its args.
 template <class Part>
-class PartList {
+class PartList : public Registry<PartFactory<Part>> {
  public:
-  explicit PartList(std::string kind) : kind_(std::move(kind)) {}
-  void add(std::string name, std::string help, std::function<std::unique_ptr<Part>(const PartArgs&)> make) {
-    items_.push_back({std::move(name), std::move(help), std::move(make)});
-  }
-  const std::vector<PartFactory<Part>>& items() const { return items_; }
-  const std::string& kind() const { return kind_; }
-  std::vector<std::string> names() const;
-  bool contains(const std::string& name) const;
-  // Throws InputError "unknown <kind> 'x'; did you mean ...? valid: ..." for unknown names.
-  std::unique_ptr<Part> make(const std::string& name, const PartArgs& args) const;
-
- private:
-  std::string kind_;
-  std::vector<PartFactory<Part>> items_;
+  using Registry<PartFactory<Part>>::Registry;
+  // Throws InputError for an unknown name (listing the valid ones) or a bad arg (located).
+  std::unique_ptr<Part> make(const std::string& name, const PartArgs& args) const { return this->get(name).make(args); }
 };
 
 struct PartRegistry {

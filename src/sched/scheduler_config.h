@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "sched/external/external_config.h"
+#include "util/named_args.h"
 
 namespace schedlab::sched {
 
-// Per-part settings from the scenario's `scheduler.args.<part>` map.
-using PartArgs = std::map<std::string, std::string>;
+// Per-part settings from the scenario's `scheduler.args.<part>` map, each with its line.
+using PartArgs = NamedArgs;
 
 struct SchedulerConfig {
   std::string queue = "fifo";

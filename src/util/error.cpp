@@ -23,9 +23,10 @@ InputError::InputError(std::string file, long line, std::string field, const std
     : std::runtime_error(format_location(file, line, field, what)),
       file_(std::move(file)),
       line_(line),
-      field_(std::move(field)) {}
+      field_(std::move(field)),
+      what_here_(what) {}
 
-InputError::InputError(const std::string& what) : std::runtime_error(what) {}
+InputError::InputError(const std::string& what) : std::runtime_error(what), what_here_(what) {}
 
 int report_error(const std::exception& e) {
   // Messages quote input (names, values, lines of a file): made printable here, once for

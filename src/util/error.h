@@ -17,11 +17,15 @@ class InputError : public std::runtime_error {
   const std::string& file() const { return file_; }
   long line() const { return line_; }
   const std::string& field() const { return field_; }
+  // What is wrong, without the place (for an error re-reported at another place: a --set
+  // value's syntax error belongs to the option, not to line 1 of the value).
+  const std::string& what_here() const { return what_here_; }
 
  private:
   std::string file_;
   long line_ = 0;
   std::string field_;
+  std::string what_here_;
 };
 
 // The outside world failed (no GPU, no driver, a library missing). Exit code 3.

@@ -32,9 +32,9 @@ class HeliosSource final : public TraceReaderSource {
       : TraceReaderSource(path, options, Order::sorted),
         reader_(path),
         format_(flavor == HeliosFlavor::acme ? "acme" : "helios") {
-    check_args(options, format_, {"gpus_per_host", "cpu_jobs"});
-    cpu_jobs_ = choice_arg(options, format_, "cpu_jobs", {"run", "drop"}) == "run";
-    host_limit_ = count_arg(options, format_, "gpus_per_host", 8, 0);
+    const ArgReader a = trace_args(options, format_, {"gpus_per_host", "cpu_jobs"});
+    cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
+    host_limit_ = static_cast<std::uint32_t>(a.integer("gpus_per_host", 8, 0, UINT32_MAX));
     reshaped_ = fmt::format(
         "jobs shaped from gpu_num alone for {}-GPU hosts (node_num missing, 0, uneven or too large per node)",
         host_limit_);

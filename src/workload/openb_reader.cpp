@@ -32,8 +32,7 @@ class OpenbSource final : public TraceReaderSource {
  public:
   OpenbSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "openb", {"cpu_jobs"});
-    cpu_jobs_ = choice_arg(options, "openb", "cpu_jobs", {"run", "drop"}) == "run";
+    cpu_jobs_ = trace_args(options, "openb", {"cpu_jobs"}).choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     read_header();
   }
 

@@ -33,12 +33,11 @@ class Pai2020Source final : public TraceReaderSource {
  public:
   Pai2020Source(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), reader_(path) {
-    check_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
-    cpu_jobs_ = choice_arg(options, "pai2020", "cpu_jobs", {"run", "drop"}) == "run";
-    keep_names_ = bool_arg(options, "pai2020", "keep_names", false);
-    round_up_ = choice_arg(options, "pai2020", "fractional_gpu", {"ceil", "error"}) == "ceil";
-    auto it = options.args.find("job_table");
-    if (it != options.args.end()) read_job_table(it->second);
+    const ArgReader a = trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
+    cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
+    keep_names_ = a.flag("keep_names", false);
+    round_up_ = a.choice("fractional_gpu", "ceil", {"ceil", "error"}) == "ceil";
+    if (a.find("job_table")) read_job_table(a.text("job_table", ""));
   }
 
  protected:

@@ -33,8 +33,8 @@ class PhillySource final : public TraceReaderSource {
  public:
   PhillySource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::sorted), in_(path) {
-    check_args(options, "philly", {"gpus_per_host"});
-    host_limit_ = count_arg(options, "philly", "gpus_per_host", 8, 0);
+    host_limit_ = static_cast<std::uint32_t>(
+        trace_args(options, "philly", {"gpus_per_host"}).integer("gpus_per_host", 8, 0, UINT32_MAX));
     reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
   }
 

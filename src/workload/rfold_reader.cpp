@@ -24,8 +24,8 @@ class RfoldSource final : public TraceReaderSource {
  public:
   RfoldSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::streamed), reader_(path) {
-    check_args(options, "rfold", {"gpus_per_host"});
-    host_limit_ = count_arg(options, "rfold", "gpus_per_host", 8, 0);
+    host_limit_ = static_cast<std::uint32_t>(
+        trace_args(options, "rfold", {"gpus_per_host"}).integer("gpus_per_host", 8, 0, UINT32_MAX));
     reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
     std::string_view line;
     if (!next_data_line(reader_, line, '\0'))

@@ -30,9 +30,9 @@ class SwfSource final : public TraceReaderSource {
  public:
   SwfSource(const std::string& path, const TraceOptions& options)
       : TraceReaderSource(path, options, Order::streamed), reader_(path) {
-    check_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
-    gpus_per_processor_ = count_arg(options, "swf", "gpus_per_processor", 1, 1);
-    host_limit_ = count_arg(options, "swf", "gpus_per_host", 8, 0);
+    const ArgReader a = trace_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
+    gpus_per_processor_ = static_cast<std::uint32_t>(a.integer("gpus_per_processor", 1, 1, UINT32_MAX));
+    host_limit_ = static_cast<std::uint32_t>(a.integer("gpus_per_host", 8, 0, UINT32_MAX));
   }
 
  protected:

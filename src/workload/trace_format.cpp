@@ -18,23 +18,21 @@
 
 namespace schedlab::workload {
 
-const std::vector<TraceFormat>& trace_formats() {
-  static const std::vector<TraceFormat> formats = [] {
-    std::vector<TraceFormat> f;
-    f.push_back({"native", "schedlab CSV: header row, times in seconds (traces/README.md)", open_native_csv,
-                 [](const std::string& first, const std::string&) {
-                   return first.rfind("id,", 0) == 0 || first.find(",submit_s,") != std::string::npos;
-                 }});
+const Registry<TraceFormat>& trace_formats() {
+  static const Registry<TraceFormat> formats = [] {
+    Registry<TraceFormat> f("trace format");
+    f.add("native", "schedlab CSV: header row, times in seconds (traces/README.md)",
+          {open_native_csv, [](const std::string& first, const std::string&) {
+             return first.rfind("id,", 0) == 0 || first.find(",submit_s,") != std::string::npos;
+           }});
     // Formats of public traces are added here, one line each.
-    f.push_back({"rfold", "RFold CSV of Philly / Lingjun (Crux) jobs: #job id,arrival time (sec),topology,shape,size,duration (sec)", open_rfold_csv, detect_rfold_csv});
-    f.push_back({"philly", "raw Microsoft Philly cluster_job_log JSON (per-attempt records)", open_philly_json, detect_philly_json});
-    f.push_back({"pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, fractional_gpu)", open_pai2020_csv, detect_pai2020_csv});
-    f.push_back({"openb", "Alibaba GPU 2023 openb pod list CSV (GPU shares, GPU-model constraints)", open_openb_csv, detect_openb_csv});
-    f.push_back({"helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)",
-                 [](const std::string& p, const TraceOptions& o) { return open_helios_csv(p, o); }, detect_helios_csv});
-    f.push_back({"acme", "Acme (Shanghai AI Lab, NSDI'24) trace_seren.csv / trace_kalos.csv, with job types (args gpus_per_host)",
-                 open_acme_csv, detect_acme_csv});
-    f.push_back({"swf", "Standard Workload Format v2.2, plain or .gz (args gpus_per_processor, gpus_per_host)", open_swf, detect_swf});
+    f.add("rfold", "RFold CSV of Philly / Lingjun (Crux) jobs: #job id,arrival time (sec),topology,shape,size,duration (sec)", {open_rfold_csv, detect_rfold_csv});
+    f.add("philly", "raw Microsoft Philly cluster_job_log JSON (per-attempt records)", {open_philly_json, detect_philly_json});
+    f.add("pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, fractional_gpu)", {open_pai2020_csv, detect_pai2020_csv});
+    f.add("openb", "Alibaba GPU 2023 openb pod list CSV (GPU shares, GPU-model constraints)", {open_openb_csv, detect_openb_csv});
+    f.add("helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)", {[](const std::string& p, const TraceOptions& o) { return open_helios_csv(p, o); }, detect_helios_csv});
+    f.add("acme", "Acme (Shanghai AI Lab, NSDI'24) trace_seren.csv / trace_kalos.csv, with job types (args gpus_per_host)", {open_acme_csv, detect_acme_csv});
+    f.add("swf", "Standard Workload Format v2.2, plain or .gz (args gpus_per_processor, gpus_per_host)", {open_swf, detect_swf});
     return f;
   }();
   return formats;
@@ -43,12 +41,10 @@ const std::vector<TraceFormat>& trace_formats() {
 std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOptions& options) {
   const auto& formats = trace_formats();
   if (options.format != "auto") {
-    for (const auto& f : formats)
-      if (f.name == options.format) return f.open(path, options);
-    std::vector<std::string> names;
-    for (const auto& f : formats) names.push_back(f.name);
+    if (const auto* f = formats.find(options.format)) return f->make.open(path, options);
+    std::vector<std::string> names = formats.names();
     names.push_back("auto");
-    throw InputError("", 0, options.format_field, unknown_name_message("trace format", options.format, names));
+    throw InputError("", 0, options.format_field, unknown_name_message(formats.kind(), options.format, names));
   }
   // The first non-empty line decides. A line starting with '#' that no format claims (rfold's
   // header starts with '#') is a comment, as the native reader reads it: the next line decides.
@@ -60,7 +56,7 @@ std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOption
     if (first_line == 0) first_line = reader.line_number();
     const std::string text(line);
     for (const auto& f : formats)
-      if (f.detect && f.detect(text, path)) return f.open(path, options);
+      if (f.make.detect && f.make.detect(text, path)) return f.make.open(path, options);
     if (line.front() != '#') break;
   }
   if (first_line == 0) throw InputError(path, 1, "", "empty trace");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/named_args.h"
+#include "util/registry.h"
 #include "workload/job_spec.h"
 
 namespace schedlab::workload {
@@ -22,23 +24,22 @@ struct TraceOptions {
   // duration 0. Otherwise a file without times is refused.
   bool times_optional = false;
   // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
-  std::map<std::string, std::string> args;
+  NamedArgs args;
   // How the user named the format and the args, for messages: a scenario's keys, or the
   // command-line options of `trace stats|convert` ("--format", "--arg").
   std::string format_field = "workload.format";
   std::string args_field = "workload.args";
 };
 
+// What a format is: a factory that opens a file, and a test of a file's first line.
 struct TraceFormat {
-  std::string name;
-  std::string help;
   std::function<std::unique_ptr<JobSource>(const std::string& path, const TraceOptions&)> open;
   // Whether the first line of a file looks like this format (for "auto"); may be empty.
   std::function<bool(const std::string& first_line, const std::string& path)> detect;
 };
 
 // Every built-in format, in the order `schedlab list` prints them.
-const std::vector<TraceFormat>& trace_formats();
+const Registry<TraceFormat>& trace_formats();
 
 // Opens `path` in the named (or detected) format. Throws InputError for an unknown format
 // (listing the valid ones), a missing file, or a file no format recognises.

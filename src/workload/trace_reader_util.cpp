@@ -44,8 +44,10 @@ std::string DropCounts::summary() const {
 
 TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& options, Order order)
     : path_(std::move(path)), options_(options), order_(order), skipped_(options.skipped_file) {
-  rebase_ = bool_arg(options, "", "rebase", true);
-  if (bool_arg(options, "", "sort", false)) order_ = Order::sorted;
+  // The common args only: each format's reader checks every name (trace_args).
+  const ArgReader common(options.args, ArgsOwner{options.args_field, "", "", ""});
+  rebase_ = common.flag("rebase", true);
+  if (common.flag("sort", false)) order_ = Order::sorted;
 }
 
 SkippedRowsFile::SkippedRowsFile(const std::string& path) {
@@ -183,56 +185,12 @@ bool TraceReaderSource::next(JobSpec& out) {
   return true;
 }
 
-namespace {
-// "workload.args.NAME (format)" in a scenario, "--arg NAME (format)" on the command line.
-std::string arg_field(const TraceOptions& options, std::string_view format, const std::string& name) {
-  const std::string& base = options.args_field;
-  std::string field = base.rfind("--", 0) == 0 ? base + " " + name : base + "." + name;
-  return format.empty() ? field : fmt::format("{} ({})", field, format);
-}
-}  // namespace
-
-void check_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known) {
+ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known) {
   known.push_back("rebase");
   known.push_back("sort");
-  for (const auto& [name, value] : options.args)
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      throw InputError("", 0, arg_field(options, format, name),
-                       unknown_name_message(fmt::format("{} trace argument", format), name, known));
-}
-
-std::int64_t int_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                     std::int64_t fallback, std::int64_t min) {
-  auto it = options.args.find(name);
-  if (it == options.args.end()) return fallback;
-  std::string field = arg_field(options, format, name);
-  return parse_int_at_least(it->second, min, FieldContext{std::string(), 0, field});
-}
-
-std::uint32_t count_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                        std::uint32_t fallback, std::uint32_t min) {
-  const std::int64_t v = int_arg(options, format, name, fallback, min);
-  const std::string field = arg_field(options, format, name);
-  return checked_int<std::uint32_t>(v, FieldContext{std::string(), 0, field}, min);
-}
-
-bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback) {
-  auto it = options.args.find(name);
-  if (it == options.args.end()) return fallback;
-  std::string_view v = trim(it->second);
-  if (v == "true" || v == "1") return true;
-  if (v == "false" || v == "0") return false;
-  throw InputError("", 0, arg_field(options, format, name), fmt::format("'{}' is not true/false", v));
-}
-
-std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                       const std::vector<std::string>& choices) {
-  auto it = options.args.find(name);
-  if (it == options.args.end()) return choices.front();
-  std::string v(trim(it->second));
-  if (std::find(choices.begin(), choices.end(), v) == choices.end())
-    throw InputError("", 0, arg_field(options, format, name), unknown_name_message("value", v, choices));
-  return v;
+  return ArgReader(options.args,
+                   ArgsOwner{options.args_field, fmt::format("{} trace argument", format), fmt::format(" ({})", format), ""},
+                   std::move(known));
 }
 
 engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldContext& where) {

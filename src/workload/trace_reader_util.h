@@ -19,6 +19,7 @@
 #include "util/checked.h"
 #include "util/error.h"
 #include "util/line_reader.h"
+#include "util/named_args.h"
 #include "util/parse.h"
 #include "util/staging_dir.h"
 #include "workload/job_buffer.h"
@@ -140,17 +141,10 @@ class TraceReaderSource : public JobSource {
   SkippedRowsFile skipped_;
 };
 
-// Format arguments (TraceOptions::args). check_args throws for a name not in `known`, with a
-// suggestion; the readers' common args (rebase, sort) are always accepted.
-void check_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
-std::int64_t int_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                     std::int64_t fallback, std::int64_t min);
-// An integer argument that is a count (GPUs per host, per processor): within [min, 2^32-1].
-std::uint32_t count_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                        std::uint32_t fallback, std::uint32_t min);
-bool bool_arg(const TraceOptions& options, std::string_view format, const std::string& name, bool fallback);
-std::string choice_arg(const TraceOptions& options, std::string_view format, const std::string& name,
-                       const std::vector<std::string>& choices);  // choices[0] is the default
+// The reader of a format's arguments (TraceOptions::args), named "workload.args.NAME (format)"
+// in a scenario and "--arg NAME (format)" on the command line: a name not in `known` is refused
+// with a suggestion; the readers' common args (rebase, sort) are always accepted.
+ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
 
 // Checked fields (util/checked.h): a number outside the type it lands in, or outside sense,
 // is a located error naming the limit, never a wrapped count or time.

@@ -52,7 +52,7 @@ workload::JobSpec job(workload::JobId id, std::uint32_t tasks, std::uint32_t per
   return j;
 }
 
-std::unique_ptr<PerfModel> model(const cluster::Topology& topo, std::map<std::string, std::string> args) {
+std::unique_ptr<PerfModel> model(const cluster::Topology& topo, const NamedArgs& args) {
   return make_perf_model("placement", args, kScenario, topo, 7);
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("Perf.PlacementModel.SettingsErrors") {
 
 TEST_CASE("Perf.ModelMix.DeterministicAndWeighted") {
   auto cat = load_model_catalog(kSrc + "/configs/models.yaml");
-  auto mix = ModelMix::parse("{resnet50: 3, vgg16: 1}", cat, "s.yaml");
+  auto mix = ModelMix::parse(ArgValue("{resnet50: 3, vgg16: 1}"), cat, "s.yaml");
   std::map<std::size_t, int> counts;
   for (workload::JobId i = 0; i < 4000; ++i) {
     auto j = job(i, 1, 1);
@@ -99,7 +99,7 @@ TEST_CASE("Perf.ModelMix.DeterministicAndWeighted") {
   CHECK(mix_uniform(1, 0) != mix_uniform(1, 1));
 
   SUBCASE("GPU-count classes") {
-    auto classed = ModelMix::parse("{\"1\": {resnet50: 1}, \"2-8\": {bert-large: 1}, \"9+\": {llama2-7b: 1}}", cat, "s");
+    auto classed = ModelMix::parse(ArgValue("{\"1\": {resnet50: 1}, \"2-8\": {bert-large: 1}, \"9+\": {llama2-7b: 1}}"), cat, "s");
     CHECK(cat.models()[classed.pick(1, job(0, 1, 1))].name == "resnet50");
     CHECK(cat.models()[classed.pick(1, job(1, 1, 8))].name == "bert-large");
     CHECK(cat.models()[classed.pick(1, job(2, 4, 8))].name == "llama2-7b");

@@ -69,7 +69,7 @@ struct CpuBench {
 
 sched::SchedulerConfig with_filter(const std::string& placement, const std::string& unless_idle_s) {
   auto c = scheduler_config(placement, {"gang"}, {"gpu-model", "gpu-hosts-for-gpu-jobs"});
-  if (!unless_idle_s.empty()) c.args["gpu-hosts-for-gpu-jobs"]["unless_idle_s"] = unless_idle_s;
+  if (!unless_idle_s.empty()) c.args["gpu-hosts-for-gpu-jobs"].values["unless_idle_s"] = ArgValue(unless_idle_s);
   return c;
 }
 }  // namespace

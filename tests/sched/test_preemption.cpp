@@ -177,7 +177,7 @@ TEST_CASE("Sched.Preemption.arguments_checked") {
       {"preemption", "reorder", "min_run_s", "-1", "scheduler.args.reorder.min_run_s: -1 s is out of range"},
       {"preemption", "priority", "min_run_s", "soon", "scheduler.args.priority.min_run_s: 'soon' is not a number"},
       {"preemption", "reorder", "min_run", "30", "did you mean 'min_run_s'?"},
-      {"backfill", "greedy", "max_scan", "0", "scheduler.args.greedy.max_scan: 0 is out of range"},
+      {"backfill", "greedy", "max_scan", "0", "scheduler.args.greedy.max_scan: '0' is not a positive integer"},
   };
   for (const auto& b : bad) {
     CAPTURE(b.part);

@@ -33,7 +33,7 @@ class TraceReaderHarness {
     return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/" + format_ + "/" + name;
   }
 
-  ReadTrace read_all(const std::string& path, bool skip = false, std::map<std::string, std::string> args = {},
+  ReadTrace read_all(const std::string& path, bool skip = false, NamedArgs args = {},
                      const std::string& format = "") const {
     workload::TraceOptions options;
     options.format = format.empty() ? format_ : format;
@@ -59,7 +59,7 @@ class TraceReaderHarness {
   }
 
   // The message of the InputError reading `path` raises, or "(no error)".
-  std::string error_of(const std::string& path, std::map<std::string, std::string> args = {}) const {
+  std::string error_of(const std::string& path, NamedArgs args = {}) const {
     try {
       read_all(path, false, std::move(args));
     } catch (const InputError& e) {

@@ -166,7 +166,7 @@ TEST_CASE("Workload.Ranges.MessagesNameTheFormatOptionUsed") {
   o.format = "swf";
   o.args = {{"gpus_per_host", "x"}};
   CHECK_THROWS_WITH_AS(open_trace(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/good.swf", o),
-                       "--arg gpus_per_host (swf): 'x' is not a number", InputError);
+                       "--arg gpus_per_host (swf): 'x' is not a whole number", InputError);
   o.args = {{"gpus_per_host", "4294967296"}};
   CHECK_THROWS_WITH_AS(open_trace(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/good.swf", o),
                        "--arg gpus_per_host (swf): 4294967296 is out of range [0, 4294967295]", InputError);

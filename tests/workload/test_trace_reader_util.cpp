@@ -57,15 +57,18 @@ TEST_CASE("Workload.TraceReaderUtil.DateTimes") {
 TEST_CASE("Workload.TraceReaderUtil.Args") {
   TraceOptions o;
   o.args = {{"gpus_per_host", "4"}, {"rebase", "false"}};
-  CHECK_NOTHROW(check_args(o, "swf", {"gpus_per_host"}));
-  CHECK(int_arg(o, "swf", "gpus_per_host", 8, 0) == 4);
-  CHECK(int_arg(o, "swf", "missing", 8, 0) == 8);
-  CHECK_FALSE(bool_arg(o, "swf", "rebase", true));
-  o.args["colour"] = "red";
-  CHECK_THROWS_AS(check_args(o, "swf", {"gpus_per_host"}), InputError);
-  o.args = {{"rebase", "maybe"}};
-  CHECK_THROWS_WITH_AS(bool_arg(o, "swf", "rebase", true), "workload.args.rebase (swf): 'maybe' is not true/false",
+  CHECK_NOTHROW(trace_args(o, "swf", {"gpus_per_host"}));
+  CHECK(trace_args(o, "swf", {"gpus_per_host"}).integer("gpus_per_host", 8, 0, 64) == 4);
+  CHECK(trace_args(o, "swf", {"gpus_per_host"}).integer("missing", 8, 0, 64) == 8);
+  CHECK_FALSE(trace_args(o, "swf", {"gpus_per_host"}).flag("rebase", true));
+  o.args.values["colour"] = ArgValue("red");
+  CHECK_THROWS_WITH_AS(trace_args(o, "swf", {"gpus_per_host"}),
+                       "workload.args.colour (swf): unknown swf trace argument 'colour' valid: gpus_per_host, rebase, "
+                       "sort",
                        InputError);
+  o.args = {{"rebase", "maybe"}};
+  CHECK_THROWS_WITH_AS(trace_args(o, "swf", {}).flag("rebase", true),
+                       "workload.args.rebase (swf): 'maybe' is not true/false", InputError);
 }
 
 TEST_CASE("Workload.TraceReaderUtil.DropCounts") {
