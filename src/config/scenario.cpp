@@ -348,7 +348,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (!w) fail(root, wat, "required key is missing (trace: FILE or generate: {...})");
   {
     std::vector<std::string> keys{"trace",    "format",        "skip_bad_rows", "args", "generate",
-                                  "max_jobs", "arrival_scale", "mode",          "packing"};
+                                  "max_jobs", "arrival_scale", "load", "mode",   "packing"};
     keys.insert(keys.end(), kLongRunningKeys.begin(), kLongRunningKeys.end());
     check_keys(w, keys, wat);
   }
@@ -376,9 +376,19 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
+  if (w["arrival_scale"] && w["load"])
+    fail(w["load"], wat / "load",
+         "give either load (demand relative to the trace) or arrival_scale (its gaps multiplied), not both");
   if (w["arrival_scale"])
     sc.workload.arrival_scale = get_real_in(w["arrival_scale"], wat / "arrival_scale", workload::kMinArrivalScale,
                                             workload::kMaxArrivalScale);
+  if (w["load"]) {
+    // Load X divides every gap by X: the same GPU-hours over 1/X of the span, X times the
+    // demand per day (workload/arrival_scale.h).
+    sc.workload.load = get_real_in(w["load"], wat / "load", 1 / workload::kMaxArrivalScale,
+                                   1 / workload::kMinArrivalScale);
+    sc.workload.arrival_scale = 1 / sc.workload.load;
+  }
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
   if (w["mode"]) {
