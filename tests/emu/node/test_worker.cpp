@@ -620,6 +620,7 @@ namespace {
 class FakeGpuStep final : public calib::GpuStep {
  public:
   int local_gpus() const override { return 2; }
+  double gemm_flops() const override { return 1e9; }
   std::string new_gang_id() override { return "abc123"; }
   void join(const std::string& id, int rank, int world) override {
     std::lock_guard lock(m);
