@@ -11,6 +11,7 @@
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
+#include "config/load_knob.h"
 #include "config/long_running_config.h"
 #include "util/yaml_util.h"
 #include "sched/registry.h"
@@ -18,7 +19,6 @@
 #include "util/path_name.h"
 #include "util/suggest.h"
 #include "util/text.h"
-#include "workload/arrival_scale.h"
 #include "workload/job_limit.h"
 
 namespace schedlab::config {
@@ -376,19 +376,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
-  if (w["arrival_scale"] && w["load"])
-    fail(w["load"], wat / "load",
-         "give either load (demand relative to the trace) or arrival_scale (its gaps multiplied), not both");
-  if (w["arrival_scale"])
-    sc.workload.arrival_scale = get_real_in(w["arrival_scale"], wat / "arrival_scale", workload::kMinArrivalScale,
-                                            workload::kMaxArrivalScale);
-  if (w["load"]) {
-    // Load X divides every gap by X: the same GPU-hours over 1/X of the span, X times the
-    // demand per day (workload/arrival_scale.h).
-    sc.workload.load = get_real_in(w["load"], wat / "load", 1 / workload::kMaxArrivalScale,
-                                   1 / workload::kMinArrivalScale);
-    sc.workload.arrival_scale = 1 / sc.workload.load;
-  }
+  read_load_knob(w, wat, sc.workload);
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
   if (w["mode"]) {

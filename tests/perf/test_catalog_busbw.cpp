@@ -80,7 +80,7 @@ TEST_CASE("Perf.Catalog.default_busbw_matches_nccl_tests") {
     // One flat ring over all ranks: inside one host on the intra tier, else on the inter tier.
     const double us = perf::ring_allreduce_us(n, kGiB, c.hosts == 1 ? shape.intra : shape.inter);
     const double busbw = kGiB / (us * 1e3) * 2.0 * (n - 1) / n;
-    MESSAGE(name << ": " << c.gpu << " " << c.hosts << "x" << c.gpus_per_host << " default busbw " << busbw
+    MESSAGE(name << ": " << std::string(c.gpu) << " " << c.hosts << "x" << c.gpus_per_host << " default busbw " << busbw
                  << " GB/s, table " << table << " GB/s (" << 100 * (busbw / table - 1) << "%)");
     CHECK(std::abs(busbw / table - 1) <= 0.25);
     ++checked;
