@@ -34,6 +34,7 @@ struct ExplainOptions {
   int ps_servers = 0;
   double ps_sync_ms = 0;
   double nic_gbps = 50;
+  bool nic_given = false;  // --nic-gbps on the command line (else the catalog's figure for the GPU)
   double oversubscription = 1;
 };
 
@@ -66,6 +67,52 @@ Shape parse_placement(const std::string& text, int gpus) {
   if (gpus > 0 && sh.racks * sh.hosts * sh.gpus != gpus)
     throw InputError(fmt::format("--placement {} holds {} GPUs, but --gpus is {}", text, sh.racks * sh.hosts * sh.gpus, gpus));
   return sh;
+}
+
+// Where a tier's α (or β, when the profile set it) comes from.
+std::string tier_source(perf::LinkTier tier, const perf::TierParams& t, const ExplainOptions& o,
+                        const perf::CalibrationProfile& profile, bool alpha) {
+  if (t.datasheet)
+    return fmt::format("datasheet profile, {} tier: {}", perf::link_tier_name(tier),
+                       alpha ? perf::datasheet_alpha_source(tier) : perf::datasheet_beta_source(tier));
+  return fmt::format("profile {} ({}{}{}), {} tier", o.profile.empty() ? "built-in" : o.profile,
+                     profile.provenance.source, profile.provenance.gpu.empty() ? "" : ", " + profile.provenance.gpu,
+                     profile.provenance.date.empty() ? "" : ", " + profile.provenance.date, perf::link_tier_name(tier));
+}
+
+// One line per figure of the shape: the value, then where it comes from.
+void print_sources(const perf::GangShape& shape, const cluster::GpuModel& gpu, const std::string& catalog_path,
+                   const ExplainOptions& o, const perf::CalibrationProfile& profile, const std::string& nic_from) {
+  auto beta_from = [&](perf::BetaSource from, perf::LinkTier tier, const perf::TierParams& t, bool intra) {
+    switch (from) {
+      case perf::BetaSource::catalog:
+        return intra ? fmt::format("{} intra_busbw_gbps ({}): {}", gpu.name, catalog_path, gpu.intra_source)
+                     : fmt::format("{} nic_busbw_gbps ({}): {}", gpu.name, catalog_path, gpu.nic_source);
+      case perf::BetaSource::link_cap:
+        return fmt::format("capped by {} intra_gbps {:g} GB/s ({}{})", gpu.name, gpu.intra_gbps, gpu.intra_link,
+                           gpu.intra_link.rfind("nvlink", 0) == 0 ? ", both directions" : ", one direction = half");
+      case perf::BetaSource::host_line:
+        return fmt::format("bandwidth-optimal bound of the host line {:.4g} GB/s, L*h(n-1)/((h-1)n)",
+                           shape.host_line_gbps);
+      case perf::BetaSource::intra:
+        return std::string("the intra-host beta (a flat ring across hosts is no faster than inside one)");
+      case perf::BetaSource::profile:
+        break;
+    }
+    return tier_source(tier, t, o, profile, false);
+  };
+  fmt::print("sources:\n");
+  fmt::print("  intra-host beta {:.4g} GB/s: {}\n", shape.intra.beta_gbps,
+             beta_from(shape.intra_beta_from, shape.intra_tier, shape.intra, true));
+  fmt::print("  intra-host alpha {:.3g} us: {}\n", shape.intra.alpha_us,
+             tier_source(shape.intra_tier, shape.intra, o, profile, true));
+  if (shape.hosts > 1) {
+    fmt::print("  across hosts beta {:.4g} GB/s: {}\n", shape.inter.beta_gbps,
+               beta_from(shape.inter_beta_from, shape.inter_tier, shape.inter, false));
+    fmt::print("  across hosts alpha {:.3g} us: {}\n", shape.inter.alpha_us,
+               tier_source(shape.inter_tier, shape.inter, o, profile, true));
+  }
+  fmt::print("  host NIC {:.4g} GB/s: {}\n", shape.host_line_gbps, nic_from);
 }
 
 void explain(const ExplainOptions& o) {
@@ -104,13 +151,25 @@ void explain(const ExplainOptions& o) {
     gpu_id = catalog->find(gpu_name);
     if (!gpu_id) throw InputError("--gpu: " + unknown_name_message("GPU model", gpu_name, catalog->names()));
   }
+  // The host NIC of a made-up cluster: --nic-gbps, else the catalog's figure for the model.
+  double nic_gbps = o.nic_gbps;
+  std::string nic_from = o.cluster.empty() ? "--nic-gbps" : "the cluster file " + o.cluster;
+  if (o.cluster.empty() && !o.nic_given) {
+    const auto& m = catalog->model(*gpu_id);
+    if (m.nic_gbps > 0) {
+      nic_gbps = m.nic_gbps;
+      nic_from = fmt::format("{} nic_gbps ({}): {}", m.name, catalog_path, m.nic_source);
+    } else {
+      nic_from = fmt::format("--nic-gbps default (the catalog gives {} no nic_gbps)", m.name);
+    }
+  }
   if (o.cluster.empty()) {
     spec.name = "explain";
     cluster::RackSpec rack;
     rack.name = "r";
     rack.count = static_cast<std::uint32_t>(sh.racks);
     rack.oversubscription = o.oversubscription;
-    rack.hosts.push_back({static_cast<std::uint32_t>(sh.hosts), static_cast<std::uint16_t>(sh.gpus), *gpu_id, o.nic_gbps});
+    rack.hosts.push_back({static_cast<std::uint32_t>(sh.hosts), static_cast<std::uint16_t>(sh.gpus), *gpu_id, nic_gbps});
     spec.racks.push_back(rack);
   }
   cluster::Topology topo(spec, *catalog);
@@ -148,7 +207,9 @@ void explain(const ExplainOptions& o) {
   if (shape.hosts > 1)
     fmt::print("; across hosts {} alpha {:.3g} us beta {:.4g} GB/s (host line {:.4g} GB/s)", perf::link_tier_name(shape.inter_tier),
                shape.inter.alpha_us, shape.inter.beta_gbps, shape.host_line_gbps);
-  fmt::print("\n\n");
+  fmt::print("\n");
+  print_sources(shape, catalog->model(*gpu_id), catalog_path, o, profile, nic_from);
+  fmt::print("\n");
   fmt::print("  {:<28} {:>8} {:>6} {:>12} {:>6} {:>12}\n", "phase", "tier", "ranks", "bytes/call", "calls", "time ms");
   fmt::print("  {:<28} {:>8} {:>6} {:>12} {:>6} {:>12.3f}\n", fmt::format("compute ({})", b.gpu), "-", "-", "-", "-",
              b.compute_us / 1e3);
@@ -186,10 +247,12 @@ void add_model_command(CLI::App& app, int& exit_code) {
   add_number_option(ex, "--ps-servers", o->ps_servers, "Parameter servers (0 = one per host)")->capture_default_str();
   add_number_option(ex, "--ps-sync-ms", o->ps_sync_ms, "Per-iteration synchronisation cost of parameter-server training, ms")
       ->capture_default_str();
-  add_number_option(ex, "--nic-gbps", o->nic_gbps, "Host NIC in GB/s without --cluster")->capture_default_str();
+  add_number_option(ex, "--nic-gbps", o->nic_gbps,
+                    "Host NIC in GB/s without --cluster (default: the GPU's nic_gbps in the catalog, else 50)");
   add_number_option(ex, "--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
       ->capture_default_str();
-  ex->callback([o, &exit_code] {
+  ex->callback([ex, o, &exit_code] {
+    o->nic_given = ex->count("--nic-gbps") > 0;
     explain(*o);
     exit_code = 0;
   });

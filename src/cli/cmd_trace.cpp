@@ -13,7 +13,7 @@
 #include "workload/generator.h"
 #include "workload/native_csv.h"
 #include "workload/trace_format.h"
-#include "workload/trace_fit.h"
+#include "workload/trace_resample.h"
 #include "workload/trace_stats.h"
 
 namespace schedlab::cli {
@@ -74,21 +74,35 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   add_number_option(gen, "--cron-period", go->g.cron_period_s, "Seconds between a cron entry's jobs")->capture_default_str();
   add_number_option(gen, "--cron-duration", go->g.cron_duration_s, "Duration of a cron job, s")->capture_default_str();
   gen->add_option("-o,--out", go->out, "Output file (- for stdout)")->capture_default_str();
-  gen->add_option("--like", go->like, "Fit arrivals, durations, shapes and model requests to this trace");
+  gen->add_option("--like", go->like,
+                  "Resample whole jobs (shape, duration, user, ...) of this trace, keeping its GPU demand per day");
   gen->add_option("--like-format", go->like_format, "Format of the --like trace")->capture_default_str();
-  add_number_option(gen, "--load", go->load, "With --like: arrival rate times this factor")->capture_default_str();
+  add_number_option(gen, "--load", go->load, "With --like: GPU-hours per day relative to the trace's")
+      ->capture_default_str();
   gen->callback([gen, go, &exit_code] {
     if (!go->like.empty()) {
+      // The trace gives arrivals, durations, shapes and labels: a distribution option given
+      // beside --like could have no effect, so it is refused rather than ignored.
+      for (const auto* opt : gen->get_options())
+        if (opt->count() && !opt->check_name("--like") && !opt->check_name("--like-format") &&
+            !opt->check_name("--load") && !opt->check_name("--jobs") && !opt->check_name("--seed") &&
+            !opt->check_name("--out") && !opt->check_name("--help"))
+          throw InputError("", 0, opt->get_name(),
+                           "has no effect with --like (the trace gives arrivals, durations, shapes and users); "
+                           "only --jobs, --load and --seed apply");
       workload::TraceOptions options;
       options.format = go->like_format;
       options.format_field = "--like-format";
-      auto real = workload::open_trace(go->like, options);
-      auto fit = workload::fit_generator(*real, go->load, gen->count("--jobs") ? go->g.jobs : 0);
-      fmt::print(stderr, "{}\n", fit.describe());
-      go->g = fit.config;
-    } else if (gen->count("--load")) {
-      throw InputError("--load", 0, "", "--load scales a fitted trace: use it with --like");
+      workload::ResampleReport report;
+      auto src = workload::make_resampler(workload::open_trace(go->like, options), go->load,
+                                          gen->count("--jobs") ? go->g.jobs : 0, go->seed, report);
+      fmt::print(stderr, "{}\n", report.describe());
+      write_trace(*src, go->out);
+      if (go->out != "-") fmt::print(stderr, "wrote {} jobs to {}\n", report.jobs, go->out);
+      exit_code = 0;
+      return;
     }
+    if (gen->count("--load")) throw InputError("--load", 0, "", "--load scales a trace's demand: use it with --like");
     auto src = workload::make_generator(go->g, go->seed);
     write_trace(*src, go->out);
     if (go->out != "-") fmt::print(stderr, "wrote {} jobs to {}\n", go->g.jobs, go->out);

@@ -1,5 +1,6 @@
 // The GPU models a cluster may contain (configs/gpus.yaml): generation, memory, relative
-// speed and intra-host link. Models are referred to by a small dense ModelId.
+// speed, intra-host link, and the achieved collective figures of its reference server with
+// their sources. Models are referred to by a small dense ModelId.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,14 @@ struct GpuModel {
   std::string intra_link;
   double intra_gbps = 0;
   double pcie_gbps = 0;
+  // Achieved figures of the model's reference server, each with its source (configs/gpus.yaml),
+  // 0 when the catalog gives none. They replace the datasheet profile's β for this model
+  // (perf/gang_shape.h); a measured profile's tiers win over them.
+  double intra_busbw_gbps = 0;  // ring allreduce bus bandwidth over all GPUs of one host, GB/s
+  std::string intra_source;
+  double nic_gbps = 0;          // the host's NICs together, line rate per direction, GB/s
+  double nic_busbw_gbps = 0;    // ring allreduce bus bandwidth across such hosts, GB/s
+  std::string nic_source;
 };
 
 class GpuCatalog {

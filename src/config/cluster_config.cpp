@@ -25,7 +25,10 @@ cluster::GpuCatalog load_catalog(const std::string& path) {
     for (std::size_t i = 0; i < models.size(); ++i) {
       const auto& m = models[i];
       At mat = at / ("models[" + std::to_string(i) + "]");
-      check_keys(m, {"name", "generation", "memory_gb", "speed", "intra_link", "intra_gbps", "pcie_gbps"}, mat);
+      check_keys(m,
+                 {"name", "generation", "memory_gb", "speed", "intra_link", "intra_gbps", "pcie_gbps",
+                  "intra_busbw_gbps", "intra_source", "nic_gbps", "nic_busbw_gbps", "nic_source"},
+                 mat);
       for (const char* req : {"name", "generation", "speed", "intra_gbps"})
         if (!m[req]) fail(m, mat / req, "required key is missing");
       cluster::GpuModel g;
@@ -38,6 +41,17 @@ cluster::GpuCatalog load_catalog(const std::string& path) {
       if (m["intra_link"]) g.intra_link = get_string(m["intra_link"], mat / "intra_link");
       g.intra_gbps = get_gbps(m["intra_gbps"], mat / "intra_gbps");
       g.pcie_gbps = m["pcie_gbps"] ? get_gbps(m["pcie_gbps"], mat / "pcie_gbps") : g.intra_gbps;
+      // A figure is only as good as its source: each achieved figure comes with one.
+      if (m["intra_busbw_gbps"]) {
+        if (!m["intra_source"]) fail(m, mat / "intra_source", "required with intra_busbw_gbps: where the figure comes from");
+        g.intra_busbw_gbps = get_gbps(m["intra_busbw_gbps"], mat / "intra_busbw_gbps");
+      }
+      if (m["intra_source"]) g.intra_source = get_string(m["intra_source"], mat / "intra_source");
+      if (m["nic_gbps"]) g.nic_gbps = get_gbps(m["nic_gbps"], mat / "nic_gbps");
+      if (m["nic_busbw_gbps"]) g.nic_busbw_gbps = get_gbps(m["nic_busbw_gbps"], mat / "nic_busbw_gbps");
+      if ((m["nic_gbps"] || m["nic_busbw_gbps"]) && !m["nic_source"])
+        fail(m, mat / "nic_source", "required with nic_gbps and nic_busbw_gbps: where the figures come from");
+      if (m["nic_source"]) g.nic_source = get_string(m["nic_source"], mat / "nic_source");
       out.push_back(std::move(g));
       // Checked as the list grows: the catalog itself refuses more, and says so less helpfully.
       if (out.size() > cluster::kMaxModels) fail(m, mat, "a GPU catalog holds at most 63 models");

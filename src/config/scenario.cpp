@@ -11,6 +11,7 @@
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
+#include "config/load_knob.h"
 #include "config/long_running_config.h"
 #include "util/named_args_yaml.h"
 #include "util/yaml_util.h"
@@ -19,7 +20,6 @@
 #include "util/path_name.h"
 #include "util/suggest.h"
 #include "util/text.h"
-#include "workload/arrival_scale.h"
 #include "workload/job_limit.h"
 
 namespace schedlab::config {
@@ -321,7 +321,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (!w) fail(root, wat, "required key is missing (trace: FILE or generate: {...})");
   {
     std::vector<std::string> keys{"trace",    "format",        "skip_bad_rows", "args", "generate",
-                                  "max_jobs", "arrival_scale", "mode",          "packing"};
+                                  "max_jobs", "arrival_scale", "load", "mode",   "packing"};
     keys.insert(keys.end(), kLongRunningKeys.begin(), kLongRunningKeys.end());
     check_keys(w, keys, wat);
   }
@@ -345,9 +345,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
   if (w["max_jobs"]) sc.workload.max_jobs = get_count(w["max_jobs"], wat / "max_jobs");
-  if (w["arrival_scale"])
-    sc.workload.arrival_scale = get_real_in(w["arrival_scale"], wat / "arrival_scale", workload::kMinArrivalScale,
-                                            workload::kMaxArrivalScale);
+  read_load_knob(w, wat, sc.workload);
   sc.workload.long_running =
       read_long_running(w, wat, sc.catalog, sc.pools, static_cast<bool>(w["trace"] || w["generate"]));
   if (w["mode"]) {

@@ -41,6 +41,7 @@ struct WorkloadConfig {
   std::optional<workload::GeneratorConfig> generate;
   std::uint64_t max_jobs = 0;  // 0 = all
   double arrival_scale = 1;    // gaps between submissions multiplied (workload/arrival_scale.h)
+  double load = 0;             // `load: X` when given (0 = not): demand X times the trace's, arrival_scale = 1/X
   // `resources:` CPUs and memory per GPU for jobs whose trace has no such columns.
   workload::ResourceDefaults resources;
   // `services:` and `cron:` beside the trace (or instead of one), with `epoch` and `until_s`.

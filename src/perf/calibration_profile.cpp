@@ -276,6 +276,7 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
       auto tier = link_tier_from_name(name);
       if (!tier) r.fail(kv.first, "tiers", unknown_name_message("tier", name, link_tier_names()));
       p.tiers[*tier] = read_tier(r, kv.second, "tiers." + name);
+      p.tiers[*tier].datasheet = p.provenance.source == "datasheet";
     }
   }
   if (YAML::Node n = root["compute"]; n && !n.IsNull()) {
@@ -404,20 +405,12 @@ CalibrationProfile datasheet_profile() {
   p.provenance.command = "schedlab built-in datasheet_profile()";
   p.provenance.date = "2026-11-21";
 
-  // nvlink: β = 370 GB/s, "8×H100 NVSwitch ... ≈ 370 GB/s plain ring" (achieved allreduce busbw,
-  // collectives.md). α = 0.92 µs: 8 B allreduce on 8×H100 p5 takes 12.9 µs over 2(8−1) = 14 ring
-  // steps (nccl-tests/h100x8_p5_1node_nvswitch.log).
-  p.tiers[LinkTier::nvlink] = {0.92, 370.0, {}};
-  // pcie: β = 64 GB/s, PCIe Gen5 x16 "128 GB/s" total = 64 GB/s per direction (peak table). α: no
-  // public figure; assumed equal to the NVLink step (same NCCL software path). Verify by measuring.
-  p.tiers[LinkTier::pcie] = {0.92, 64.0, {}};
-  // nic: β = 47 GB/s, "NDR InfiniBand ≈ 46–48 GB/s per NIC" (achieved busbw). α = 2.3 µs: 8 B
-  // allreduce over 2×p5 (EFA) takes 69.1 µs over 2(16−1) = 30 ring steps (h100x16_p5_2node_efa.log).
-  p.tiers[LinkTier::nic] = {2.3, 47.0, {}};
-  // rack, spine: no separate public figures; the NIC is the bottleneck on a non-blocking fabric, so
-  // both repeat the nic tier. Oversubscribed fabrics need a measured profile.
-  p.tiers[LinkTier::rack] = {2.3, 47.0, {}};
-  p.tiers[LinkTier::spine] = {2.3, 47.0, {}};
+  // Each tier's figures and their sources: datasheet_alpha_source() and datasheet_beta_source() below.
+  p.tiers[LinkTier::nvlink] = {0.92, 370.0, {}, true};
+  p.tiers[LinkTier::pcie] = {0.92, 64.0, {}, true};
+  p.tiers[LinkTier::nic] = {2.3, 47.0, {}, true};
+  p.tiers[LinkTier::rack] = {2.3, 47.0, {}, true};
+  p.tiers[LinkTier::spine] = {2.3, 47.0, {}, true};
 
   // Compute: peak dense figures from the collectives.md datasheet table (FP32; FP16/BF16 tensor).
   p.compute["H200"] = {{Dtype::fp32, 67.0}, {Dtype::fp16, 989.0}, {Dtype::bf16, 989.0}};  // H200 SXM
@@ -426,6 +419,36 @@ CalibrationProfile datasheet_profile() {
   p.compute["V100"] = {{Dtype::fp32, 15.7}, {Dtype::fp16, 125.0}};                        // V100 SXM2; no bf16 support
   p.compute["P100"] = {{Dtype::fp32, 10.6}, {Dtype::fp16, 21.2}};  // P100 SXM2; no tensor cores, no bf16
   return p;
+}
+
+std::string_view datasheet_alpha_source(LinkTier tier) {
+  switch (tier) {
+    case LinkTier::nvlink:
+      return "8 B allreduce on 8xH100 p5 = 12.9 us over 2(8-1) = 14 ring steps (nccl-tests h100x8_p5_1node_nvswitch.log)";
+    case LinkTier::pcie:
+      return "no public figure: assumed the NVLink ring step (the same NCCL software path)";
+    case LinkTier::nic:
+    case LinkTier::rack:
+    case LinkTier::spine:
+      return "8 B allreduce over 2x p5 (EFA) = 69.1 us over 2(16-1) = 30 ring steps (nccl-tests "
+             "h100x16_p5_2node_efa.log); rack and spine as nic (no separate public figure)";
+  }
+  return "";
+}
+
+std::string_view datasheet_beta_source(LinkTier tier) {
+  switch (tier) {
+    case LinkTier::nvlink:
+      return "8xH100 NVSwitch plain-ring allreduce busbw, 370 GB/s (collectives.md; 18 NVLink 4 links x 20.6)";
+    case LinkTier::pcie:
+      return "PCIe Gen5 x16, 128 GB/s total = 64 GB/s per direction (datasheet table, collectives.md)";
+    case LinkTier::nic:
+    case LinkTier::rack:
+    case LinkTier::spine:
+      return "NDR InfiniBand achieved busbw per NIC, 46-48 GB/s (collectives.md); rack and spine as nic (on a "
+             "non-blocking fabric the NIC is the bottleneck)";
+  }
+  return "";
 }
 
 CalibrationProfile overlay_profile(const CalibrationProfile& base, const CalibrationProfile& top) {

@@ -56,6 +56,10 @@ struct TierParams {
   double alpha_us = 0;                      // latency per ring step, µs
   double beta_gbps = 0;                     // bus bandwidth, GB/s (1e9 bytes/s)
   std::vector<SizeCorrection> corrections;  // strictly increasing bytes; may be empty
+  // A public default (datasheet_profile(), or a profile whose provenance.source is "datasheet"),
+  // not a measurement: where the GPU catalog gives the model's own achieved bus bandwidth
+  // (intra_busbw_gbps, nic_busbw_gbps in configs/gpus.yaml), that replaces β (perf/gang_shape.h).
+  bool datasheet = false;
 
   // The plain α-β ring time in µs; 0 for fewer than 2 ranks (nothing to exchange).
   double ring_us(int ranks, double bytes) const;
@@ -104,6 +108,9 @@ inline constexpr std::string_view kProfileFirstLine = "# schedlab calibration pr
 
 // Defaults from public figures (/work/shared/reference/collectives.md), each cited in the source.
 CalibrationProfile datasheet_profile();
+// Where datasheet_profile()'s α or β of `tier` comes from, in one line (`model explain`).
+std::string_view datasheet_alpha_source(LinkTier tier);
+std::string_view datasheet_beta_source(LinkTier tier);
 
 // `top`'s tiers, compute entries and provenance over `base` (a fitted profile over the datasheet).
 CalibrationProfile overlay_profile(const CalibrationProfile& base, const CalibrationProfile& top);

@@ -21,6 +21,9 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
   double line = std::numeric_limits<double>::infinity();
   bool all_nvlink = true;
   double intra_cap = std::numeric_limits<double>::infinity();
+  // The catalog's achieved figures, when every model of the gang has one (the slowest counts).
+  double intra_busbw = std::numeric_limits<double>::infinity(), nic_busbw = intra_busbw;
+  bool all_intra_busbw = true, all_nic_busbw = true;
   for (const auto& h : hosts) {
     s.gpus += h.gpus;
     s.min_host_gpus = std::min(s.min_host_gpus, h.gpus);
@@ -32,13 +35,24 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
     const auto& m = catalog.model(h.model);
     all_nvlink = all_nvlink && is_nvlink(m);
     intra_cap = std::min(intra_cap, is_nvlink(m) ? m.intra_gbps : m.intra_gbps / 2);
+    all_intra_busbw = all_intra_busbw && m.intra_busbw_gbps > 0;
+    all_nic_busbw = all_nic_busbw && m.nic_busbw_gbps > 0;
+    intra_busbw = std::min(intra_busbw, m.intra_busbw_gbps);
+    nic_busbw = std::min(nic_busbw, m.nic_busbw_gbps);
   }
   s.racks = static_cast<int>(racks.size());
   std::sort(s.gpu_models.begin(), s.gpu_models.end());
 
   s.intra_tier = all_nvlink ? LinkTier::nvlink : LinkTier::pcie;
   s.intra = profile.tier(s.intra_tier);
-  if (intra_cap > 0) s.intra.beta_gbps = std::min(s.intra.beta_gbps, intra_cap);
+  if (s.intra.datasheet && all_intra_busbw && !hosts.empty()) {
+    s.intra.beta_gbps = intra_busbw;
+    s.intra_beta_from = BetaSource::catalog;
+  }
+  if (intra_cap > 0 && intra_cap < s.intra.beta_gbps) {
+    s.intra.beta_gbps = intra_cap;
+    s.intra_beta_from = BetaSource::link_cap;
+  }
 
   s.inter_tier = LinkTier::nic;
   if (s.racks > 1 && cross_rack.gbps < line) {
@@ -49,10 +63,20 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
     s.inter_tier = LinkTier::rack;
   }
   s.inter = profile.tier(s.inter_tier);
+  if (s.inter.datasheet && all_nic_busbw && !hosts.empty()) {
+    s.inter.beta_gbps = nic_busbw;
+    s.inter_beta_from = BetaSource::catalog;
+  }
   if (s.hosts > 1) {
     double h = s.hosts, n = s.gpus;
     double bound = line * h * (n - 1) / ((h - 1) * n);
-    s.inter.beta_gbps = std::min({s.inter.beta_gbps, bound, s.intra.beta_gbps});
+    if (bound < s.inter.beta_gbps && bound <= s.intra.beta_gbps) {
+      s.inter.beta_gbps = bound;
+      s.inter_beta_from = BetaSource::host_line;
+    } else if (s.intra.beta_gbps < s.inter.beta_gbps) {
+      s.inter.beta_gbps = s.intra.beta_gbps;
+      s.inter_beta_from = BetaSource::intra;
+    }
     s.host_line_gbps = line;
   } else {
     s.host_line_gbps = line;

@@ -25,7 +25,10 @@ struct CrossRackRate {
   LinkTier tier = LinkTier::rack;
 };
 
-// Builds the shape. Intra-host: nvlink tier for NVLink models, pcie otherwise; β capped by the
+// Builds the shape. Over a datasheet tier (TierParams::datasheet), β is the catalog's achieved
+// figure for the gang's models (intra_busbw_gbps inside a host, nic_busbw_gbps across hosts; the
+// smallest over the gang's models) when every model has one; a measured tier is kept as it is.
+// Intra-host: nvlink tier for NVLink models, pcie otherwise; β capped by the
 // catalog's intra_gbps (NVLink: the two-direction total, as NVLink SHARP can pass the one-way rate;
 // PCIe: one direction, intra_gbps / 2). Across hosts: the host line L = min(NIC of the gang's
 // hosts, cross-rack rate when it spans racks); β capped by the bandwidth-optimal bound on bus

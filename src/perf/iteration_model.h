@@ -35,6 +35,15 @@ struct CommSettings {
 
 // What the iteration model needs to know about where a gang runs: sizes, GPU models and the
 // effective α-β of the two link levels it crosses (already capped by the cluster's rates).
+// Which figure set a tier's β in a GangShape (`model explain` names it).
+enum class BetaSource : std::uint8_t {
+  profile,    // the calibration profile's tier
+  catalog,    // the GPU catalog's achieved figure for the model (over a datasheet tier)
+  link_cap,   // the catalog's intra-host link rate (intra_gbps)
+  host_line,  // the host line's bandwidth-optimal bound (across hosts)
+  intra,      // the intra-host β (a flat ring across hosts is no faster than inside one)
+};
+
 struct GangShape {
   int gpus = 1;
   int hosts = 1;
@@ -47,6 +56,8 @@ struct GangShape {
   LinkTier inter_tier = LinkTier::nic;       // between hosts: nic, rack or spine (the bottleneck)
   TierParams inter;                          // flat collectives over all ranks across hosts
   double host_line_gbps = 0;                 // per-host rate across hosts (NIC, uplink share), GB/s
+  BetaSource intra_beta_from = BetaSource::profile;
+  BetaSource inter_beta_from = BetaSource::profile;
 };
 
 struct CommPhase {

@@ -21,6 +21,11 @@ std::string size_class(double gpus) {
 }
 }  // namespace
 
+double job_gpus(const JobSpec& j) {
+  return j.fractional() ? j.gpu_milli / 1000.0 : static_cast<double>(j.total_gpus());
+}
+double job_gpu_hours(const JobSpec& j) { return job_gpus(j) * engine::to_seconds(j.duration) / 3600.0; }
+
 TraceStats compute_trace_stats(JobSource& source) {
   TraceStats s;
   std::vector<double> durations;
@@ -30,11 +35,10 @@ TraceStats compute_trace_stats(JobSource& source) {
     if (s.jobs == 0) s.first_submit_s = submit;
     s.last_submit_s = submit;
     ++s.jobs;
-    double gpus = j.fractional() ? j.gpu_milli / 1000.0 : static_cast<double>(j.total_gpus());
+    const double gpus = job_gpus(j);
     ++s.gpu_histogram[gpus];
-    double d = engine::to_seconds(j.duration);
-    durations.push_back(d);
-    double gh = gpus * d / 3600.0;
+    durations.push_back(engine::to_seconds(j.duration));
+    const double gh = job_gpu_hours(j);
     s.gpu_hours_by_class[size_class(gpus)] += gh;
     s.total_gpu_hours += gh;
     auto hour = static_cast<std::size_t>(std::fmod(std::floor((submit - s.first_submit_s) / 3600.0), 24.0));

@@ -31,6 +31,12 @@ struct TraceStats {
   static constexpr std::array<double, 6> kPercentiles = {10, 50, 90, 95, 99, 100};
 };
 
+// GPUs one job asks for, as `trace stats` counts them: a fractional task counts its share, a
+// CPU job 0; and its GPU-hours (those GPUs times its duration). The load-keeping generator
+// (workload/trace_resample.h) uses the same figures, so its load is the one `trace stats` shows.
+double job_gpus(const JobSpec& j);
+double job_gpu_hours(const JobSpec& j);
+
 TraceStats compute_trace_stats(JobSource& source);
 std::string format_trace_stats(const TraceStats& s, const std::string& name);
 // The same figures as one JSON document (`trace stats --format json`), numbers unrounded.

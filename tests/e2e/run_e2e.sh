@@ -388,9 +388,9 @@ if cmp -s "$TMP/gen.csv" "$TMP/gen2.csv"; then pass trace_generate_deterministic
 run trace convert "$TMP/gen.csv" -o "$TMP/conv.csv"
 if [ "$rc" -eq 0 ] && cmp -s "$TMP/gen.csv" "$TMP/conv.csv"; then pass trace_convert_roundtrip; else
   fail trace_convert_roundtrip "exit code $rc or the converted trace differs"; fi
-# generate --like: fitted to a trace, N jobs, the trace's shapes only, deterministic.
+# generate --like: resampled from a trace, N jobs, deterministic (more in cases/generate_load.sh).
 run trace generate --like "$TMP/gen.csv" --load 2 --jobs 30 --seed 5 -o "$TMP/like.csv"
-if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/like.csv")" -eq 31 ] && grep -q "fitted 50 jobs" "$TMP/stderr"; then
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/like.csv")" -eq 31 ] && grep -q "resampling 50 jobs" "$TMP/stderr"; then
   pass trace_generate_like
 else
   fail trace_generate_like "exit code $rc"

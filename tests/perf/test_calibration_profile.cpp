@@ -46,6 +46,7 @@ void check_equal(const CalibrationProfile& a, const CalibrationProfile& b) {
     const auto& u = b.tier(tier);
     CHECK(t.alpha_us == u.alpha_us);
     CHECK(t.beta_gbps == u.beta_gbps);
+    CHECK(t.datasheet == u.datasheet);
     REQUIRE(t.corrections.size() == u.corrections.size());
     for (std::size_t i = 0; i < t.corrections.size(); ++i) {
       CHECK(t.corrections[i].bytes == u.corrections[i].bytes);

@@ -89,14 +89,23 @@ TEST_CASE("Perf.IterationModel.TierSelection") {
     CHECK(s.intra_tier == LinkTier::nvlink);
     CHECK(s.intra.beta_gbps == doctest::Approx(370));
   }
-  SUBCASE("P100 NVLink 1 caps the datasheet nvlink beta at its 160 GB/s") {
+  // A measured profile (not a datasheet tier): the catalog's achieved figures do not apply,
+  // its link rates still cap.
+  auto measured = profile;
+  for (auto& [tier, t] : measured.tiers) t.datasheet = false;
+  SUBCASE("P100: its own achieved figure over the datasheet; NVLink 1 caps a measured 370 at 160 GB/s") {
     auto s = make_gang_shape({{id("P100"), 4, 3.125, 0}}, gpus(), profile, {});
-    CHECK(s.intra.beta_gbps == doctest::Approx(160));
+    CHECK(s.intra.beta_gbps == doctest::Approx(72));
+    CHECK(s.intra_beta_from == BetaSource::catalog);
+    auto m = make_gang_shape({{id("P100"), 4, 3.125, 0}}, gpus(), measured, {});
+    CHECK(m.intra.beta_gbps == doctest::Approx(160));
+    CHECK(m.intra_beta_from == BetaSource::link_cap);
   }
   SUBCASE("PCIe GPUs: pcie tier, one direction of the link") {
     auto s = make_gang_shape({{id("T4"), 4, 12.5, 0}}, gpus(), profile, {});
     CHECK(s.intra_tier == LinkTier::pcie);
-    CHECK(s.intra.beta_gbps == doctest::Approx(16));
+    CHECK(s.intra.beta_gbps == doctest::Approx(12));
+    CHECK(make_gang_shape({{id("T4"), 4, 12.5, 0}}, gpus(), measured, {}).intra.beta_gbps == doctest::Approx(16));
   }
   SUBCASE("two hosts, one rack: nic") {
     auto s = make_gang_shape({{id("A100"), 8, 25, 0}, {id("A100"), 8, 25, 0}}, gpus(), profile, {});
