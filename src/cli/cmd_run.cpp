@@ -14,6 +14,8 @@
 #include "perf/perf_registry.h"
 #include "run/packing_run.h"
 #include "run/scenario_run.h"
+#include "run/workload_scan.h"
+#include "sched/part_effects.h"
 #include "util/checked.h"
 #include "util/error.h"
 #include "util/notice.h"
@@ -46,16 +48,27 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
 
 // What `run` would find wrong with the scenario's workload and perf model, found without
 // simulating: the trace read to its end (every row, cron and service expansions, the
-// generator's counts), the perf model built. Returns the jobs the workload holds.
+// generator's counts) through the run's own checks of each job (sim/workload_scan.h), the perf
+// model built. Says what `run` would say at its start (the offered load, parts without effect)
+// and how many jobs it would drop. Returns the jobs the workload holds.
 std::uint64_t validate_workload(const config::Scenario& scenario) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
   perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
                         scenario.perf.model_line);
-  auto source = sim::open_workload(scenario);
-  workload::JobSpec job;
-  std::uint64_t jobs = 0;
-  while (source->next(job)) ++jobs;
-  return jobs;
+  if (scenario.workload.packing_mode) {
+    auto source = sim::open_workload(scenario);
+    workload::JobSpec job;
+    std::uint64_t jobs = 0;
+    while (source->next(job)) ++jobs;
+    return jobs;
+  }
+  const auto scan = sim::scan_workload(scenario, topo, true);
+  notice(metrics::offered_load_text(scan.load));
+  if (auto over = metrics::overload_text(scan.load)) notice(*over);
+  for (const auto& why : sched::parts_without_effect(scenario.scheduler, topo, {scenario.lifecycle.failures.any()}))
+    notice(why);
+  if (auto text = sim::dropped_text(scan.never_fit, "would be dropped at submit"); !text.empty()) notice(text);
+  return scan.jobs;
 }
 
 }  // namespace

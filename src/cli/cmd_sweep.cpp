@@ -15,6 +15,7 @@
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_folder.h"
 #include "sweep/sweep_runner.h"
+#include "sweep/sweep_seeds.h"
 #include "util/error.h"
 #include "util/notice.h"
 
@@ -137,6 +138,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                     slurm_opts->max_running))
       throw InputError("--partition, --time, --max-running and --dry-run go with --slurm");
     const auto folder = sweep::prepare_folder(spec, target);
+    set_notices_quiet(*quiet);
+    if (auto same = sweep::seeds_without_effect(spec)) notice(*same);
     if (*slurm) {
       std::vector<std::size_t> todo;
       for (std::size_t i = 0; i < cells; ++i)

@@ -12,6 +12,7 @@
 
 #include "metrics/collector.h"
 #include "metrics/long_running_stats.h"
+#include "metrics/offered_load.h"
 
 namespace schedlab::metrics {
 
@@ -41,6 +42,8 @@ struct Summary {
   // skipped_rows.
   std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason;
   std::uint64_t total_gpus = 0;
+  // What the workload asked of the cluster (metrics/offered_load.h); set by the run.
+  OfferedLoad offered_load;
   double jct_mean_s = 0, jct_p50_s = 0, jct_p95_s = 0, jct_p99_s = 0;
   double wait_mean_s = 0, wait_p95_s = 0;
   double makespan_s = 0;

@@ -189,6 +189,13 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
   nlohmann::ordered_json j;
   j["scenario"] = scenario;
   j["total_gpus"] = s.total_gpus;
+  // Top-level and by this name: sweep collect and the figure scripts read it.
+  auto load = [](std::optional<double> v) -> nlohmann::ordered_json {
+    return v ? nlohmann::ordered_json(std::round(*v * 1e6) / 1e6) : nlohmann::ordered_json(nullptr);
+  };
+  j["offered_load"] = load(s.offered_load.overall);
+  auto& per_model = j["offered_load_by_model"] = nlohmann::ordered_json::object();
+  for (const auto& [model, v] : s.offered_load.by_model) per_model[model] = load(v);
   j["skipped_rows"] = s.skipped_rows;
   auto& why = j["skipped_rows_by_reason"] = nlohmann::ordered_json::object();
   for (const auto& [reason, n] : s.skipped_by_reason) why[reason] = n;

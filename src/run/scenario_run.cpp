@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 
 #include "metrics/collector.h"
@@ -15,7 +16,10 @@
 #include "sim/job_story.h"
 #include "sim/pools_report_observer.h"
 #include "run/results_files.h"
+#include "run/workload_scan.h"
+#include "sched/part_effects.h"
 #include "util/error.h"
+#include "util/notice.h"
 #include "util/staging_dir.h"
 #include "workload/arrival_scale.h"
 #include "workload/job_limit.h"
@@ -61,6 +65,15 @@ std::string events_inside_results(const std::string& events, const std::string& 
     if (name == taken) throw InputError(events, 0, "--events", "would replace the results' own " + name);
   return name;
 }
+// The jobs dropped at submit, per reason (jobs.csv has each job's), most frequent first.
+std::vector<std::pair<std::string, std::uint64_t>> dropped_by_reason(const metrics::Collector& c) {
+  std::map<std::string, std::uint64_t> n;
+  for (const auto& r : c.jobs())
+    if (r.dropped) ++n[c.text(r.drop_reason)];
+  std::vector<std::pair<std::string, std::uint64_t>> out(n.begin(), n.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
 }  // namespace
 
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
@@ -85,6 +98,12 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                      "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
                      "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
+  // The workload's checks and its offered load, before anything is said or written.
+  const WorkloadScan scan = scan_workload(sc, topo, false);
+  notice(metrics::offered_load_text(scan.load));
+  if (auto over = metrics::overload_text(scan.load)) notice(*over);
+  for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))
+    notice(why);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line);
   metrics::Collector collector(topo, sc.timeline_interval);
@@ -132,6 +151,10 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   outcome.summary.skipped_by_reason = source->skipped_by_reason();
   outcome.summary.services = simulation.long_running_stats().services();
   outcome.summary.cron = simulation.long_running_stats().cron();
+  outcome.summary.offered_load = scan.load;
+  if (auto text = dropped_text(dropped_by_reason(collector), "dropped at submit (jobs.csv gives each its reason)");
+      !text.empty())
+    notice(text);
   outcome.out_dir = out_dir;
   if (!dir) {
     if (hooks.finish) hooks.finish({}, collector, outcome.summary);

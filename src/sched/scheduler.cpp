@@ -98,9 +98,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
   PendingJob job{&spec, requested, spec.tasks};
   job.waiting_since = now;
   job.allowed = allowed_models(job);
-  auto why = never_fits(job, placement_groups(job), shapes_, topo_->catalog());
-  for (std::size_t a = 0; !why && a < admissions_.size(); ++a) why = admissions_[a]->never_admits(job, pool_book());
-  if (why) {
+  if (auto why = never_runs(job)) {
     for (auto* l : listeners_) l->job_refused(spec.id);
     return why;
   }
@@ -121,6 +119,18 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
     timers_.push_back({next_rekey_, kNoJob, 0});
   }
   return std::nullopt;
+}
+
+std::optional<std::string> Scheduler::never_runs(const PendingJob& job) const {
+  auto why = never_fits(job, placement_groups(job), shapes_, topo_->catalog());
+  for (std::size_t a = 0; !why && a < admissions_.size(); ++a) why = admissions_[a]->never_admits(job, pool_book());
+  return why;
+}
+
+std::optional<std::string> Scheduler::never_runs(const workload::JobSpec& spec, cluster::ModelMask requested) const {
+  PendingJob job{&spec, requested | cluster::kHostsWithoutGpus, spec.tasks};
+  job.allowed = allowed_models(job);
+  return never_runs(job);
 }
 
 void Scheduler::expect_workload(const workload::JobSpec& spec, cluster::ModelMask requested) {

@@ -43,6 +43,8 @@ class Scheduler {
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
   std::optional<std::string> submit(const workload::JobSpec& spec, cluster::ModelMask requested, engine::Time now);
+  // Why the job could never run here (submit's check, without queueing it): `validate`.
+  std::optional<std::string> never_runs(const workload::JobSpec& spec, cluster::ModelMask requested) const;
   // The whole workload is known before it arrives (the packing mode): each of its jobs is
   // shown to the placement once now (PlacementPolicy::expect), and no more at submit.
   void expect_workload(const workload::JobSpec& spec, cluster::ModelMask requested);
@@ -136,6 +138,7 @@ class Scheduler {
   bool one_generation(const PendingJob& job) const;
   // The model sets to try, in order; with a context, narrowed to what the filters allow now.
   std::vector<cluster::ModelMask> placement_groups(const PendingJob& job, const SchedContext* ctx = nullptr) const;
+  std::optional<std::string> never_runs(const PendingJob& job) const;
   // Puts a job into the queue, or takes it out, telling the filters that watch the queue.
   void enqueue(QueueKey key, const PendingJob& job);
   void dequeue(std::map<QueueKey, PendingJob>::iterator it);

@@ -32,6 +32,9 @@ class OutsideEvents {
 
   // The emulator's API. A job submitted now (its id is assigned here; its submit time is now).
   virtual workload::JobId submit(const SubmittedJob& job, engine::Time now) = 0;
+  // Why such a job could never run on this cluster (the scheduler's never-fits check), asked
+  // before submit(): the API refuses it rather than queue a job that is dropped on arrival.
+  virtual std::optional<std::string> never_runs(const SubmittedJob& /*job*/) { return std::nullopt; }
   // A job stopped by a user, for good: it leaves the queue, or its runs are killed; it ends as
   // failed. False when no such job is active.
   virtual bool kill(workload::JobId id, engine::Time now) = 0;

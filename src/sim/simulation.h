@@ -78,6 +78,7 @@ class Simulation final : private OutsideEvents {
   void host_lost(cluster::HostId host, engine::Time now) override;
   void host_back(cluster::HostId host, engine::Time now) override;
   workload::JobId submit(const SubmittedJob& job, engine::Time now) override;
+  std::optional<std::string> never_runs(const SubmittedJob& job) override;
   workload::JobId arrive_from_outside(workload::JobSpec spec, engine::Time now);
   bool kill(workload::JobId id, engine::Time now) override;
   std::optional<ServiceScaled> scale_service(const std::string& name, std::uint32_t instances,

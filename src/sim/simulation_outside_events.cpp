@@ -35,6 +35,12 @@ workload::JobId Simulation::submit(const SubmittedJob& job, engine::Time now) {
   return arrive_from_outside(std::move(spec), now);
 }
 
+std::optional<std::string> Simulation::never_runs(const SubmittedJob& job) {
+  workload::JobSpec spec = job.spec;
+  spec.gpu_request = source_.strings().intern(job.model);  // as submit() will
+  return scheduler_.never_runs(spec, requests_.of(spec));
+}
+
 workload::JobId Simulation::arrive_from_outside(workload::JobSpec spec, engine::Time now) {
   spec.trace_number = kSubmittedFromOutside;
   spec.line = 0;

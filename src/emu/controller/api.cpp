@@ -144,6 +144,8 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
     auto parsed = parse_submit_body(req.body, topo.catalog());
     if (!parse_or_refuse(parsed, respond)) return;
     inbox.post(SubmitInput{parsed.value()}, [respond](const InputOutcome& out, engine::Time now) {
+      // A job that could never run is refused, not queued to be dropped on arrival.
+      if (!out.refused.empty()) return respond(error_response(422, out.refused));
       respond(json_response(201, {{"job", out.job}, {"submit_s", engine::to_seconds(now)}}));
     });
   });

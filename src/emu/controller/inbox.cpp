@@ -20,8 +20,12 @@ InputOutcome apply_input(const OutsideInput& input, engine::Time now, EmuExecuto
         } else if constexpr (std::is_same_v<T, HostBackInput>) {
           outside.host_back(in.host, now);
         } else if constexpr (std::is_same_v<T, SubmitInput>) {
-          out.job = outside.submit(in.job, now);
-          out.found = true;
+          if (auto why = outside.never_runs(in.job)) {
+            out.refused = *why;
+          } else {
+            out.job = outside.submit(in.job, now);
+            out.found = true;
+          }
         } else if constexpr (std::is_same_v<T, KillInput>) {
           out.job = in.job;
           out.found = outside.kill(in.job, now);

@@ -47,6 +47,7 @@ using OutsideInput = std::variant<ReportInput, HostLostInput, HostBackInput, Sub
 struct InputOutcome {
   workload::JobId job = 0;
   bool found = false;
+  std::string refused;  // a submitted job that could never run: why (nothing was submitted)
   sim::ServiceScaled scaled;
 };
 

@@ -1,0 +1,89 @@
+// Parts without effect in their combination (part_effects.h), as a table of rules.
+#include "sched/part_effects.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "util/parse.h"
+
+namespace schedlab::sched {
+
+namespace {
+// Queue orders keyed by the service a job has attained or still needs: for a job that never
+// ran, the key is the same function of its spec as that of the order named here.
+struct RunTimeKeyed {
+  const char* queue;
+  const char* like;  // the submit-time order it then behaves as
+};
+constexpr RunTimeKeyed kRunTimeKeyed[] = {
+    {"las", "fifo (every waiting job has attained nothing: all sit in the top queue, in submit order)"},
+    {"gittins", "fifo (every waiting job has attained nothing: all have the same index, then submit order)"},
+    {"srtf", "sjf by the traced duration (a job that never ran has all its work left)"},
+};
+
+// Preemption parts that stop running jobs for a waiting one by comparing queue keys.
+bool compares_keys(const std::string& preemption) { return preemption == "reorder" || preemption == "priority"; }
+
+std::int64_t int_arg(const SchedulerConfig& c, const std::string& part, const std::string& name) {
+  auto it = c.args.find(part);
+  if (it == c.args.end()) return 0;
+  const ArgValue* v = it->second.find(name);
+  std::int64_t out = 0;
+  return v && v->shape == ArgValue::Shape::scalar && try_parse_int(v->text, out) ? out : 0;
+}
+}  // namespace
+
+std::vector<std::string> parts_without_effect(const SchedulerConfig& c, const cluster::Topology& topo,
+                                              OtherStops stops) {
+  std::vector<std::string> out;
+  if (!c.external.command.empty()) return out;  // the policy process orders the queue itself
+  const bool reclaim = c.preemption == "pool-reclaim";
+  // Jobs that run, stop and wait again with service attained, other than by key comparison.
+  std::string others;
+  if (stops.failures) others = "failures";
+  if (reclaim) others += std::string(others.empty() ? "" : " and ") + "pool reclaims";
+  const std::string except =
+      others.empty() ? "" : fmt::format(" (only jobs stopped by {} and waiting again differ)", others);
+  const char* fix = "add `scheduler.preemption: reorder` (Tiresias) to let its keys reorder running jobs";
+
+  for (const auto& r : kRunTimeKeyed) {
+    if (c.queue != r.queue || compares_keys(c.preemption)) continue;
+    out.push_back(fmt::format("scheduler.queue: {} with preemption: {} orders waiting jobs as {}{}; its keys "
+                              "change only while jobs run, and no running job is ever stopped for a better key: "
+                              "{}",
+                              c.queue, c.preemption, r.like, except, fix));
+  }
+  if (c.queue == "las" && int_arg(c, "las", "promote_after") > 0 && !compares_keys(c.preemption))
+    out.push_back(fmt::format("scheduler.args.las.promote_after lifts waiting jobs that have run before; with "
+                              "preemption: {} {}: {}",
+                              c.preemption,
+                              others.empty() ? "no job waits again after running, so it has no effect"
+                                             : "only jobs stopped by " + others + " are lifted",
+                              fix));
+  // fifo keys are submit times: a waiting job outranks only a running job submitted after it,
+  // and only a backfill starts a later job while an earlier one waits.
+  // A pools admission lets a later job pass one held at its pool's share, so it is left out.
+  const auto admits = [&](const char* a) { return std::find(c.admission.begin(), c.admission.end(), a) != c.admission.end(); };
+  if (c.queue == "fifo" && compares_keys(c.preemption) && c.backfill == "none" && !stops.failures &&
+      !admits("incremental") && !admits("pools"))
+    out.push_back(fmt::format("scheduler.preemption: {} under queue fifo and backfill none never stops a job: "
+                              "fifo's keys are submit times, and no job starts ahead of an earlier one that "
+                              "waits, so no waiting job outranks a running one",
+                              c.preemption));
+  if (std::find(c.filters.begin(), c.filters.end(), "same-generation") != c.filters.end()) {
+    std::set<int> gens;
+    const auto& catalog = topo.catalog();
+    for (cluster::ModelId m = 0; m < catalog.size(); ++m)
+      if (topo.gpus_of_model(m) > 0) gens.insert(catalog.model(m).generation);
+    if (gens.size() <= 1)
+      out.push_back(fmt::format("scheduler.filters: same-generation has no effect: every GPU of cluster '{}' is of "
+                                "{}",
+                                topo.name(), gens.empty() ? "no generation (it has no GPUs)"
+                                                          : fmt::format("generation {}", *gens.begin())));
+  }
+  return out;
+}
+
+}  // namespace schedlab::sched
