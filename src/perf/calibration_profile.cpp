@@ -398,8 +398,8 @@ void write_profile(const CalibrationProfile& p, std::ostream& out) {
 // Defaults
 
 CalibrationProfile datasheet_profile() {
-  // Figures from /work/shared/reference/collectives.md (sources named there). Keep
-  // configs/calibration/datasheet.yaml in step with this function (a test compares them).
+  // Public figures, each cited with its source in configs/calibration/datasheet.yaml; keep
+  // that file in step with this function (a test compares them).
   CalibrationProfile p;
   p.provenance.source = "datasheet";
   p.provenance.command = "schedlab built-in datasheet_profile()";
@@ -412,7 +412,7 @@ CalibrationProfile datasheet_profile() {
   p.tiers[LinkTier::rack] = {2.3, 47.0, {}, true};
   p.tiers[LinkTier::spine] = {2.3, 47.0, {}, true};
 
-  // Compute: peak dense figures from the collectives.md datasheet table (FP32; FP16/BF16 tensor).
+  // Compute: peak dense figures from the datasheets (FP32; FP16/BF16 tensor), cited in datasheet.yaml.
   p.compute["H200"] = {{Dtype::fp32, 67.0}, {Dtype::fp16, 989.0}, {Dtype::bf16, 989.0}};  // H200 SXM
   p.compute["H100"] = {{Dtype::fp32, 67.0}, {Dtype::fp16, 989.0}, {Dtype::bf16, 989.0}};  // H100 SXM5
   p.compute["A100"] = {{Dtype::fp32, 19.5}, {Dtype::fp16, 312.0}, {Dtype::bf16, 312.0}};  // A100 SXM4

@@ -106,7 +106,7 @@ void write_profile(const CalibrationProfile& profile, std::ostream& out);
 // The first line write_profile writes: calibrate -o replaces only a file that starts so.
 inline constexpr std::string_view kProfileFirstLine = "# schedlab calibration profile";
 
-// Defaults from public figures (/work/shared/reference/collectives.md), each cited in the source.
+// Defaults from public figures, each cited with its source in configs/calibration/datasheet.yaml.
 CalibrationProfile datasheet_profile();
 // Where datasheet_profile()'s α or β of `tier` comes from, in one line (`model explain`).
 std::string_view datasheet_alpha_source(LinkTier tier);

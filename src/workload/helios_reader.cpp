@@ -12,8 +12,8 @@
 
 #include "cluster/resources.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -26,11 +26,10 @@ const std::array<const char*, kColCount> kColNames = {"job_id",  "gpu_num", "sub
                                                       "state",   "cpu_num", "type",        "mem_per_pod_GB"};
 constexpr int kRequired = 5;  // the first five
 
-class HeliosSource final : public TraceReaderSource {
+class HeliosSource final : public RowTraceSource {
  public:
   HeliosSource(const std::string& path, const TraceOptions& options, HeliosFlavor flavor)
-      : TraceReaderSource(path, options, Order::sorted),
-        reader_(path),
+      : RowTraceSource(path, options, Order::sorted),
         format_(flavor == HeliosFlavor::acme ? "acme" : "helios") {
     const ArgReader a = trace_args(options, format_, {"gpus_per_host", "cpu_jobs"});
     cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
@@ -42,27 +41,22 @@ class HeliosSource final : public TraceReaderSource {
   }
 
  protected:
-  long row_line() const override { return reader_.line_number(); }
-
   bool read_row(JobSpec& job) override {
-    std::string_view line;
-    while (next_data_line(reader_, line, '\0'))
-      if (parse_line(line, job)) return true;
+    while (rows_.next_row(ncols_))
+      if (parse_row(job)) return true;
     return false;
   }
 
  private:
   void read_header() {
-    ncols_ = read_named_header(reader_, kColNames, kRequired,
+    ncols_ = read_named_header(rows_.lines(), kColNames, kRequired,
                                format_ == "acme" ? "an Acme job trace" : "a Helios cluster_log.csv", pos_);
   }
 
-  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(rows_[pos_[c]]); }
+  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
-  bool parse_line(std::string_view line, JobSpec& job) {
-    split_fields(line, ',', fields_);
-    expect_field_count(reader_, fields_.size(), ncols_);
+  bool parse_row(JobSpec& job) {
     // Counts land in 32 bits (a wrapped 0 would be a job of no GPUs or a division by zero).
     const std::uint32_t gpus = parse_int_field<std::uint32_t>(field(kGpuNum), at(kGpuNum), 0);
     const std::uint32_t nodes =
@@ -90,8 +84,7 @@ class HeliosSource final : public TraceReaderSource {
     double start = parse_time(field(kStart), at(kStart));
     double end = parse_time(field(kEnd), at(kEnd));
     if (end < start)
-      throw InputError(reader_.path(), reader_.line_number(), "end_time",
-                       fmt::format("{} is before start_time {}", field(kEnd), field(kStart)));
+      rows_.fail("end_time", fmt::format("{} is before start_time {}", field(kEnd), field(kStart)));
     // Epoch seconds and date-times alike must lie within 100 years of 1970 (1870..2069): far
     // beyond, the microsecond clock and the re-based timeline would overflow.
     const engine::Time submit_us = checked_seconds(submit, at(kSubmit));
@@ -143,12 +136,10 @@ class HeliosSource final : public TraceReaderSource {
     return true;
   }
 
-  LineReader reader_;
   std::string format_;  // "helios" or "acme", for messages
   std::uint64_t host_limit_ = 8;
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the jobs without GPUs
   std::string reshaped_;  // the notice for a job shaped from gpu_num alone
-  std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;
 };

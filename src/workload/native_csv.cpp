@@ -16,11 +16,11 @@
 #include "util/checked.h"
 #include "util/csv.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 #include "workload/chronos_schedule.h"
 #include "workload/job_limit.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -40,7 +40,8 @@ constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
 class NativeCsvSource final : public JobSource {
  public:
   NativeCsvSource(const std::string& path, const TraceOptions& options)
-      : reader_(path), skip_bad_(options.skip_bad_rows), skipped_file_(options.skipped_file) {
+      : rows_(path, RowSyntax{.split = RowSyntax::Split::quoted_csv, .comment = '#', .skip_space_lines = false}),
+        skip_bad_(options.skip_bad_rows), skipped_file_(options.skipped_file) {
     read_header();
   }
 
@@ -70,7 +71,7 @@ class NativeCsvSource final : public JobSource {
       if (!cron) {
         skipped_file_.flush();
         // Nothing remains: a mistake to say so, not a run of zero jobs.
-        if (next_id_ == 0) throw no_job_left(reader_.path(), skipped_by_reason());
+        if (next_id_ == 0) throw no_job_left(rows_.path(), skipped_by_reason());
         return false;
       }
       out = cron->job;
@@ -82,7 +83,7 @@ class NativeCsvSource final : public JobSource {
     }
   }
   StringPool& strings() override { return strings_; }
-  double fraction_done() const override { return reader_.fraction_read(); }
+  double fraction_done() const override { return rows_.fraction_read(); }
   std::uint64_t skipped_rows() const override { return skipped_; }
   std::vector<std::pair<std::string, std::uint64_t>> skipped_by_reason() const override {
     if (skipped_ == 0) return {};
@@ -99,15 +100,12 @@ class NativeCsvSource final : public JobSource {
   };
 
   void read_row() {
-    std::string_view line;
-    while (reader_.next(line)) {
-      if (line.empty() || line.front() == '#') continue;
+    while (rows_.next()) {
       try {
         JobSpec job;
-        parse_row(line, job);
+        parse_row(job);
         if (job.submit < last_submit_)
-          throw InputError(reader_.path(), reader_.line_number(), "submit_s",
-                           "submit times must not decrease (sort the trace by submit_s)");
+          rows_.fail("submit_s", "submit times must not decrease (sort the trace by submit_s)");
         last_submit_ = job.submit;
         ahead_ = job;
         ahead_instances_ = row_instances_;
@@ -164,34 +162,28 @@ class NativeCsvSource final : public JobSource {
   }
 
   void read_header() {
-    std::string_view line;
-    do {
-      if (!reader_.next(line))
-        throw InputError(reader_.path(), reader_.line_number(), "", "empty trace: no header row");
-    } while (line.empty() || line.front() == '#');
-    ncols_ = read_csv_header(line, reader_.path(), reader_.line_number(),
+    if (!rows_.next()) rows_.fail("", "empty trace: no header row");
+    ncols_ = read_csv_header(rows_.line(), rows_.path(), rows_.line_number(),
                              CsvHeaderSpec{kColNames, kRequired, true, ""}, pos_);
   }
 
-  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : fields_[pos_[c]]; }
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : rows_[pos_[c]]; }
+  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
-  void parse_row(std::string_view line, JobSpec& job) {
+  void parse_row(JobSpec& job) {
     // Fields are quoted as csv_field writes them (trace convert's users and ids may hold commas).
-    if (!split_csv_fields(line, fields_, scratch_))
-      throw InputError(reader_.path(), reader_.line_number(), "",
-                       "a quoted field is left open or followed by text before the next comma");
-    if (fields_.size() != ncols_) {
+    rows_.split();
+    const std::size_t found = rows_.fields().size();
+    if (found != ncols_) {
       // Name the first column that is missing (or the count, when there are too many).
       std::string field;
-      if (fields_.size() < ncols_)
+      if (found < ncols_)
         for (int c = 0; c < kColCount; ++c)
-          if (pos_[c] == static_cast<int>(fields_.size())) field = kColNames[c];
-      throw InputError(reader_.path(), reader_.line_number(), field,
-                       fmt::format("{}expected {} fields, found {}{}", field.empty() ? "" : "missing: ", ncols_,
-                                   fields_.size(),
-                                   reader_.last_line_unterminated() ? " (the last line has no newline: truncated file?)"
-                                                                    : ""));
+          if (pos_[c] == static_cast<int>(found)) field = kColNames[c];
+      rows_.fail(field, fmt::format("{}expected {} fields, found {}{}", field.empty() ? "" : "missing: ", ncols_, found,
+                                    rows_.lines().last_line_unterminated()
+                                        ? " (the last line has no newline: truncated file?)"
+                                        : ""));
     }
     job = JobSpec{};
     // Every number is checked against the type it lands in and against sense
@@ -199,7 +191,7 @@ class NativeCsvSource final : public JobSource {
     // replay as a job that needs nothing or ends before it starts.
     // The line is for messages only: past 2^32 lines it saturates.
     job.line =
-        static_cast<std::uint32_t>(std::min<long>(reader_.line_number(), std::numeric_limits<std::uint32_t>::max()));
+        static_cast<std::uint32_t>(std::min<long>(rows_.line_number(), std::numeric_limits<std::uint32_t>::max()));
     job.trace_number = parse_int_field<std::uint64_t>(field(kId), at(kId), 0);
     job.submit = parse_seconds_field(field(kSubmit), 0, at(kSubmit));
     job.duration = parse_seconds_field(field(kDuration), 0, at(kDuration));
@@ -215,20 +207,16 @@ class NativeCsvSource final : public JobSource {
       job.mem_given = true;
     }
     if (job.gpus_per_task == 0 && job.cpu_milli == 0)
-      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
-                       "0 GPUs and no CPUs: a job needs GPUs, or CPUs (column cpus)");
+      rows_.fail("gpus_per_task", "0 GPUs and no CPUs: a job needs GPUs, or CPUs (column cpus)");
     if (job.total_gpus() > kMaxJobGpus)
-      throw InputError(reader_.path(), reader_.line_number(), "gpus_per_task",
-                       fmt::format("{} tasks x {} GPUs = {} GPUs in one job is out of range [1, {}]", job.tasks,
-                                   job.gpus_per_task, job.total_gpus(), kMaxJobGpus));
+      rows_.fail("gpus_per_task", fmt::format("{} tasks x {} GPUs = {} GPUs in one job is out of range [1, {}]",
+                                              job.tasks, job.gpus_per_task, job.total_gpus(), kMaxJobGpus));
     if (pos_[kGpuMilli] >= 0 && !trim(field(kGpuMilli)).empty()) {
       auto milli = parse_int_at_least(field(kGpuMilli), 1, at(kGpuMilli));
       if (milli > 1000)
-        throw InputError(reader_.path(), reader_.line_number(), "gpu_milli",
-                         fmt::format("{} is more than one GPU (1000); use gpus_per_task", milli));
+        rows_.fail("gpu_milli", fmt::format("{} is more than one GPU (1000); use gpus_per_task", milli));
       if (milli < 1000 && job.gpus_per_task != 1)
-        throw InputError(reader_.path(), reader_.line_number(), "gpu_milli",
-                         "a GPU share needs gpus_per_task = 1");
+        rows_.fail("gpu_milli", "a GPU share needs gpus_per_task = 1");
       job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
     }
     if (pos_[kGpuModel] >= 0) job.gpu_request = strings_.intern(trim(field(kGpuModel)));
@@ -242,21 +230,20 @@ class NativeCsvSource final : public JobSource {
       auto g = trim(field(kGang));
       if (g == "1" || g == "true") job.gang = true;
       else if (g == "0" || g == "false") job.gang = false;
-      else throw InputError(reader_.path(), reader_.line_number(), "gang", fmt::format("'{}' is not 0/1/true/false", g));
+      else rows_.fail("gang", fmt::format("'{}' is not 0/1/true/false", g));
     }
     if (pos_[kPreemptible] >= 0 && !trim(field(kPreemptible)).empty()) {
       auto g = trim(field(kPreemptible));
       if (g == "1" || g == "true") job.preemptible = true;
       else if (g == "0" || g == "false") job.preemptible = false;
-      else throw InputError(reader_.path(), reader_.line_number(), "preemptible", fmt::format("'{}' is not 0/1/true/false", g));
+      else rows_.fail("preemptible", fmt::format("'{}' is not 0/1/true/false", g));
     }
     if (pos_[kKind] >= 0 && !trim(field(kKind)).empty()) {
       auto k = trim(field(kKind));
       if (k == "batch") job.kind = JobKind::batch;
       else if (k == "service") job.kind = JobKind::service;
       else if (k == "cron") job.kind = JobKind::cron;
-      else throw InputError(reader_.path(), reader_.line_number(), "kind",
-                            unknown_name_message("kind", k, {"batch", "service", "cron"}));
+      else rows_.fail("kind", unknown_name_message("kind", k, {"batch", "service", "cron"}));
     }
     if (pos_[kEstimate] >= 0 && !trim(field(kEstimate)).empty())
       job.estimate = parse_seconds_field(field(kEstimate), 0, at(kEstimate));
@@ -266,8 +253,7 @@ class NativeCsvSource final : public JobSource {
       else if (s == "failed") job.status = TraceStatus::failed;
       else if (s == "killed") job.status = TraceStatus::killed;
       else if (s == "unknown") job.status = TraceStatus::unknown;
-      else throw InputError(reader_.path(), reader_.line_number(), "status",
-                            unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
+      else rows_.fail("status", unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
     }
     // A service row stands for `instances` instances over [submit, submit + duration); a cron
     // row with a schedule for its occurrences. Both name their jobs' group by the row's id.
@@ -275,30 +261,29 @@ class NativeCsvSource final : public JobSource {
     if (pos_[kInstances] >= 0 && !trim(field(kInstances)).empty()) {
       instances = parse_int_field<std::uint32_t>(field(kInstances), at(kInstances), 1);
       // Each instance is a job of the run.
-      check_job_count(instances, "instances", reader_.path(), reader_.line_number(), "instances");
+      check_job_count(instances, "instances", rows_.path(), rows_.line_number(), "instances");
       if (instances > 1 && job.kind != JobKind::service)
-        throw InputError(reader_.path(), reader_.line_number(), "instances",
-                         "only a row of kind service has instances");
+        rows_.fail("instances", "only a row of kind service has instances");
     }
     std::optional<ChronosSchedule> schedule;
     if (pos_[kSchedule] >= 0 && !trim(field(kSchedule)).empty()) {
       if (job.kind != JobKind::cron)
-        throw InputError(reader_.path(), reader_.line_number(), "schedule", "only a row of kind cron has a schedule");
+        rows_.fail("schedule", "only a row of kind cron has a schedule");
       try {
         schedule = parse_chronos_schedule(trim(field(kSchedule)));
       } catch (const std::invalid_argument& e) {
-        throw InputError(reader_.path(), reader_.line_number(), "schedule", e.what());
+        rows_.fail("schedule", e.what());
       }
       // Each occurrence is a job of the run (an unbounded one ends with the trace, and is
       // counted as the run reads it).
       if (const auto n = schedule->count())
-        check_job_count(*n, "occurrences", reader_.path(), reader_.line_number(), "schedule");
+        check_job_count(*n, "occurrences", rows_.path(), rows_.line_number(), "schedule");
     }
     if (job.kind != JobKind::batch) {
       const auto group = pos_[kGroup] >= 0 ? trim(field(kGroup)) : std::string_view();
       job.group = strings_.intern(group.empty() ? trim(field(kId)) : group);
     } else if (pos_[kGroup] >= 0 && !trim(field(kGroup)).empty()) {
-      throw InputError(reader_.path(), reader_.line_number(), "group", "only a row of kind service or cron has a group");
+      rows_.fail("group", "only a row of kind service or cron has a group");
     }
     row_instances_ = instances;
     row_schedule_ = std::move(schedule);
@@ -315,11 +300,9 @@ class NativeCsvSource final : public JobSource {
     return static_cast<float>(s);
   }
 
-  LineReader reader_;
+  RowReader rows_;
   bool skip_bad_;
   StringPool strings_;
-  std::vector<std::string_view> fields_;
-  std::string scratch_;  // unquoted fields (split_csv_fields)
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;
   JobId next_id_ = 0;

@@ -12,8 +12,8 @@
 
 #include "cluster/resources.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -28,48 +28,41 @@ const std::array<const char*, kColCount> kColNames = {"name",          "num_gpu"
 constexpr int kRequired = 3;  // name, num_gpu, gpu_milli; the times are required as a pair (or absent)
 constexpr std::string_view kPodPrefix = "openb-pod-";
 
-class OpenbSource final : public TraceReaderSource {
+class OpenbSource final : public RowTraceSource {
  public:
   OpenbSource(const std::string& path, const TraceOptions& options)
-      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
+      : RowTraceSource(path, options, Order::sorted) {
     cpu_jobs_ = trace_args(options, "openb", {"cpu_jobs"}).choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     read_header();
   }
 
  protected:
-  long row_line() const override { return reader_.line_number(); }
-
   bool read_row(JobSpec& job) override {
-    std::string_view line;
-    while (next_data_line(reader_, line, '\0'))
-      if (parse_line(line, job)) return true;
+    while (rows_.next_row(ncols_))
+      if (parse_row(job)) return true;
     return false;
   }
 
  private:
   void read_header() {
-    ncols_ = read_named_header(reader_, kColNames, kRequired, "an openb pod list", pos_);
+    ncols_ = read_named_header(rows_.lines(), kColNames, kRequired, "an openb pod list", pos_);
     timeless_ = pos_[kCreation] < 0 && pos_[kDeletion] < 0;
     if (timeless_ && !options().times_optional)
-      throw InputError(reader_.path(), reader_.line_number(), "creation_time",
-                       "this pod list has no creation_time or deletion_time: it is made for the packing "
-                       "experiment (set workload.mode: packing), not for a replay in time");
+      rows_.fail("creation_time",
+                 "this pod list has no creation_time or deletion_time: it is made for the packing "
+                 "experiment (set workload.mode: packing), not for a replay in time");
     for (Col c : {kCreation, kDeletion})
       if (!timeless_ && pos_[c] < 0)
-        throw InputError(reader_.path(), reader_.line_number(), kColNames[c],
-                         "required column is missing from the header (creation_time and deletion_time go together)");
+        rows_.fail(kColNames[c],
+                   "required column is missing from the header (creation_time and deletion_time go together)");
   }
 
-  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(fields_[pos_[c]]); }
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
-  [[noreturn]] void fail(Col c, const std::string& what) const {
-    throw InputError(reader_.path(), reader_.line_number(), kColNames[c], what);
-  }
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(rows_[pos_[c]]); }
+  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  [[noreturn]] void fail(Col c, const std::string& what) const { rows_.fail(kColNames[c], what); }
 
   // False for a pod that the format drops (counted).
-  bool parse_line(std::string_view line, JobSpec& job) {
-    split_fields(line, ',', fields_);
-    expect_field_count(reader_, fields_.size(), ncols_);
+  bool parse_row(JobSpec& job) {
     // num_gpu lands in 32 bits: 2^32 must not wrap to 0 GPUs (a divide by zero later).
     const std::uint32_t num_gpu = parse_int_field<std::uint32_t>(field(kNumGpu), at(kNumGpu), 0);
     std::int64_t milli = field(kGpuMilli).empty() ? 1000 : parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
@@ -147,10 +140,8 @@ class OpenbSource final : public TraceReaderSource {
     return true;
   }
 
-  LineReader reader_;
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the pods without GPUs
   bool timeless_ = false;  // no creation/deletion columns (a packing-only pod list)
-  std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;
 };

@@ -11,8 +11,8 @@
 #include "cluster/resources.h"
 #include "util/csv.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -29,10 +29,10 @@ constexpr double kMaxPlanGpu = 100.0 * std::numeric_limits<std::uint32_t>::max()
 
 bool is_missing(std::string_view s) { return s.empty() || s == "nan" || s == "NaN" || s == "\\N"; }
 
-class Pai2020Source final : public TraceReaderSource {
+class Pai2020Source final : public RowTraceSource {
  public:
   Pai2020Source(const std::string& path, const TraceOptions& options)
-      : TraceReaderSource(path, options, Order::sorted), reader_(path) {
+      : RowTraceSource(path, options, Order::sorted) {
     const ArgReader a = trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
     cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     keep_names_ = a.flag("keep_names", false);
@@ -41,53 +41,50 @@ class Pai2020Source final : public TraceReaderSource {
   }
 
  protected:
-  long row_line() const override { return reader_.line_number(); }
-
   bool read_row(JobSpec& job) override {
-    std::string_view line;
-    while (next_data_line(reader_, line, '\0')) {
+    while (rows_.next()) {
       saw_line_ = true;
-      if (reader_.line_number() == 1 && line.rfind("job_name,", 0) == 0) {  // a header row
+      if (is_header(rows_)) {
         // Columns are read by position; the header is still refused with a column given twice.
         int pos[kColCount];
-        read_csv_header(line, reader_.path(), 1, CsvHeaderSpec{kColNames, 0, false, ""}, pos);
+        read_csv_header(rows_.line(), rows_.path(), 1, CsvHeaderSpec{kColNames, 0, false, ""}, pos);
         continue;
       }
-      if (parse_line(line, job)) return true;
+      rows_.split();
+      rows_.expect_fields(kColCount);
+      if (parse_row(job)) return true;
     }
-    if (!saw_line_) throw EmptyTraceError(reader_.path(), "no rows");
+    if (!saw_line_) throw EmptyTraceError(rows_.path(), "no rows");
     return false;
   }
 
  private:
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
-  [[noreturn]] void fail(Col c, const std::string& what) const {
-    throw InputError(reader_.path(), reader_.line_number(), kColNames[c], what);
+  // Both tables may start with a header row naming job_name.
+  static bool is_header(const RowReader& rows) {
+    return rows.line_number() == 1 && rows.line().rfind("job_name,", 0) == 0;
   }
+  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  [[noreturn]] void fail(Col c, const std::string& what) const { rows_.fail(kColNames[c], what); }
 
   void read_job_table(const std::string& table) {
-    LineReader r(table);
-    std::string_view line;
-    std::vector<std::string_view> f;
-    while (next_data_line(r, line, '\0')) {
-      if (r.line_number() == 1 && line.rfind("job_name,", 0) == 0) continue;
-      split_fields(line, ',', f);
-      expect_field_count(r, f.size(), kJobTableCols);
-      users_.emplace(std::string(trim(f[0])), strings().intern(trim(f[2])));
+    RowReader r(table);
+    while (r.next()) {
+      if (is_header(r)) continue;
+      r.split();
+      r.expect_fields(kJobTableCols);
+      users_.emplace(std::string(trim(r[0])), strings().intern(trim(r[2])));
     }
   }
 
-  bool parse_line(std::string_view line, JobSpec& job) {
-    split_fields(line, ',', fields_);
-    expect_field_count(reader_, fields_.size(), kColCount);
-    std::string_view plan = trim(fields_[kPlanGpu]);
+  bool parse_row(JobSpec& job) {
+    std::string_view plan = trim(rows_[kPlanGpu]);
     double plan_gpu = is_missing(plan) ? 0 : parse_double_at_least(plan, 0, at(kPlanGpu));
     if (plan_gpu > kMaxPlanGpu)
       fail(kPlanGpu, fmt::format("{} is out of range [0, {}] (percent of one GPU: at most {} GPUs)", plan_gpu,
                                  kMaxPlanGpu, std::numeric_limits<std::uint32_t>::max()));
-    const std::uint32_t inst = parse_int_field<std::uint32_t>(fields_[kInstNum], at(kInstNum), 1);  // pandas' 2.0 is 2
+    const std::uint32_t inst = parse_int_field<std::uint32_t>(rows_[kInstNum], at(kInstNum), 1);  // pandas' 2.0 is 2
     // plan_cpu is a percentage of one CPU (600 = 6 CPUs), plan_mem GB; either may be missing.
-    std::string_view plan_cpu = trim(fields_[kPlanCpu]), plan_mem = trim(fields_[kPlanMem]);
+    std::string_view plan_cpu = trim(rows_[kPlanCpu]), plan_mem = trim(rows_[kPlanMem]);
     const bool cpu_given = !is_missing(plan_cpu), mem_given = !is_missing(plan_mem);
     const std::uint32_t cpu_milli =
         cpu_given ? cluster::checked_cpu_milli(parse_double_at_least(plan_cpu, 0, at(kPlanCpu)) / 100, at(kPlanCpu)) : 0;
@@ -100,16 +97,16 @@ class Pai2020Source final : public TraceReaderSource {
       drop("tasks that plan neither GPUs nor CPUs");
       return false;
     }
-    if (is_missing(trim(fields_[kStart]))) {
+    if (is_missing(trim(rows_[kStart]))) {
       drop("tasks that never started (no start_time)");
       return false;
     }
-    if (is_missing(trim(fields_[kEnd]))) {
+    if (is_missing(trim(rows_[kEnd]))) {
       drop("tasks with no end_time");
       return false;
     }
-    double start = parse_double_at_least(fields_[kStart], 0, at(kStart));
-    double end = parse_double_at_least(fields_[kEnd], 0, at(kEnd));
+    double start = parse_double_at_least(rows_[kStart], 0, at(kStart));
+    double end = parse_double_at_least(rows_[kEnd], 0, at(kEnd));
     if (end < start) fail(kEnd, fmt::format("{} is before start_time {}", end, start));
     const engine::Time submit = checked_seconds(start, at(kStart), 0);
     const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
@@ -143,23 +140,23 @@ class Pai2020Source final : public TraceReaderSource {
     job.gang = true;
     job.submit = submit;
     job.duration = duration;
-    std::string_view job_name = trim(fields_[kJob]);
+    std::string_view job_name = trim(rows_[kJob]);
     // The row's line number identifies the task; 1.2 M unique "job_name/task_name" strings
     // would cost more memory than the jobs themselves, so they are kept only on request.
-    job.trace_number = static_cast<std::uint64_t>(reader_.line_number());
+    job.trace_number = static_cast<std::uint64_t>(rows_.line_number());
     if (keep_names_) {
       key_.assign(job_name);
       key_ += '/';
-      key_ += trim(fields_[kTask]);
+      key_ += trim(rows_[kTask]);
       job.trace_id = strings().intern(key_);
     }
     if (!users_.empty()) {
       auto u = users_.find(std::string(job_name));
       if (u != users_.end()) job.user = u->second;
     }
-    std::string_view type = trim(fields_[kGpuType]);
+    std::string_view type = trim(rows_[kGpuType]);
     if (!is_missing(type) && type != "MISC") job.gpu_request = strings().intern(type);
-    std::string_view status = trim(fields_[kStatus]);
+    std::string_view status = trim(rows_[kStatus]);
     if (status == "Terminated") job.status = TraceStatus::pass;
     else if (status == "Failed") job.status = TraceStatus::failed;
     else if (status == "Interrupted") job.status = TraceStatus::killed;
@@ -167,13 +164,11 @@ class Pai2020Source final : public TraceReaderSource {
     return true;
   }
 
-  LineReader reader_;
   bool round_up_ = true;
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the tasks without GPUs
   bool keep_names_ = false;
   bool saw_line_ = false;
   std::unordered_map<std::string, Label> users_;
-  std::vector<std::string_view> fields_;
   std::string key_;
 };
 

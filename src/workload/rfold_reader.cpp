@@ -8,8 +8,8 @@
 
 #include "util/csv.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -20,41 +20,33 @@ enum Col { kId, kArrival, kTopology, kShape, kSize, kDuration, kColCount };
 constexpr const char* kColNames[kColCount] = {"job id", "arrival time (sec)", "topology",
                                               "shape", "size", "duration (sec)"};
 
-class RfoldSource final : public TraceReaderSource {
+class RfoldSource final : public RowTraceSource {
  public:
   RfoldSource(const std::string& path, const TraceOptions& options)
-      : TraceReaderSource(path, options, Order::streamed), reader_(path) {
+      : RowTraceSource(path, options, Order::streamed, RowSyntax{.comment = '#'}) {
     host_limit_ = static_cast<std::uint32_t>(
         trace_args(options, "rfold", {"gpus_per_host"}).integer("gpus_per_host", 8, 0, UINT32_MAX));
     reshaped_ = fmt::format("jobs reshaped to equal tasks (gpus_per_host {})", host_limit_);
+    // The header starts with the comment sign that later lines use: read as a line, not a row.
     std::string_view line;
-    if (!next_data_line(reader_, line, '\0'))
-      throw EmptyTraceError(reader_.path(), "no header row");
+    if (!next_data_line(rows_.lines(), line, '\0')) throw EmptyTraceError(rows_.path(), "no header row");
     if (line.rfind(kHeaderStart, 0) != 0)
-      throw InputError(reader_.path(), reader_.line_number(), "",
-                       fmt::format("expected the header '{},...', found '{}'", kHeaderStart,
-                                   line.substr(0, 60)));
+      rows_.fail("", fmt::format("expected the header '{},...', found '{}'", kHeaderStart, line.substr(0, 60)));
     // Columns are read by position; the header is still refused with a column given twice.
     int pos[kColCount];
-    read_csv_header(line.substr(1), reader_.path(), reader_.line_number(), CsvHeaderSpec{kColNames, 0, false, ""},
-                    pos);
+    read_csv_header(line.substr(1), rows_.path(), rows_.line_number(), CsvHeaderSpec{kColNames, 0, false, ""}, pos);
   }
 
  protected:
-  long row_line() const override { return reader_.line_number(); }
-
   bool read_row(JobSpec& job) override {
-    std::string_view line;
-    if (!next_data_line(reader_, line, '#')) return false;
-    split_fields(line, ',', fields_);
-    expect_field_count(reader_, fields_.size(), kColCount);
+    if (!rows_.next_row(kColCount)) return false;
     job = JobSpec{};
-    job.trace_number = parse_int_field<std::uint64_t>(fields_[kId], at(kId), 0);
-    job.submit = parse_seconds_field(fields_[kArrival], 0, at(kArrival));
-    job.duration = parse_seconds_field(fields_[kDuration], 0, at(kDuration));
+    job.trace_number = parse_int_field<std::uint64_t>(rows_[kId], at(kId), 0);
+    job.submit = parse_seconds_field(rows_[kArrival], 0, at(kArrival));
+    job.duration = parse_seconds_field(rows_[kDuration], 0, at(kDuration));
     // A size below 1 (0.46) is a share of one GPU, as openb's gpu_milli: in thousandths,
     // rounded to the nearest (at least 1), one task of one shared GPU.
-    if (double share; try_parse_double(fields_[kSize], share) && share > 0 && share < 1) {
+    if (double share; try_parse_double(rows_[kSize], share) && share > 0 && share < 1) {
       job.tasks = 1;
       job.gpus_per_task = 1;
       job.gpu_milli = checked_share_milli(std::max<std::int64_t>(1, std::llround(share * 1000)), at(kSize));
@@ -63,9 +55,9 @@ class RfoldSource final : public TraceReaderSource {
       return true;
     }
     // GPU counts fit 32 bits, so their sum over a line's parts cannot overflow.
-    auto size = parse_int_field<std::uint32_t>(fields_[kSize], at(kSize), 1);
+    auto size = parse_int_field<std::uint32_t>(rows_[kSize], at(kSize), 1);
 
-    split_fields(trim(fields_[kShape]), '+', parts_);
+    split_fields(trim(rows_[kShape]), '+', parts_);
     hosts_.clear();
     std::uint64_t sum = 0;
     for (auto p : parts_) {
@@ -74,8 +66,8 @@ class RfoldSource final : public TraceReaderSource {
       sum += n;
     }
     if (sum != size)
-      throw InputError(reader_.path(), reader_.line_number(), kColNames[kSize],
-                       fmt::format("{} is not the GPU count of shape '{}' ({})", size, trim(fields_[kShape]), sum));
+      rows_.fail(kColNames[kSize],
+                 fmt::format("{} is not the GPU count of shape '{}' ({})", size, trim(rows_[kShape]), sum));
     Shape shape = shape_from_hosts(hosts_, host_limit_, at(kShape));
     if (shape.reshaped) notices_mut().add(reshaped_);
     job.tasks = shape.tasks;
@@ -85,13 +77,11 @@ class RfoldSource final : public TraceReaderSource {
   }
 
  private:
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kColNames[c]}; }
+  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
-  double file_fraction() const override { return reader_.fraction_read(); }
-  LineReader reader_;
   std::uint64_t host_limit_ = 8;
   std::string reshaped_;  // the notice for a reshaped job
-  std::vector<std::string_view> fields_, parts_;
+  std::vector<std::string_view> parts_;
   std::vector<std::uint64_t> hosts_;
 };
 

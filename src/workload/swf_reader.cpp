@@ -9,8 +9,8 @@
 
 #include "cluster/resources.h"
 #include "util/error.h"
-#include "util/line_reader.h"
 #include "util/parse.h"
+#include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
 namespace schedlab::workload {
@@ -26,57 +26,51 @@ constexpr const char* kFieldNames[kFieldCount] = {
 
 constexpr std::int64_t kMaxCount = std::numeric_limits<std::uint32_t>::max();
 
-class SwfSource final : public TraceReaderSource {
+class SwfSource final : public RowTraceSource {
  public:
   SwfSource(const std::string& path, const TraceOptions& options)
-      : TraceReaderSource(path, options, Order::streamed), reader_(path) {
+      : RowTraceSource(path, options, Order::streamed, RowSyntax{.split = RowSyntax::Split::whitespace}) {
     const ArgReader a = trace_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
     gpus_per_processor_ = static_cast<std::uint32_t>(a.integer("gpus_per_processor", 1, 1, UINT32_MAX));
     host_limit_ = static_cast<std::uint32_t>(a.integer("gpus_per_host", 8, 0, UINT32_MAX));
   }
 
  protected:
-  long row_line() const override { return reader_.line_number(); }
-
   bool read_row(JobSpec& job) override {
-    std::string_view line;
-    for (;;) {
-      if (!reader_.next(line)) {
-        if (!saw_line_) throw EmptyTraceError(reader_.path(), "no header and no jobs");
-        return false;
-      }
-      std::string_view t = trim(line);
-      if (t.empty()) continue;
+    while (rows_.next()) {
       saw_line_ = true;
-      if (t.front() == ';') {
+      // Header lines start with ';', after any spaces.
+      if (std::string_view t = trim(rows_.line()); t.front() == ';') {
         header_lines_ = true;
         read_header_comment(t);
         continue;
       }
-      if (parse_line(line, job)) return true;
+      rows_.split();
+      rows_.expect_fields(kFieldCount);
+      if (parse_row(job)) return true;
     }
+    if (!saw_line_) throw EmptyTraceError(rows_.path(), "no header and no jobs");
+    return false;
   }
 
  private:
   // False for a job that the format's rules drop (counted).
-  bool parse_line(std::string_view line, JobSpec& job) {
-    split_whitespace(line, fields_);
-    expect_field_count(reader_, fields_.size(), kFieldCount);
+  bool parse_row(JobSpec& job) {
     const auto number = static_cast<std::uint64_t>(swf_int(kJob, 0, std::numeric_limits<std::int64_t>::max()));
-    const double submit_s = parse_double_at_least(fields_[kSubmit], -1, at(kSubmit));
-    double run = parse_double_at_least(fields_[kRun], -1, at(kRun));
+    const double submit_s = parse_double_at_least(rows_[kSubmit], -1, at(kSubmit));
+    double run = parse_double_at_least(rows_[kRun], -1, at(kRun));
     // Processor counts land in 32 bits (-1 = unknown).
     std::int64_t procs = swf_int(kAllocProcs, -1, kMaxCount);
     std::int64_t req_procs = swf_int(kReqProcs, -1, kMaxCount);
-    double req_time = parse_double_at_least(fields_[kReqTime], -1, at(kReqTime));
+    double req_time = parse_double_at_least(rows_[kReqTime], -1, at(kReqTime));
     std::int64_t status = swf_int(kStatus, -1, std::numeric_limits<std::int64_t>::max());
     std::int64_t user = swf_int(kUser, -1, std::numeric_limits<std::int64_t>::max());
     std::int64_t queue = swf_int(kQueue, -1, std::numeric_limits<std::int64_t>::max());
     // KB per processor; -1 (or 0) = not given.
-    double req_mem_kb = parse_double_at_least(fields_[kReqMem], -1, at(kReqMem));
+    double req_mem_kb = parse_double_at_least(rows_[kReqMem], -1, at(kReqMem));
     // The remaining fields are not used, but must be numbers for the row to be SWF.
     for (int f : {kWait, kAvgCpu, kUsedMem, kGroup, kExe, kPartition, kPrecJob, kThink})
-      parse_double(fields_[f], at(static_cast<Field>(f)));
+      parse_double(rows_[f], at(static_cast<Field>(f)));
 
     const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
     if (procs <= 0) procs = req_procs;  // the standard: allocated, else requested
@@ -86,7 +80,7 @@ class SwfSource final : public TraceReaderSource {
       drop("jobs with unknown submit time (-1)");
       return false;
     }
-    const engine::Time submit = parse_seconds_field(fields_[kSubmit], 0, at(kSubmit));
+    const engine::Time submit = parse_seconds_field(rows_[kSubmit], 0, at(kSubmit));
     if (run < 0) {
       drop("jobs with unknown run time (-1)");
       return false;
@@ -96,8 +90,8 @@ class SwfSource final : public TraceReaderSource {
       return false;
     }
     if (max_procs_ > 0 && procs > max_procs_)
-      throw InputError(reader_.path(), reader_.line_number(), kFieldNames[kAllocProcs],
-                       fmt::format("{} processors is more than the header's MaxProcs ({})", procs, max_procs_));
+      rows_.fail(kFieldNames[kAllocProcs],
+                 fmt::format("{} processors is more than the header's MaxProcs ({})", procs, max_procs_));
 
     job = JobSpec{};
     job.trace_number = number;
@@ -108,9 +102,9 @@ class SwfSource final : public TraceReaderSource {
     const auto tasks = checked_int<std::uint32_t>(procs, at(procs_field), 1);
     const std::uint64_t gpus = std::uint64_t{tasks} * gpus_per_processor_;
     if (gpus > kMaxCount)
-      throw InputError(reader_.path(), reader_.line_number(), kFieldNames[procs_field],
-                       fmt::format("{} processors x gpus_per_processor {} = {} GPUs is out of range [1, {}]", tasks,
-                                   gpus_per_processor_, gpus, kMaxCount));
+      rows_.fail(kFieldNames[procs_field],
+                 fmt::format("{} processors x gpus_per_processor {} = {} GPUs is out of range [1, {}]", tasks,
+                             gpus_per_processor_, gpus, kMaxCount));
     if (host_limit_ == 0) {
       job.tasks = tasks;
       job.gpus_per_task = gpus_per_processor_;
@@ -132,23 +126,23 @@ class SwfSource final : public TraceReaderSource {
       case 5: job.status = TraceStatus::killed; break;
       default: job.status = TraceStatus::unknown; break;
     }
-    if (user >= 0) job.user = strings().intern(fields_[kUser]);
-    if (queue >= 0) job.pool = strings().intern(fields_[kQueue]);
+    if (user >= 0) job.user = strings().intern(rows_[kUser]);
+    if (queue >= 0) job.pool = strings().intern(rows_[kQueue]);
     return true;
   }
 
-  FieldContext at(Field f) const { return FieldContext{reader_.path(), reader_.line_number(), kFieldNames[f]}; }
+  FieldContext at(Field f) const { return rows_.at(kFieldNames[f]); }
 
   // An integer field, in [lo, hi]. Logs converted by spreadsheets write 4.0 (read as 4) and
   // sometimes 4.5 where the standard says integer: rounded to the nearest (half away from
   // zero), and counted.
   std::int64_t swf_int(Field f, std::int64_t lo, std::int64_t hi) {
     double d;
-    if (try_parse_double(fields_[f], d) && d != std::floor(d)) {
+    if (try_parse_double(rows_[f], d) && d != std::floor(d)) {
       notices_mut().add(fmt::format("fractional {} rounded to the nearest integer", kFieldNames[f]));
       return checked_int<std::int64_t>(std::round(d), at(f), lo, hi);
     }
-    return parse_int_field<std::int64_t>(fields_[f], at(f), lo, hi);
+    return parse_int_field<std::int64_t>(rows_[f], at(f), lo, hi);
   }
 
   // "; MaxProcs: 100" and "; MaxNodes: 100"; other header lines are kept as comments.
@@ -163,8 +157,6 @@ class SwfSource final : public TraceReaderSource {
     if (key == "MaxNodes" && try_parse_int(value, v) && v > 0) max_nodes_ = v;
   }
 
-  double file_fraction() const override { return reader_.fraction_read(); }
-
  public:
   std::string declarations() const override {
     if (!header_lines_) return "no header block: the cluster's size comes from the scenario";
@@ -177,13 +169,11 @@ class SwfSource final : public TraceReaderSource {
 
  private:
   bool header_lines_ = false;
-  LineReader reader_;
   std::uint32_t gpus_per_processor_ = 1;
   std::uint32_t host_limit_ = 8;
   std::int64_t max_procs_ = 0;  // from the header; 0 = not given
   std::int64_t max_nodes_ = 0;
   bool saw_line_ = false;
-  std::vector<std::string_view> fields_;
 };
 
 bool ends_with(const std::string& s, std::string_view suffix) {

@@ -33,7 +33,7 @@ fs::path shared_nccl_dir() { return fs::path(SCHEDLAB_SHARED_DIR) / "nccl-tests"
 
 }  // namespace
 
-TEST_CASE("Calib.AlphaBetaFit.Bandwidths") {
+TEST_CASE("Calib.AlphaBetaFit.bandwidths") {
   // a100x8 log, 1 MiB: 78.77 us -> algbw 13.31, busbw 23.29
   Bandwidths b = allreduce_bandwidths(1048576, 78.77, 8);
   CHECK(b.algbw == doctest::Approx(13.312).epsilon(1e-3));
@@ -43,7 +43,7 @@ TEST_CASE("Calib.AlphaBetaFit.Bandwidths") {
   CHECK(allreduce_bandwidths(64, 0, 2).algbw == 0.0);
 }
 
-TEST_CASE("Calib.AlphaBetaFit.RecoversExactRing") {
+TEST_CASE("Calib.AlphaBetaFit.recovers_exact_ring") {
   AlphaBetaFit fit = fit_alpha_beta(synthetic(2.5, 150.0, {2, 4, 8}));
   CHECK(fit.alpha_us == doctest::Approx(2.5).epsilon(1e-9));
   CHECK(fit.beta_gbps == doctest::Approx(150.0).epsilon(1e-9));
@@ -54,7 +54,7 @@ TEST_CASE("Calib.AlphaBetaFit.RecoversExactRing") {
   for (const auto& c : corr) CHECK(c.factor == doctest::Approx(1.0));
 }
 
-TEST_CASE("Calib.AlphaBetaFit.CorrectionReproducesEachSize") {
+TEST_CASE("Calib.AlphaBetaFit.correction_reproduces_each_size") {
   // A ring whose small messages cost twice the model: the table carries the difference.
   auto samples = synthetic(1.0, 100.0, {8});
   for (auto& s : samples)
@@ -71,7 +71,7 @@ TEST_CASE("Calib.AlphaBetaFit.CorrectionReproducesEachSize") {
   CHECK(out.str().find("tier nvlink: alpha =") != std::string::npos);
 }
 
-TEST_CASE("Calib.AlphaBetaFit.Constraints") {
+TEST_CASE("Calib.AlphaBetaFit.constraints") {
   SUBCASE("alpha would be negative: clamped to 0, beta fitted alone") {
     std::vector<FitSample> s = {{2, 1e6, 5.0}, {2, 2e6, 12.0}, {2, 4e6, 26.0}};
     AlphaBetaFit fit = fit_alpha_beta(s);
@@ -86,7 +86,7 @@ TEST_CASE("Calib.AlphaBetaFit.Constraints") {
   SUBCASE("times that shrink with size") { CHECK_THROWS_AS(fit_alpha_beta({{4, 1e6, 50}, {4, 1e8, 5}}), InputError); }
 }
 
-TEST_CASE("Calib.AlphaBetaFit.SharedLogsWithin15Percent") {
+TEST_CASE("Calib.AlphaBetaFit.shared_logs_within_15_percent") {
   if (!fs::is_directory(shared_nccl_dir())) {
     MESSAGE("skipped: " << shared_nccl_dir().string() << " is absent");
     return;
@@ -128,7 +128,7 @@ TEST_CASE("Calib.AlphaBetaFit.SharedLogsWithin15Percent") {
   CHECK(fitted == 5);
 }
 
-TEST_CASE("Calib.AlphaBetaFit.ShippedProfilesMatchTheirLogs") {
+TEST_CASE("Calib.AlphaBetaFit.shipped_profiles_match_their_logs") {
   const fs::path configs = fs::path(SCHEDLAB_SOURCE_DIR) / "configs" / "calibration";
   if (!fs::is_directory(shared_nccl_dir()) || !fs::is_directory(configs)) {
     MESSAGE("skipped: shared logs or configs/calibration absent");

@@ -45,7 +45,7 @@ bool close_to_printed(double recomputed, double printed) {
 
 }  // namespace
 
-TEST_CASE("Calib.NcclTestsLog.SharedLogs") {
+TEST_CASE("Calib.NcclTestsLog.shared_logs") {
   if (!fs::is_directory(shared_nccl_dir())) {
     MESSAGE("skipped: " << shared_nccl_dir().string() << " is absent");
     return;
@@ -76,7 +76,7 @@ TEST_CASE("Calib.NcclTestsLog.SharedLogs") {
   }
 }
 
-TEST_CASE("Calib.NcclTestsLog.SharedLogDetails") {
+TEST_CASE("Calib.NcclTestsLog.shared_log_details") {
   if (!fs::is_directory(shared_nccl_dir())) {
     MESSAGE("skipped: " << shared_nccl_dir().string() << " is absent");
     return;
@@ -94,7 +94,7 @@ TEST_CASE("Calib.NcclTestsLog.SharedLogDetails") {
   CHECK(h100.rows.back().oop_time_us == 62239);
 }
 
-TEST_CASE("Calib.NcclTestsLog.NewFormatOpenMpiPrefix") {
+TEST_CASE("Calib.NcclTestsLog.new_format_open_mpi_prefix") {
   const char* text =
       "[1,0]<stdout>:# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20\n"
       "[1,0]<stdout>:#  Rank  0 Group  0 Pid 11 on node-a device  0 [0x53] NVIDIA H100 80GB HBM3\n"
@@ -124,7 +124,7 @@ TEST_CASE("Calib.NcclTestsLog.NewFormatOpenMpiPrefix") {
   CHECK(log.rows[1].ip_busbw == doctest::Approx(36.96));
 }
 
-TEST_CASE("Calib.NcclTestsLog.OldFormatSrunPrefixAndNcclInfo") {
+TEST_CASE("Calib.NcclTestsLog.old_format_srun_prefix_and_nccl_info") {
   const char* text =
       "0: #\n"
       "0: #                                                 out-of-place                       in-place\n"
@@ -142,7 +142,7 @@ TEST_CASE("Calib.NcclTestsLog.OldFormatSrunPrefixAndNcclInfo") {
   CHECK(log.rows[1].oop_busbw == doctest::Approx(95.70));
 }
 
-TEST_CASE("Calib.NcclTestsLog.NoHeaderRanksFromBandwidthRatio") {
+TEST_CASE("Calib.NcclTestsLog.no_header_ranks_from_bandwidth_ratio") {
   // Excerpt without header: the column count tells the generation, busbw/algbw = 1.875 the ranks.
   const char* text =
       "  12:  1073741824     268435456     float     sum      -1   4607.6  233.04  436.95      0   4565.6  235.18  "
@@ -153,7 +153,7 @@ TEST_CASE("Calib.NcclTestsLog.NoHeaderRanksFromBandwidthRatio") {
   CHECK(log.ranks_source == "busbw/algbw");
 }
 
-TEST_CASE("Calib.NcclTestsLog.OneRankBusbwZero") {
+TEST_CASE("Calib.NcclTestsLog.one_rank_busbw_zero") {
   const char* text =
       "#   Rank  0 Pid   1428 on ip-10-0-139-244 device  0 [0x00] NVIDIA A10G\n"
       "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
@@ -169,7 +169,7 @@ TEST_CASE("Calib.NcclTestsLog.OneRankBusbwZero") {
   CHECK(bare.ranks_source == "busbw/algbw");
 }
 
-TEST_CASE("Calib.NcclTestsLog.Errors") {
+TEST_CASE("Calib.NcclTestsLog.errors") {
   const std::string header =
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
       "#wrong\n";

@@ -11,7 +11,7 @@ using namespace schedlab;
 using namespace schedlab::testing;
 using namespace schedlab::config;
 
-TEST_CASE("Config.LongRunning.ReadsServicesCronEntriesAndTheEpoch") {
+TEST_CASE("Config.LongRunning.reads_services_cron_entries_and_the_epoch") {
   const Scenario sc = load_scenario(fixture("scenarios/long_running/services_cron.yaml"));
   const auto& w = sc.workload.long_running;
   REQUIRE(w.services.size() == 2);
@@ -44,7 +44,7 @@ TEST_CASE("Config.LongRunning.ReadsServicesCronEntriesAndTheEpoch") {
   CHECK(w.epoch_us == w.cron[0].schedule.start_us);
 }
 
-TEST_CASE("Config.LongRunning.UntilEndsServicesWithoutAStopOfTheirOwn") {
+TEST_CASE("Config.LongRunning.until_ends_services_without_a_stop_of_their_own") {
   ScratchDir dir("long-running-until");
   const auto path = dir.path / "until.yaml";
   std::ofstream(path) << "name: until\ncluster: " << fixture("clusters/tiny.yaml") << R"(
@@ -60,7 +60,7 @@ workload:
   CHECK(s.scale[0].instances == 2);
 }
 
-TEST_CASE("Config.LongRunning.MistakesAreRefusedAtTheirLine") {
+TEST_CASE("Config.LongRunning.mistakes_are_refused_at_their_line") {
   const Located cases[] = {
       {"scenarios/long_running/bad_schedule.yaml", 9, "workload.cron.0.schedule", "period"},
       {"scenarios/long_running/unknown_parent.yaml", 9, "workload.cron.1.parents",

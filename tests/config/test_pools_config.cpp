@@ -13,7 +13,7 @@ using namespace schedlab;
 using namespace schedlab::testing;
 using namespace schedlab::config;
 
-TEST_CASE("Config.Pools.ReadsTheTreeTheRulesAndThePeriods") {
+TEST_CASE("Config.Pools.reads_the_tree_the_rules_and_the_periods") {
   const Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
   const auto& p = sc.pools;
   REQUIRE(p.enabled);
@@ -40,7 +40,7 @@ TEST_CASE("Config.Pools.ReadsTheTreeTheRulesAndThePeriods") {
   CHECK(p.rules[2].spread == std::vector<std::string>{"team-a", "team-b"});
 }
 
-TEST_CASE("Config.Pools.AJobFindsItsPoolByTheFirstRuleThatMatches") {
+TEST_CASE("Config.Pools.a_job_finds_its_pool_by_the_first_rule_that_matches") {
   const Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
   pools::PoolAssigner assign(sc.pools, sc.seed);
   workload::StringPool strings;
@@ -64,7 +64,7 @@ TEST_CASE("Config.Pools.AJobFindsItsPoolByTheFirstRuleThatMatches") {
   CHECK(to_b < 70);
 }
 
-TEST_CASE("Config.Pools.AJobWithNoPoolIsAnErrorAtItsTraceLine") {
+TEST_CASE("Config.Pools.a_job_with_no_pool_is_an_error_at_its_trace_line") {
   Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
   sc.pools.rules.clear();
   sc.pools.default_pool.clear();
@@ -83,7 +83,7 @@ TEST_CASE("Config.Pools.AJobWithNoPoolIsAnErrorAtItsTraceLine") {
   CHECK(assign.pool_of(j, strings, "trace.csv") == sc.pools.find("services"));
 }
 
-TEST_CASE("Config.Pools.InconsistentPoolsAreRefusedAtTheirLine") {
+TEST_CASE("Config.Pools.inconsistent_pools_are_refused_at_their_line") {
   const Located cases[] = {
       {"scenarios/pools/reserve_too_much.yaml", 12, "pools.tree.research.reservation",
        "the top-level pools reserve 20 GPUs up to here, more than the cluster's 16 GPUs"},
@@ -102,7 +102,7 @@ TEST_CASE("Config.Pools.InconsistentPoolsAreRefusedAtTheirLine") {
   }
 }
 
-TEST_CASE("Config.Pools.ASpreadRuleOnJobsDealsJobsWithNeitherUserNorPool") {
+TEST_CASE("Config.Pools.a_spread_rule_on_jobs_deals_jobs_with_neither_user_nor_pool") {
   Scenario sc = load_scenario(fixture("scenarios/pools/three_pools.yaml"));
   pools::PoolRule by_job;
   by_job.on = pools::PoolRule::On::job;

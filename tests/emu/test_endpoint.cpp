@@ -46,12 +46,12 @@ std::string error_of(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("Emulation.TokenFile.ReadsTheTokenWithoutSurroundingWhiteSpace") {
+TEST_CASE("Emulation.TokenFile.reads_the_token_without_surrounding_white_space") {
   TokenFolder d;
   CHECK(read_token_file(d.write("t", "  0123456789abcdefXYZ\n"), "--token-file") == "0123456789abcdefXYZ");
 }
 
-TEST_CASE("Emulation.TokenFile.AFolderAMissingFileAnEmptyFileAreNamedAsSuch") {
+TEST_CASE("Emulation.TokenFile.a_folder_a_missing_file_an_empty_file_are_named_as_such") {
   TokenFolder d;
   const std::string folder = (d.path / "folder").string();
   const std::string missing = (d.path / "nope").string();

@@ -9,7 +9,7 @@ using namespace schedlab;
 
 // A seconds value beyond the clock saturates (it is checked before, at input); the formatter
 // handles INT64_MIN, whose negation overflowed (R14).
-TEST_CASE("Engine.Time.SaturatesAtTheEdges") {
+TEST_CASE("Engine.Time.saturates_at_the_edges") {
   CHECK(engine::from_seconds(1e13) == engine::kTimeMax);
   CHECK(engine::from_seconds(-1e300) == std::numeric_limits<engine::Time>::min());
   CHECK(engine::from_seconds(std::numeric_limits<double>::quiet_NaN()) == 0);

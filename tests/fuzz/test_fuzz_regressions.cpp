@@ -39,7 +39,7 @@ std::vector<fs::path> sorted_entries(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("Fuzz.Regressions.EveryFolderNamesATarget") {
+TEST_CASE("Fuzz.Regressions.every_folder_names_a_target") {
   for (const auto& dir : sorted_entries(regressions_dir())) {
     CAPTURE(dir.string());
     if (!fs::is_directory(dir)) continue;  // README.md
@@ -47,7 +47,7 @@ TEST_CASE("Fuzz.Regressions.EveryFolderNamesATarget") {
   }
 }
 
-TEST_CASE("Fuzz.Regressions.Replay") {
+TEST_CASE("Fuzz.Regressions.replay") {
   int replayed = 0;
   for (const auto& target : schedlab::fuzz::targets()) {
     fs::path dir = regressions_dir() / std::string(target.name);
@@ -64,7 +64,7 @@ TEST_CASE("Fuzz.Regressions.Replay") {
   MESSAGE(replayed << " fuzz regression inputs replayed");
 }
 
-TEST_CASE("Fuzz.Sandbox.SeedPathsResolve") {
+TEST_CASE("Fuzz.Sandbox.seed_paths_resolve") {
   // The sandbox mirrors the repository so that the seeds' relative paths resolve; if it did not,
   // every fuzz input would end as a cheap "file not found" and fuzzing would test nothing.
   for (std::string seed : {"tests/fixtures/scenarios/tiny.yaml", "scenarios/quickstart.yaml",
@@ -78,7 +78,7 @@ TEST_CASE("Fuzz.Sandbox.SeedPathsResolve") {
   }
 }
 
-TEST_CASE("Fuzz.Seeds.Replay") {
+TEST_CASE("Fuzz.Seeds.replay") {
   // The seeds of tests/fuzz/seeds/<target>/ are not findings either (libFuzzer would stop on one).
   for (const auto& dir : sorted_entries(seeds_dir())) {
     CAPTURE(dir.string());
@@ -92,7 +92,7 @@ TEST_CASE("Fuzz.Seeds.Replay") {
   }
 }
 
-TEST_CASE("Fuzz.Seeds.AcceptedByTheirParsers") {
+TEST_CASE("Fuzz.Seeds.accepted_by_their_parsers") {
   // A seed refused at once would leave the fuzzer to find the format by chance: each of these
   // is a valid input that reaches the code behind the parser.
   const fs::path seeds = seeds_dir();

@@ -80,7 +80,7 @@ std::string load_error(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("Perf.CalibrationProfile.Names") {
+TEST_CASE("Perf.CalibrationProfile.names") {
   for (LinkTier t : kAllLinkTiers) CHECK(link_tier_from_name(link_tier_name(t)) == t);
   CHECK_FALSE(link_tier_from_name("nvswitch").has_value());
   CHECK(link_tier_names().size() == 5);
@@ -92,7 +92,7 @@ TEST_CASE("Perf.CalibrationProfile.Names") {
   CHECK(gpu_model_from_device_name("NVIDIA A10G") == "A10G");
 }
 
-TEST_CASE("Perf.CalibrationProfile.RingTime") {
+TEST_CASE("Perf.CalibrationProfile.ring_time") {
   TierParams t{2.0, 100.0, {}};
   // 8 ranks, 1 GB: 14·2 µs + 1.75 · 1e9 B / (100e9 B/s) = 28 µs + 17500 µs
   CHECK(t.ring_us(8, 1e9) == doctest::Approx(28.0 + 17500.0));
@@ -101,7 +101,7 @@ TEST_CASE("Perf.CalibrationProfile.RingTime") {
   CHECK(t.predict_allreduce_us(8, 1e9) == t.ring_us(8, 1e9));
 }
 
-TEST_CASE("Perf.CalibrationProfile.CorrectionInterpolation") {
+TEST_CASE("Perf.CalibrationProfile.correction_interpolation") {
   TierParams t{1.0, 100.0, {{1024, 2.0}, {1048576, 1.0}}};
   CHECK(t.correction(8) == 2.0);  // clamped below
   CHECK(t.correction(1024) == 2.0);
@@ -112,7 +112,7 @@ TEST_CASE("Perf.CalibrationProfile.CorrectionInterpolation") {
   CHECK(TierParams{1.0, 1.0, {}}.correction(5) == 1.0);
 }
 
-TEST_CASE("Perf.CalibrationProfile.MissingTier") {
+TEST_CASE("Perf.CalibrationProfile.missing_tier") {
   CalibrationProfile p;
   p.tiers[LinkTier::nvlink] = {1, 100, {}};
   CHECK(p.predict_allreduce_us(LinkTier::nic, 1, 1e6) == 0.0);  // one rank: no link crossed
@@ -120,7 +120,7 @@ TEST_CASE("Perf.CalibrationProfile.MissingTier") {
                        doctest::Contains("no 'nic' tier; it has: nvlink"), InputError);
 }
 
-TEST_CASE("Perf.CalibrationProfile.LoadFullSchema") {
+TEST_CASE("Perf.CalibrationProfile.load_full_schema") {
   CalibrationProfile p = load_profile_text(kFullProfile, "full.yaml");
   CHECK(p.provenance.source == "nccl-tests");
   CHECK(p.provenance.gpu == "NVIDIA H100 80GB HBM3");
@@ -141,7 +141,7 @@ TEST_CASE("Perf.CalibrationProfile.LoadFullSchema") {
   CHECK(p.predict_allreduce_us(LinkTier::nvlink, 8, 8) == doctest::Approx(1.9 * (14 * 8.5 + 1.75 * 8 / 370e3)));
 }
 
-TEST_CASE("Perf.CalibrationProfile.RoundTrip") {
+TEST_CASE("Perf.CalibrationProfile.round_trip") {
   for (const CalibrationProfile& p : {load_profile_text(kFullProfile, "full.yaml"), datasheet_profile()}) {
     std::ostringstream out;
     write_profile(p, out);
@@ -157,7 +157,7 @@ TEST_CASE("Perf.CalibrationProfile.RoundTrip") {
   check_equal(odd, load_profile_text(out.str(), "odd.yaml"));
 }
 
-TEST_CASE("Perf.CalibrationProfile.LoadErrors") {
+TEST_CASE("Perf.CalibrationProfile.load_errors") {
   CHECK(load_error("provenance: {source: measured}\ntier:\n  nvlink: {alpha_us: 1, beta_gbps: 2}\n")
             .starts_with("2|profile|p.yaml:2: profile: unknown key 'tier'; did you mean 'tiers'?"));
   CHECK(
@@ -185,7 +185,7 @@ TEST_CASE("Perf.CalibrationProfile.LoadErrors") {
                        doctest::Contains("/nonexistent/profile.yaml: cannot open file (no such file)"), InputError);
 }
 
-TEST_CASE("Perf.CalibrationProfile.Datasheet") {
+TEST_CASE("Perf.CalibrationProfile.datasheet") {
   CalibrationProfile d = datasheet_profile();
   CHECK(d.provenance.source == "datasheet");
   for (LinkTier t : kAllLinkTiers) CHECK(d.has_tier(t));
@@ -203,7 +203,7 @@ TEST_CASE("Perf.CalibrationProfile.Datasheet") {
   check_equal(d, file);
 }
 
-TEST_CASE("Perf.CalibrationProfile.Overlay") {
+TEST_CASE("Perf.CalibrationProfile.overlay") {
   CalibrationProfile fitted;
   fitted.provenance.source = "nccl-tests";
   fitted.tiers[LinkTier::nvlink] = {1.0, 480.0, {{8, 1.5}}};

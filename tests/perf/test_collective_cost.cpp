@@ -10,7 +10,7 @@ namespace {
 TierParams link(double alpha_us, double beta_gbps) { return TierParams{alpha_us, beta_gbps, {}}; }
 }  // namespace
 
-TEST_CASE("Perf.CollectiveCost.HandComputed") {
+TEST_CASE("Perf.CollectiveCost.hand_computed") {
   TierParams l = link(1.0, 10.0);  // 10 GB/s = 1e4 bytes per µs
   // Ring: 2(4-1)*1 + 2*3/4 * 1e6/1e4 = 6 + 150.
   CHECK(ring_allreduce_us(4, 1e6, l) == doctest::Approx(156.0));
@@ -29,13 +29,13 @@ TEST_CASE("Perf.CollectiveCost.HandComputed") {
   CHECK(parameter_server_us(8, 4, 1, 1e6, 5.0, 10.0, 10.0) == doctest::Approx(1610.0));
 }
 
-TEST_CASE("Perf.CollectiveCost.CorrectionApplies") {
+TEST_CASE("Perf.CollectiveCost.correction_applies") {
   TierParams l = link(1.0, 10.0);
   l.corrections = {{1e3, 2.0}, {1e9, 2.0}};
   CHECK(ring_allreduce_us(4, 1e6, l) == doctest::Approx(312.0));
 }
 
-TEST_CASE("Perf.MaxMinShare.ByHand") {
+TEST_CASE("Perf.MaxMinShare.by_hand") {
   // Link 0: 10 GB/s, link 1: 4 GB/s. A on link 0; B on both; C on link 1.
   // Filling: all rise to 2, link 1 is full (B + C = 4): B, C freeze at 2. A rises until link 0
   // is full: A + 2 = 10 -> A = 8.

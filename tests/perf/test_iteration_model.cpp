@@ -34,7 +34,7 @@ const TrainingModel& toy() {
 
 }  // namespace
 
-TEST_CASE("Perf.IterationModel.HandComputedRing") {
+TEST_CASE("Perf.IterationModel.hand_computed_ring") {
   auto profile = datasheet_profile();
   // 2 hosts x 4 V100, 10 GB/s NICs, one rack. Gradients 4e6 B (fp32).
   std::vector<ShapeHost> hosts = {{id("V100"), 4, 10.0, 0}, {id("V100"), 4, 10.0, 0}};
@@ -68,7 +68,7 @@ TEST_CASE("Perf.IterationModel.HandComputedRing") {
   }
 }
 
-TEST_CASE("Perf.IterationModel.SlowestGpuSetsThePace") {
+TEST_CASE("Perf.IterationModel.slowest_gpu_sets_the_pace") {
   auto profile = datasheet_profile();
   std::vector<ShapeHost> mixed = {{id("A100"), 4, 25.0, 0}, {id("V100"), 4, 25.0, 0}};
   auto b = iteration_time(toy(), make_gang_shape(mixed, gpus(), profile, {}), {}, gpus(), profile);
@@ -81,7 +81,7 @@ TEST_CASE("Perf.IterationModel.SlowestGpuSetsThePace") {
   CHECK(gpu_throughput(toy(), gpus().model(id("H100")), gpus(), profile) == doctest::Approx(450.0));
 }
 
-TEST_CASE("Perf.IterationModel.TierSelection") {
+TEST_CASE("Perf.IterationModel.tier_selection") {
   auto profile = datasheet_profile();
   SUBCASE("one NVLink host: nvlink, capped by nothing below the profile") {
     auto s = make_gang_shape({{id("H100"), 8, 50, 0}}, gpus(), profile, {});
@@ -121,7 +121,7 @@ TEST_CASE("Perf.IterationModel.TierSelection") {
   }
 }
 
-TEST_CASE("Perf.IterationModel.HierarchicalPhases") {
+TEST_CASE("Perf.IterationModel.hierarchical_phases") {
   auto profile = datasheet_profile();
   std::vector<ShapeHost> hosts = {{id("H100"), 8, 50, 0}, {id("H100"), 8, 50, 0}};
   auto shape = make_gang_shape(hosts, gpus(), profile, {});
@@ -137,7 +137,7 @@ TEST_CASE("Perf.IterationModel.HierarchicalPhases") {
   CHECK(b.phases[2].us == doctest::Approx(b.phases[0].us));
 }
 
-TEST_CASE("Perf.ModelCatalog.ShippedFileAndErrors") {
+TEST_CASE("Perf.ModelCatalog.shipped_file_and_errors") {
   auto cat = load_model_catalog(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/models.yaml");
   CHECK(cat.models().size() >= 8);
   for (const char* m : {"resnet50", "resnet101", "inception3", "vgg16", "bert-large", "gpt2-1.5b", "llama2-7b", "dlrm"})

@@ -58,7 +58,7 @@ std::unique_ptr<PerfModel> model(const cluster::Topology& topo, const NamedArgs&
 
 }  // namespace
 
-TEST_CASE("Perf.PlacementModel.SettingsErrors") {
+TEST_CASE("Perf.PlacementModel.settings_errors") {
   auto topo = two_racks();
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"algoritm", "ring"}}, kScenario, topo, 1),
                        doctest::Contains("did you mean 'algorithm'"), InputError);
@@ -77,7 +77,7 @@ TEST_CASE("Perf.PlacementModel.SettingsErrors") {
                        doctest::Contains("true or false"), InputError);
 }
 
-TEST_CASE("Perf.ModelMix.DeterministicAndWeighted") {
+TEST_CASE("Perf.ModelMix.deterministic_and_weighted") {
   auto cat = load_model_catalog(kSrc + "/configs/models.yaml");
   auto mix = ModelMix::parse(ArgValue("{resnet50: 3, vgg16: 1}"), cat, "s.yaml");
   std::map<std::size_t, int> counts;
@@ -106,7 +106,7 @@ TEST_CASE("Perf.ModelMix.DeterministicAndWeighted") {
   }
 }
 
-TEST_CASE("Perf.PlacementModel.SpeedFollowsPlacement") {
+TEST_CASE("Perf.PlacementModel.speed_follows_placement") {
   auto topo = two_racks();
   auto m = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}, {"reference", "tightest"}});
   auto j = job(0, 16, 1);
@@ -122,7 +122,7 @@ TEST_CASE("Perf.PlacementModel.SpeedFollowsPlacement") {
   CHECK(traced->speed(job(1, 1, 1), on({{0, 1}}), topo) == doctest::Approx(1.0));
 }
 
-TEST_CASE("Perf.PlacementModel.MaxMinSharingOfUplinks") {
+TEST_CASE("Perf.PlacementModel.max_min_sharing_of_uplinks") {
   auto topo = two_racks();
   // Uplinks are 25 GB/s each (2 hosts x 25 / 2). Runs 1 and 2 each cross both uplinks, run 3 stays
   // in one host. Fair shares: 12.5 GB/s each for runs 1 and 2, the same as the static per-host

@@ -37,7 +37,7 @@ Loaded load(const std::string& cluster_file) {
 
 }  // namespace
 
-TEST_CASE("Perf.Validation.RingVsNcclTests") {
+TEST_CASE("Perf.Validation.ring_vs_nccl_tests") {
   fs::path dir = fs::path(SCHEDLAB_SHARED_DIR) / "nccl-tests";
   fs::path one = dir / "h100x8_p5_1node_nvswitch.log", two = dir / "h100x16_p5_2node_efa.log";
   if (!fs::exists(one) || !fs::exists(two)) {
@@ -124,7 +124,7 @@ Efficiency horovod_efficiency(const char* model_name) {
 
 }  // namespace
 
-TEST_CASE("Perf.Validation.HorovodScaling") {
+TEST_CASE("Perf.Validation.horovod_scaling") {
   // Sergeev & Del Balso 2018: ~88% for Inception V3 and ResNet-101 with Horovod (ring), ~50% with
   // standard distributed TensorFlow (parameter servers).
   auto inception = horovod_efficiency("inception3");
@@ -135,7 +135,7 @@ TEST_CASE("Perf.Validation.HorovodScaling") {
   CHECK(std::abs(inception.ps - 0.50) <= 0.05);
 }
 
-TEST_CASE("Perf.Validation.RackSpreadVsPack") {
+TEST_CASE("Perf.Validation.rack_spread_vs_pack") {
   Loaded l = load("oversub-4rack.yaml");
   cluster::Topology topo(l.spec, l.catalog);
   REQUIRE(topo.racks().size() == 4);

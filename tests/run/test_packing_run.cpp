@@ -23,7 +23,7 @@ sim::PackingOutcome pack(const std::vector<std::string>& sets, const std::string
 }
 }  // namespace
 
-TEST_CASE("Sim.Packing.BestFitStrandsTwoGpusOnTheHandWorkedCase") {
+TEST_CASE("Sim.Packing.best_fit_strands_two_gpus_on_the_hand_worked_case") {
   auto o = pack({"scheduler.placement=best-fit"});
   CHECK(o.total_gpus == 12);
   CHECK(o.pods_arrived == 6);
@@ -33,7 +33,7 @@ TEST_CASE("Sim.Packing.BestFitStrandsTwoGpusOnTheHandWorkedCase") {
   CHECK(o.allocated_milli == 10000);
 }
 
-TEST_CASE("Sim.Packing.FgdAllocatesEveryGpuOnTheHandWorkedCase") {
+TEST_CASE("Sim.Packing.fgd_allocates_every_gpu_on_the_hand_worked_case") {
   testing::ScratchDir dir("packing-fgd");
   const auto out = (dir.path / "r").string();
   auto o = pack({"scheduler.placement=fgd"}, out);
@@ -57,7 +57,7 @@ TEST_CASE("Sim.Packing.FgdAllocatesEveryGpuOnTheHandWorkedCase") {
   CHECK(curve.find("\n100,100.00,6,6,12,12\n") != std::string::npos);
 }
 
-TEST_CASE("Sim.Packing.BestFitCurveShowsTheStrandedGpus") {
+TEST_CASE("Sim.Packing.best_fit_curve_shows_the_stranded_gpus") {
   testing::ScratchDir dir("packing-bf");
   pack({"scheduler.placement=best-fit"}, (dir.path / "r").string());
   const std::string curve = testing::file_text(dir.path / "r" / "packing.csv");
@@ -69,7 +69,7 @@ TEST_CASE("Sim.Packing.BestFitCurveShowsTheStrandedGpus") {
   CHECK(pods.find("\n5,5,1,2,1000,1000,no,,no room\n") != std::string::npos);
 }
 
-TEST_CASE("Sim.Packing.ListShortOfTheTargetIsToppedUpFromItself") {
+TEST_CASE("Sim.Packing.list_short_of_the_target_is_topped_up_from_itself") {
   // arrive_until 2: 24 GPUs of demand from a 12-GPU list; drawn pods are copies of listed ones.
   auto o = pack({"workload.packing.arrive_until=2"});
   CHECK(o.pods_in_list == 6);
@@ -78,7 +78,7 @@ TEST_CASE("Sim.Packing.ListShortOfTheTargetIsToppedUpFromItself") {
   CHECK(o.curve.back().arrived_pct == 200);
 }
 
-TEST_CASE("Sim.Packing.ShuffledOrderDependsOnTheSeedOnly") {
+TEST_CASE("Sim.Packing.shuffled_order_depends_on_the_seed_only") {
   testing::ScratchDir dir("packing-shuffle");
   auto run = [&](const std::string& name, const std::string& seed) {
     pack({"workload.packing.order=shuffled", "seed=" + seed}, (dir.path / name).string());
@@ -91,7 +91,7 @@ TEST_CASE("Sim.Packing.ShuffledOrderDependsOnTheSeedOnly") {
   CHECK(differs);
 }
 
-TEST_CASE("Sim.Packing.TimelessPodListIsRefusedForAReplay") {
+TEST_CASE("Sim.Packing.timeless_pod_list_is_refused_for_a_replay") {
   workload::TraceOptions options;
   options.format = "openb";
   const std::string path = kRoot + "/tests/fixtures/traces/openb/packing_hand_worked.csv";
@@ -109,7 +109,7 @@ TEST_CASE("Sim.Packing.TimelessPodListIsRefusedForAReplay") {
   CHECK(pods == 6);
 }
 
-TEST_CASE("Sim.Packing.ModeRules") {
+TEST_CASE("Sim.Packing.mode_rules") {
   CHECK_THROWS_WITH_AS(config::load_scenario(kHandWorked, {"scheduler.preemption=priority"}),
                        doctest::Contains("preemption must be none"), InputError);
   CHECK_THROWS_WITH_AS(config::load_scenario(kHandWorked, {"workload.mode=replay"}),

@@ -61,7 +61,7 @@ std::vector<json> lines_of(const std::filesystem::path& p) {
 }
 }  // namespace
 
-TEST_CASE("External.protocol_round_trip") {
+TEST_CASE("Sched.External.protocol_round_trip") {
   TempDir dir;
   std::ofstream(dir.path / "policy.py") << kPolicy;
   const auto log = dir.path / "log.jsonl";
@@ -135,7 +135,7 @@ TEST_CASE("External.protocol_round_trip") {
   CHECK(got[4] == json{{"type", "bye"}});
 }
 
-TEST_CASE("External.config_is_checked") {
+TEST_CASE("Sched.External.config_is_checked") {
   auto bad = input_error_of([] {
     config::load_scenario(fixture("external/scenario.yaml"),
                           {"scheduler.external={command: 'python3 x.py', on_invalid: maybe}"});

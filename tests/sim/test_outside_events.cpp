@@ -170,7 +170,7 @@ const std::vector<JobRow> kQueueOfSix{{0, 100, 1, 4}, {0, 50, 2, 4}, {10, 30, 1,
 
 }  // namespace
 
-TEST_CASE("Emulation.Loop.OutsideEndsAtThePerfModelsTimesGiveTheSimulation") {
+TEST_CASE("Emulation.Loop.outside_ends_at_the_perf_models_times_give_the_simulation") {
   SimRun simulated(uniform_cluster(1, 2, 8), scheduler_config("best-fit"), kQueueOfSix);
   ScriptedWorld world;
   DrivenRun driven(uniform_cluster(1, 2, 8), kQueueOfSix, world);
@@ -183,7 +183,7 @@ TEST_CASE("Emulation.Loop.OutsideEndsAtThePerfModelsTimesGiveTheSimulation") {
   CHECK(std::is_sorted(world.instants.begin(), world.instants.end()));
 }
 
-TEST_CASE("Emulation.Loop.ATaskThatDiesFailsItsJobsAttemptWhichRestarts") {
+TEST_CASE("Emulation.Loop.a_task_that_dies_fails_its_jobs_attempt_which_restarts") {
   ScriptedWorld world;
   world.script.push_back({sec(30), 0});  // job 0 (100 s alone) dies at 30 s
   DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 4}}, world);
@@ -198,7 +198,7 @@ TEST_CASE("Emulation.Loop.ATaskThatDiesFailsItsJobsAttemptWhichRestarts") {
   CHECK(driven.stats.failures == 1);
 }
 
-TEST_CASE("Emulation.Loop.ATaskThatDiesLosesTheWorkSinceItsLastCheckpoint") {
+TEST_CASE("Emulation.Loop.a_task_that_dies_loses_the_work_since_its_last_checkpoint") {
   ScriptedWorld world;
   world.script.push_back({sec(30), 0});
   sim::LifecycleConfig lc;
@@ -209,7 +209,7 @@ TEST_CASE("Emulation.Loop.ATaskThatDiesLosesTheWorkSinceItsLastCheckpoint") {
   CHECK(driven.observer.job(0).end == sec(105));
 }
 
-TEST_CASE("Emulation.Loop.ATaskDyingMoreOftenThanTheRetriesFailsTheJobForGood") {
+TEST_CASE("Emulation.Loop.a_task_dying_more_often_than_the_retries_fails_the_job_for_good") {
   ScriptedWorld world;
   for (double t : {10, 20, 30}) world.script.push_back({sec(t), 0});
   sim::LifecycleConfig lc;
@@ -220,7 +220,7 @@ TEST_CASE("Emulation.Loop.ATaskDyingMoreOftenThanTheRetriesFailsTheJobForGood") 
   CHECK(driven.collector.jobs()[0].state == sched::JobState::failed);
 }
 
-TEST_CASE("Emulation.Loop.ALostHostsGpusStayDownUntilItIsBack") {
+TEST_CASE("Emulation.Loop.a_lost_hosts_gpus_stay_down_until_it_is_back") {
   // Two hosts of 8: job 0 fills host 0; its host is lost at 10 s and back at 500 s. Job 1 (8
   // GPUs, submitted at 5 s) runs on host 1; job 0 waits for it (host 0 is down) and starts at
   // 205 s, when job 1 ends, not at 500 s; it kept its 10 s of work.
@@ -235,7 +235,7 @@ TEST_CASE("Emulation.Loop.ALostHostsGpusStayDownUntilItIsBack") {
   CHECK(driven.observer.job(2).starts.front() == sec(500));
 }
 
-TEST_CASE("Emulation.Api.AJobSubmittedFromOutsideQueuesAndRunsLikeATracesJob") {
+TEST_CASE("Emulation.Api.a_job_submitted_from_outside_queues_and_runs_like_a_traces_job") {
   ScriptedWorld world;
   sim::SubmittedJob j;
   j.spec.tasks = 1;
@@ -253,7 +253,7 @@ TEST_CASE("Emulation.Api.AJobSubmittedFromOutsideQueuesAndRunsLikeATracesJob") {
   CHECK(driven.collector.jobs()[1].submit == sec(20));
 }
 
-TEST_CASE("Emulation.Api.AKilledJobEndsAsFailedAndFreesItsGpusAtOnce") {
+TEST_CASE("Emulation.Api.a_killed_job_ends_as_failed_and_frees_its_gpus_at_once") {
   ScriptedWorld world;
   world.kills.push_back({sec(30), 0});   // running: killed
   world.kills.push_back({sec(30), 2});   // waiting: leaves the queue
@@ -268,7 +268,7 @@ TEST_CASE("Emulation.Api.AKilledJobEndsAsFailedAndFreesItsGpusAtOnce") {
   CHECK(driven.observer.job(0).final_life.failures == 0);  // a kill is not a failure
 }
 
-TEST_CASE("Emulation.Api.InspectShowsHostsJobsAndWhyTheyWait") {
+TEST_CASE("Emulation.Api.inspect_shows_hosts_jobs_and_why_they_wait") {
   ScriptedWorld world;
   world.look_at = sec(20);
   DrivenRun driven(uniform_cluster(1, 2, 8), {{0, 100, 1, 8}, {0, 100, 1, 4}, {10, 50, 1, 8}, {15, 50, 1, 1}}, world);
@@ -287,7 +287,7 @@ TEST_CASE("Emulation.Api.InspectShowsHostsJobsAndWhyTheyWait") {
   CHECK(v.jobs[3].waiting == "waits behind job 2 (position 2 in the queue)");
 }
 
-TEST_CASE("Emulation.Api.AServiceScaledUpDownToZeroAndUpAgainAsMarathonsScaleStopAndStart") {
+TEST_CASE("Emulation.Api.a_service_scaled_up_down_to_zero_and_up_again_as_marathons_scale_stop_and_start") {
   // One host of 8 GPUs; a batch job (2 GPUs, 300 s) is job 0, the service web's first
   // instance (2 GPUs, as long as the run's other work) job 1, and late's first (from 250 s) job
   // 2 (read ahead). At 50 s web is scaled to 3: jobs 3 and 4 (web.1, web.2) start at once. At

@@ -26,7 +26,7 @@ sched::SchedulerConfig with(std::vector<std::string> admission, std::string pree
 
 }  // namespace
 
-TEST_CASE("Pools.Run.ResearchBorrowsIdleProductionGpusAndGivesThemBackByReclaim") {
+TEST_CASE("Pools.Run.research_borrows_idle_production_gpus_and_gives_them_back_by_reclaim") {
   const auto pools = production_and_research();
   SimOptions o;
   o.pools = &pools;
@@ -58,7 +58,7 @@ TEST_CASE("Pools.Run.ResearchBorrowsIdleProductionGpusAndGivesThemBackByReclaim"
   CHECK(run.observer.violations() == 0);
 }
 
-TEST_CASE("Pools.Run.AJobWaitingForItsPoolsEntitlementDoesNotHoldUpOtherPools") {
+TEST_CASE("Pools.Run.a_job_waiting_for_its_pools_entitlement_does_not_hold_up_other_pools") {
   const auto pools = production_and_research();
   SimOptions o;
   o.pools = &pools;
@@ -77,7 +77,7 @@ TEST_CASE("Pools.Run.AJobWaitingForItsPoolsEntitlementDoesNotHoldUpOtherPools") 
   CHECK(run.stats.preemptions == 0);
 }
 
-TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
+TEST_CASE("Pools.Run.a_non_preemptible_pool_starts_only_within_its_reservation") {
   auto pools = production_and_research();
   pools.pools[0].preemptible = false;  // production: 8 GPUs guaranteed, never more
   SimOptions o;
@@ -93,7 +93,7 @@ TEST_CASE("Pools.Run.ANonPreemptiblePoolStartsOnlyWithinItsReservation") {
 
 namespace schedlab::testing {
 
-TEST_CASE("Pools.Run.AJobAboveItsNonPreemptiblePoolsReservationIsDroppedAtSubmit") {
+TEST_CASE("Pools.Run.a_job_above_its_non_preemptible_pools_reservation_is_dropped_at_submit") {
   auto pools = production_and_research();
   pools.pools[0].preemptible = false;
   pools.pools[0].reservation = {4, 0, 0};  // production: 4 GPUs guaranteed, never more
@@ -110,7 +110,7 @@ TEST_CASE("Pools.Run.AJobAboveItsNonPreemptiblePoolsReservationIsDroppedAtSubmit
   CHECK(run.end_s(1) == 50);
 }
 
-TEST_CASE("Pools.Run.AJobAboveItsPoolsLimitIsDroppedAtSubmitAndDoesNotKeepARekeyingQueueGoing") {
+TEST_CASE("Pools.Run.a_job_above_its_pools_limit_is_dropped_at_submit_and_does_not_keep_a_rekeying_queue_going") {
   auto pools = production_and_research();
   pools.pools[1].limit[0] = 12;  // research: never more than 12 GPUs
   SimOptions o;
@@ -124,7 +124,7 @@ TEST_CASE("Pools.Run.AJobAboveItsPoolsLimitIsDroppedAtSubmitAndDoesNotKeepARekey
   CHECK(run.end_s(1) == 50);
 }
 
-TEST_CASE("Pools.Run.WithoutThePoolsAdmissionALimitDropsNothing") {
+TEST_CASE("Pools.Run.without_the_pools_admission_a_limit_drops_nothing") {
   auto pools = production_and_research();
   pools.pools[1].limit[0] = 12;
   SimOptions o;

@@ -57,7 +57,7 @@ void check_clean(const SimRun& run) {
 
 }  // namespace
 
-TEST_CASE("Services.AFailedInstanceComesBackAfterABackoffThatGrowsWithEachFailure") {
+TEST_CASE("Sim.Services.a_failed_instance_comes_back_after_a_backoff_that_grows_with_each_failure") {
   // One instance on two 1-GPU hosts, from 0 to 1000 s; backoff 10 s, doubling. Both hosts
   // fail for 5 s at 100 s and again at 200 s: the instance is down 100-110 (first failure,
   // 10 s) and 200-220 (second failure, 20 s), though a host is back after 5 s each time.
@@ -90,7 +90,7 @@ TEST_CASE("Services.AFailedInstanceComesBackAfterABackoffThatGrowsWithEachFailur
   check_clean(run);
 }
 
-TEST_CASE("Services.ScaledUpAndDownAtGivenTimesAndRetiredWhenTheRunsOtherWorkEnds") {
+TEST_CASE("Sim.Services.scaled_up_and_down_at_given_times_and_retired_when_the_runs_other_work_ends") {
   // A batch job (1 GPU, 500 s) and a service of 1 instance scaled to 3 at 100 s and back to
   // 1 at 300 s, on one 4-GPU host: jobs 0 (batch), 1 (web.0), 2 and 3 (web.1, web.2).
   // web.1 and web.2 live 100-300 s; web.0 lasts as long as the batch job, to 500 s.
@@ -119,7 +119,7 @@ TEST_CASE("Services.ScaledUpAndDownAtGivenTimesAndRetiredWhenTheRunsOtherWorkEnd
   check_clean(run);
 }
 
-TEST_CASE("Services.AnInstanceWaitingForGpusCountsAgainstAvailability") {
+TEST_CASE("Sim.Services.an_instance_waiting_for_gpus_counts_against_availability") {
   // A 2-GPU host held by a batch job (2 GPUs, 0-400 s); a 1-instance service wanted from 100 s
   // to 600 s starts at 400 s: up 200 of its 500 wanted seconds.
   auto web = service("web", 1, 1);
@@ -136,7 +136,7 @@ TEST_CASE("Services.AnInstanceWaitingForGpusCountsAgainstAvailability") {
   check_clean(run);
 }
 
-TEST_CASE("Cron.OccurrencesWaitForTheirParentsLatestOccurrence") {
+TEST_CASE("Sim.Cron.occurrences_wait_for_their_parents_latest_occurrence") {
   // etl (2 GPUs, 50 s) and report (1 GPU, 10 s, parent etl), both every 100 s three times, on a
   // 2-GPU host: each report occurrence waits for that round's etl and starts 50 s late.
   auto report = cron("report", 3, 10, 1);
@@ -164,7 +164,7 @@ TEST_CASE("Cron.OccurrencesWaitForTheirParentsLatestOccurrence") {
   check_clean(run);
 }
 
-TEST_CASE("Cron.AnOccurrenceWhoseParentFailedIsSkipped") {
+TEST_CASE("Sim.Cron.an_occurrence_whose_parent_failed_is_skipped") {
   // As above, with the host failing at 120 s for 10 s and no retries: etl#1 fails, report#1
   // (held for it) is skipped; the third round runs as before.
   auto report = cron("report", 3, 10, 1);
@@ -187,7 +187,7 @@ TEST_CASE("Cron.AnOccurrenceWhoseParentFailedIsSkipped") {
   check_clean(run);
 }
 
-TEST_CASE("Cron.OverlapSkipDropsAnOccurrenceWhileThePreviousOneRuns") {
+TEST_CASE("Sim.Cron.overlap_skip_drops_an_occurrence_while_the_previous_one_runs") {
   // 150 s runs every 100 s on one GPU: with overlap skip, #1 (at 100 s, #0 still running) is
   // skipped and #2 starts on time at 200 s.
   auto c = cron("long", 3, 150, 1);
@@ -208,7 +208,7 @@ TEST_CASE("Cron.OverlapSkipDropsAnOccurrenceWhileThePreviousOneRuns") {
   check_clean(run);
 }
 
-TEST_CASE("Cron.OverlapAllowLetsOccurrencesQueueBehindEachOther") {
+TEST_CASE("Sim.Cron.overlap_allow_lets_occurrences_queue_behind_each_other") {
   // The same with overlap allowed: #1 waits for the GPU until 150 s (50 s late), #2 until
   // 300 s (100 s late); both overlapped their predecessor.
   const auto work = work_of({}, {cron("long", 3, 150, 1)});

@@ -42,7 +42,7 @@ SweepSpec two_points_three_seeds() {
 
 }  // namespace
 
-TEST_CASE("Sweep.Expand.GridKeysInFileOrderTheLastFastestSeedsInnermost") {
+TEST_CASE("Sweep.Expand.grid_keys_in_file_order_the_last_fastest_seeds_innermost") {
   const auto spec = load_sweep(kFixtures + "small.yaml");
   REQUIRE(cell_count(spec) == 12);
   REQUIRE(spec.grid.size() == 2);
@@ -64,14 +64,14 @@ TEST_CASE("Sweep.Expand.GridKeysInFileOrderTheLastFastestSeedsInnermost") {
   CHECK(cell_name(11) == "cell-000011");
 }
 
-TEST_CASE("Sweep.Expand.TheManifestReadsBackAsTheSameSweep") {
+TEST_CASE("Sweep.Expand.the_manifest_reads_back_as_the_same_sweep") {
   const auto spec = load_sweep(kFixtures + "small.yaml");
   const auto back = sweep_from_json(to_json(spec), "sweep.json");
   CHECK(to_json(back) == to_json(spec));
   CHECK(cell_count(back) == 12);
 }
 
-TEST_CASE("Sweep.Expand.AValueTheScenarioRefusesIsReportedAtItsLineInTheSweepFile") {
+TEST_CASE("Sweep.Expand.a_value_the_scenario_refuses_is_reported_at_its_line_in_the_sweep_file") {
   try {
     load_sweep(kFixtures + "bad_value.yaml");
     FAIL("no error");
@@ -83,7 +83,7 @@ TEST_CASE("Sweep.Expand.AValueTheScenarioRefusesIsReportedAtItsLineInTheSweepFil
   CHECK_THROWS_WITH_AS(load_sweep(kFixtures + "not_a_list.yaml"), doctest::Contains("expected a list"), InputError);
 }
 
-TEST_CASE("Sweep.Stats.MeanSdAndTheStudentTConfidenceInterval") {
+TEST_CASE("Sweep.Stats.mean_sd_and_the_student_t_confidence_interval") {
   // 10, 12, 14: mean 12, sd 2, 95% CI 12 +/- 4.303 x 2 / sqrt(3) = 12 +/- 4.9687.
   const auto s = seed_stats({10, 12, 14});
   CHECK(s.n == 3);
@@ -96,7 +96,7 @@ TEST_CASE("Sweep.Stats.MeanSdAndTheStudentTConfidenceInterval") {
   CHECK(t_quantile_95(100000) == doctest::Approx(1.960).epsilon(1e-3));
 }
 
-TEST_CASE("Sweep.Collect.TidyRowsPerCellAndMetricAndASummaryPerGridPoint") {
+TEST_CASE("Sweep.Collect.tidy_rows_per_cell_and_metric_and_a_summary_per_grid_point") {
   testing::ScratchDir tmp("sweep-collect");
   const auto spec = two_points_three_seeds();
   const auto folder = prepare_folder(spec, (tmp.path / "s").string());
@@ -129,7 +129,7 @@ TEST_CASE("Sweep.Collect.TidyRowsPerCellAndMetricAndASummaryPerGridPoint") {
   CHECK(format_collected(spec, c).find("rack-pack") != std::string::npos);
 }
 
-TEST_CASE("Sweep.Folder.AFolderHoldingAnotherSweepOrOtherFilesIsRefused") {
+TEST_CASE("Sweep.Folder.a_folder_holding_another_sweep_or_other_files_is_refused") {
   testing::ScratchDir tmp("sweep-folder");
   auto spec = two_points_three_seeds();
   const auto dir = (tmp.path / "s").string();
@@ -144,7 +144,7 @@ TEST_CASE("Sweep.Folder.AFolderHoldingAnotherSweepOrOtherFilesIsRefused") {
   CHECK(testing::file_text(tmp.path / "other/notes.txt") == "mine\n");
 }
 
-TEST_CASE("Sweep.Slurm.TheArrayListsTheCellsNotDoneAsRanges") {
+TEST_CASE("Sweep.Slurm.the_array_lists_the_cells_not_done_as_ranges") {
   CHECK(array_ranges({0, 1, 2, 3, 5, 7, 8, 9}) == "0-3,5,7-9");
   CHECK(array_ranges({4}) == "4");
   CHECK(array_ranges({}) == "");

@@ -39,7 +39,7 @@ std::string sample_text() {
 }
 }  // namespace
 
-TEST_CASE("Util.FileBytes: a plain file and its gzip copy give the same bytes") {
+TEST_CASE("Util.FileBytes.a_plain_file_and_its_gzip_copy_give_the_same_bytes") {
   ScratchDir dir("file-bytes");
   const std::string text = sample_text();
   const auto plain = (dir.path / "t.csv").string(), gz = (dir.path / "t.csv.gz").string();
@@ -56,7 +56,7 @@ TEST_CASE("Util.FileBytes: a plain file and its gzip copy give the same bytes") 
   CHECK(b.fraction_read() > 0.0);
 }
 
-TEST_CASE("Util.FileBytes: a file shorter than the gzip magic, and an empty one, are plain") {
+TEST_CASE("Util.FileBytes.a_file_shorter_than_the_gzip_magic_and_an_empty_one_are_plain") {
   ScratchDir dir("file-bytes-short");
   const auto one = (dir.path / "one").string(), empty = (dir.path / "empty").string();
   std::ofstream(one, std::ios::binary) << "\x1f";
@@ -66,7 +66,7 @@ TEST_CASE("Util.FileBytes: a file shorter than the gzip magic, and an empty one,
   CHECK(read_all(b, 16).empty());
 }
 
-TEST_CASE("Util.FileBytes: a missing file, a folder and a corrupt gzip stream are named errors") {
+TEST_CASE("Util.FileBytes.a_missing_file_a_folder_and_a_corrupt_gzip_stream_are_named_errors") {
   ScratchDir dir("file-bytes-bad");
   CHECK_THROWS_WITH_AS(FileBytes((dir.path / "none.csv").string()), doctest::Contains("cannot open file"), InputError);
   CHECK_THROWS_WITH_AS(FileBytes(dir.path.string()), doctest::Contains("it is a directory"), InputError);
@@ -127,7 +127,7 @@ std::pair<std::string, std::string> read_file(const std::string& path) {
 void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 }  // namespace
 
-TEST_CASE("Util.Gzip.Truncated: every cut of a member is an error, wherever it falls") {
+TEST_CASE("Util.Gzip.truncated_every_cut_of_a_member_is_an_error_wherever_it_falls") {
   ScratchDir dir("gzip-cut");
   const std::string text = sample_text();
   const std::string gz = gzip_of(text);
@@ -146,7 +146,7 @@ TEST_CASE("Util.Gzip.Truncated: every cut of a member is an error, wherever it f
   CHECK(read_file(path) == std::pair<std::string, std::string>{text, ""});
 }
 
-TEST_CASE("Util.Gzip.CutAtFlush: a member cut where it was flushed is still truncated") {
+TEST_CASE("Util.Gzip.cut_at_flush_a_member_cut_where_it_was_flushed_is_still_truncated") {
   ScratchDir dir("gzip-flush");
   const std::string text = sample_text();
   std::vector<std::size_t> flushes;
@@ -162,7 +162,7 @@ TEST_CASE("Util.Gzip.CutAtFlush: a member cut where it was flushed is still trun
   CHECK(read_file(path).first == text);
 }
 
-TEST_CASE("Util.Gzip.Trailer: a wrong CRC-32 or length in the trailer is corrupt data") {
+TEST_CASE("Util.Gzip.trailer_a_wrong_crc_32_or_length_in_the_trailer_is_corrupt_data") {
   ScratchDir dir("gzip-trailer");
   const std::string text = sample_text();
   const std::string gz = gzip_of(text);
@@ -181,7 +181,7 @@ TEST_CASE("Util.Gzip.Trailer: a wrong CRC-32 or length in the trailer is corrupt
   CHECK(read_file(path).second.rfind("read error: corrupt gzip data in member 1: ", 0) == 0);
 }
 
-TEST_CASE("Util.Gzip.Members: members one after another, zero padding, and what else may follow") {
+TEST_CASE("Util.Gzip.members_one_after_another_zero_padding_and_what_else_may_follow") {
   ScratchDir dir("gzip-members");
   const auto path = (dir.path / "t.csv.gz").string();
   const std::string a = "id,submit\n1,2\n", b = sample_text();
@@ -210,7 +210,7 @@ TEST_CASE("Util.Gzip.Members: members one after another, zero padding, and what 
   CHECK(read_file(path) == std::pair<std::string, std::string>{xs + a, ""});
 }
 
-TEST_CASE("Util.FileBytes: gzip and plain text through a pipe") {
+TEST_CASE("Util.FileBytes.gzip_and_plain_text_through_a_pipe") {
   ScratchDir dir("file-bytes-pipe");
   const std::string text = sample_text();
   for (const std::string& bytes : {gzip_of(text), text}) {

@@ -41,7 +41,7 @@ std::string read_lines(const std::string& path, long& lines) {
 }
 }  // namespace
 
-TEST_CASE("Util.LineReader.LineBound: a line past kMaxLineBytes is a located error, one at the bound is not") {
+TEST_CASE("Util.LineReader.line_bound_a_line_past_k_max_line_bytes_is_a_located_error_one_at_the_bound_is_not") {
   ScratchDir dir("line-bound");
   const auto plain = (dir.path / "t.csv").string(), gz = (dir.path / "t.csv.gz").string();
   const std::string at_bound = "a,b\n" + std::string(kMaxLineBytes, 'x') + "\nc,d\n";
@@ -61,7 +61,7 @@ TEST_CASE("Util.LineReader.LineBound: a line past kMaxLineBytes is a located err
   CHECK(read_lines(gz, lines).ends_with(expected));
 }
 
-TEST_CASE("Util.LineReader.TruncatedGzip: the error names the file and the line reached") {
+TEST_CASE("Util.LineReader.truncated_gzip_the_error_names_the_file_and_the_line_reached") {
   ScratchDir dir("line-gzip-cut");
   const auto gz = (dir.path / "t.csv.gz").string();
   std::string text = "id,submit_s,duration_s,tasks,gpus_per_task\n";
@@ -74,7 +74,7 @@ TEST_CASE("Util.LineReader.TruncatedGzip: the error names the file and the line 
   CHECK(lines < 3001);
 }
 
-TEST_CASE("Util.JsonRead.Depth: nesting up to kMaxJsonDepth parses, deeper is refused while parsing") {
+TEST_CASE("Util.JsonRead.depth_nesting_up_to_k_max_json_depth_parses_deeper_is_refused_while_parsing") {
   const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
   CHECK(parse_json(nested(kMaxJsonDepth)).is_array());
   CHECK_THROWS_WITH_AS(parse_json(nested(kMaxJsonDepth + 1)),
@@ -94,7 +94,7 @@ TEST_CASE("Util.JsonRead.Depth: nesting up to kMaxJsonDepth parses, deeper is re
   CHECK_THROWS_AS(parse_ordered_json(objects), JsonReadError);
 }
 
-TEST_CASE("Util.JsonRead.Errors: nlohmann's messages without its tag; ordered keys kept") {
+TEST_CASE("Util.JsonRead.errors_nlohmanns_messages_without_its_tag_ordered_keys_kept") {
   try {
     parse_json("{\"a\": }");
     FAIL("parsed");

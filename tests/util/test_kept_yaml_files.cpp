@@ -9,7 +9,7 @@
 using namespace schedlab;
 using schedlab::testing::ScratchDir;
 
-TEST_CASE("Config.KeptYamlFiles: a kept parse is taken once per load kept, with its lines, and never shared") {
+TEST_CASE("Config.KeptYamlFiles.a_kept_parse_is_taken_once_per_load_kept_with_its_lines_and_never_shared") {
   ScratchDir dir("kept-yaml");
   const std::string path = (dir.path / "cluster.yaml").string();
   std::ofstream(path) << "name: a\nracks: 2\n";

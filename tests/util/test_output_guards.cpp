@@ -51,7 +51,7 @@ std::string read(const fs::path& p) {
 }
 }  // namespace
 
-TEST_CASE("Util.CheckedNumber.UnsignedTakesNoSign") {
+TEST_CASE("Util.CheckedNumber.unsigned_takes_no_sign") {
   const std::string file = "x.yaml";
   FieldContext at{file, 3, "seed"};
   CHECK(checked_number<std::uint64_t>("18446744073709551615", at) == UINT64_MAX);
@@ -67,7 +67,7 @@ TEST_CASE("Util.CheckedNumber.UnsignedTakesNoSign") {
         "x.yaml:3: seed: expected a whole number from 0 to 4294967295, got '1.5'");
 }
 
-TEST_CASE("Util.CheckedNumber.SignedAndReal") {
+TEST_CASE("Util.CheckedNumber.signed_and_real") {
   const std::string file;
   FieldContext at{file, 0, "--jobs"};
   CHECK(checked_number<int>("-5", at) == -5);
@@ -80,7 +80,7 @@ TEST_CASE("Util.CheckedNumber.SignedAndReal") {
   CHECK(error_of([&] { checked_number<double>("11", at, 0.0, 10.0); }) == "--jobs: 11 is out of range [0, 10]");
 }
 
-TEST_CASE("Util.PathName.OneFolderName") {
+TEST_CASE("Util.PathName.one_folder_name") {
   for (const char* ok : {"quickstart", "las-v2", "a b", "x.y", "ünïcode"}) CHECK(path_name_problem(ok).empty());
   CHECK(path_name_problem("").find("empty") != std::string::npos);
   CHECK(path_name_problem("../../x").find("path separator") != std::string::npos);
@@ -96,7 +96,7 @@ TEST_CASE("Util.PathName.OneFolderName") {
             .starts_with("s.yaml:2: name: '../x' holds a path separator"));
 }
 
-TEST_CASE("Util.StagedFile.NeverAnInput") {
+TEST_CASE("Util.StagedFile.never_an_input") {
   Folder dir("input");
   const fs::path trace = dir.path / "trace.csv";
   write(trace, "id,submit_s,duration_s,tasks\n0,0,1,1\n");
@@ -110,7 +110,7 @@ TEST_CASE("Util.StagedFile.NeverAnInput") {
   CHECK(read(trace) == "id,submit_s,duration_s,tasks\n0,0,1,1\n");
 }
 
-TEST_CASE("Util.StagedFile.OnlyFilesSchedlabWrote") {
+TEST_CASE("Util.StagedFile.only_files_schedlab_wrote") {
   Folder dir("ours");
   const fs::path notes = dir.path / "notes.txt", log = dir.path / "events.csv", empty = dir.path / "empty.csv";
   write(notes, "my own notes\n");
@@ -127,7 +127,7 @@ TEST_CASE("Util.StagedFile.OnlyFilesSchedlabWrote") {
   }
 }
 
-TEST_CASE("Util.StagedFile.FlushCheckedFindsAFullDisk") {
+TEST_CASE("Util.StagedFile.flush_checked_finds_a_full_disk") {
   if (!fs::exists("/dev/full")) return;
   StagedFile f("/dev/full", "--events");
   f.stream() << std::string(1 << 16, 'x');

@@ -17,7 +17,7 @@ namespace {
 const testing::TraceReaderHarness harness("acme");
 }  // namespace
 
-TEST_CASE("Workload.Acme.SerenMapsColumnsStatesAndTypes") {
+TEST_CASE("Workload.Acme.seren_maps_columns_states_and_types") {
   auto r = harness.read_all(harness.fixture("seren.csv"));
   // 7 rows: one never started (no start_time) is dropped; the CPU job (gpu_num 0) runs.
   REQUIRE(r.jobs.size() == 6);
@@ -43,7 +43,7 @@ TEST_CASE("Workload.Acme.SerenMapsColumnsStatesAndTypes") {
   CHECK(r.reader().drops().count("jobs that never started (no start_time)") == 1);
 }
 
-TEST_CASE("Workload.Acme.KalosMemoryPerPodAndUtcTimes") {
+TEST_CASE("Workload.Acme.kalos_memory_per_pod_and_utc_times") {
   auto r = harness.read_all(harness.fixture("kalos.csv"));
   REQUIRE(r.jobs.size() == 3);
   CHECK(r.str(r.jobs[0].trace_id) == "dlctk696s0jbvitv");
@@ -54,7 +54,7 @@ TEST_CASE("Workload.Acme.KalosMemoryPerPodAndUtcTimes") {
   CHECK((r.jobs[2].tasks == 2 && r.jobs[2].mem_mib == 500 * 1024));
 }
 
-TEST_CASE("Workload.Acme.DetectedAndSummarisedByType") {
+TEST_CASE("Workload.Acme.detected_and_summarised_by_type") {
   CHECK(detect_acme_csv("job_id,user,node_num,gpu_num,cpu_num,type,state", "x.csv"));
   CHECK_FALSE(detect_acme_csv("job_id,user,vc,gpu_num,cpu_num", "x.csv"));  // Helios
   TraceOptions options;

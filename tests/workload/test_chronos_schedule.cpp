@@ -24,7 +24,7 @@ constexpr std::int64_t kJan5At2 = (kDays2026 + 4) * kDay + 2 * kHour;  // 176757
 std::int64_t at(const char* text) { return parse_iso_datetime_us(text); }
 }  // namespace
 
-TEST_CASE("Workload.ChronosSchedule.DateTimesAreMicrosecondsSinceTheEpoch") {
+TEST_CASE("Workload.ChronosSchedule.date_times_are_microseconds_since_the_epoch") {
   CHECK(at("1970-01-01T00:00:00Z") == 0);
   CHECK(at("1970-01-02") == kDay);
   CHECK(at("2026-01-05T02:00:00Z") == kJan5At2);
@@ -47,7 +47,7 @@ TEST_CASE("Workload.ChronosSchedule.DateTimesAreMicrosecondsSinceTheEpoch") {
   CHECK(at("9999-12-31T23:59:59.999999Z") == 253'402'300'799'999'999);  // the last instant accepted
 }
 
-TEST_CASE("Workload.ChronosSchedule.DurationsFoldWeeksIntoDaysAndTimeIntoMicroseconds") {
+TEST_CASE("Workload.ChronosSchedule.durations_fold_weeks_into_days_and_time_into_microseconds") {
   const IsoDuration all = parse_iso_duration("P1Y2M3DT4H5M6.5S");
   CHECK(all.years == 1);
   CHECK(all.months == 2);
@@ -65,7 +65,7 @@ TEST_CASE("Workload.ChronosSchedule.DurationsFoldWeeksIntoDaysAndTimeIntoMicrose
   CHECK_FALSE(parse_iso_duration("PT0.000001S").zero());
 }
 
-TEST_CASE("Workload.ChronosSchedule.RAloneRepeatsForever") {
+TEST_CASE("Workload.ChronosSchedule.r_alone_repeats_forever") {
   const ChronosSchedule s = parse_chronos_schedule("R/2026-01-05T02:00:00Z/PT6H");
   CHECK_FALSE(s.repeats.has_value());
   CHECK_FALSE(s.count().has_value());
@@ -77,7 +77,7 @@ TEST_CASE("Workload.ChronosSchedule.RAloneRepeatsForever") {
   CHECK(s.occurrence(1'000'000) == kJan5At2 + 6'000'000 * kHour);
 }
 
-TEST_CASE("Workload.ChronosSchedule.RnRunsTheJobNTimes") {
+TEST_CASE("Workload.ChronosSchedule.rn_runs_the_job_n_times") {
   // Chronos: "Rn to repeat n times"; occurrences k = 0 .. n-1.
   const ChronosSchedule five = parse_chronos_schedule("R5/2026-01-05T02:00:00Z/P1D");
   REQUIRE(five.count().has_value());
@@ -100,7 +100,7 @@ TEST_CASE("Workload.ChronosSchedule.RnRunsTheJobNTimes") {
   CHECK(parse_chronos_schedule("R/2026-01-05/PT6H").start_us == kJan5At2 - 2 * kHour);
 }
 
-TEST_CASE("Workload.ChronosSchedule.MonthsClampToTheLastDayWithoutDrift") {
+TEST_CASE("Workload.ChronosSchedule.months_clamp_to_the_last_day_without_drift") {
   // January 31 plus a month is the last day of February; each occurrence is counted from the
   // start, so the next is March 31, not March 28.
   const ChronosSchedule s = parse_chronos_schedule("R/2026-01-31T12:00:00Z/P1M");
@@ -120,7 +120,7 @@ TEST_CASE("Workload.ChronosSchedule.MonthsClampToTheLastDayWithoutDrift") {
   CHECK(parse_chronos_schedule("R/2026-01-31/P1M1D").occurrence(1) == at("2026-03-01"));
 }
 
-TEST_CASE("Workload.ChronosSchedule.YearsOnFebruary29") {
+TEST_CASE("Workload.ChronosSchedule.years_on_february_29") {
   const ChronosSchedule s = parse_chronos_schedule("R/2024-02-29T00:00:00Z/P1Y");
   CHECK(s.occurrence(0) == (19723 + 59) * kDay);  // 1709164800 s
   CHECK(s.occurrence(1) == at("2025-02-28"));
@@ -134,7 +134,7 @@ TEST_CASE("Workload.ChronosSchedule.YearsOnFebruary29") {
   CHECK(parse_chronos_schedule("R/2024-02-29/P1Y1M").occurrence(1) == at("2025-03-28"));
 }
 
-TEST_CASE("Workload.ChronosSchedule.AddDurationIsCalendarAwareAndChecked") {
+TEST_CASE("Workload.ChronosSchedule.add_duration_is_calendar_aware_and_checked") {
   const std::int64_t jan31 = at("2026-01-31T08:00:00Z");
   CHECK(add_duration_us(jan31, IsoDuration{.months = 1}, 0) == jan31);
   CHECK(add_duration_us(jan31, IsoDuration{.months = 1}, 1) == at("2026-02-28T08:00:00Z"));
@@ -160,7 +160,7 @@ TEST_CASE("Workload.ChronosSchedule.AddDurationIsCalendarAwareAndChecked") {
                        std::overflow_error);
 }
 
-TEST_CASE("Workload.ChronosSchedule.BadSchedulesSayWhereAndWhat") {
+TEST_CASE("Workload.ChronosSchedule.bad_schedules_say_where_and_what") {
   struct Case {
     const char* text;
     const char* message;
@@ -276,7 +276,7 @@ TEST_CASE("Workload.ChronosSchedule.BadSchedulesSayWhereAndWhat") {
   }
 }
 
-TEST_CASE("Workload.ChronosSchedule.StandAloneParsersNameTheirText") {
+TEST_CASE("Workload.ChronosSchedule.stand_alone_parsers_name_their_text") {
   CHECK_THROWS_WITH_AS(parse_iso_datetime_us("2026-02-30"), "date-time '2026-02-30': day 30 is not in February 2026",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(parse_iso_datetime_us(""),

@@ -23,7 +23,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Helios.MapsColumns") {
+TEST_CASE("Workload.Helios.maps_columns") {
   auto r = harness.read_all(harness.fixture("cluster_log.csv"));
   REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
@@ -59,7 +59,7 @@ TEST_CASE("Workload.Helios.MapsColumns") {
   CHECK(gpu_only.reader().drops().count("CPU-only jobs (gpu_num 0; cpu_jobs: drop)") == 1);
 }
 
-TEST_CASE("Workload.Helios.EpochSecondsAndUnevenNodes") {
+TEST_CASE("Workload.Helios.epoch_seconds_and_uneven_nodes") {
   auto r = harness.read_all(harness.fixture("epoch.csv"));
   REQUIRE(r.jobs.size() == 2);
   CHECK(r.jobs[0].submit == 0);
@@ -69,13 +69,13 @@ TEST_CASE("Workload.Helios.EpochSecondsAndUnevenNodes") {
   CHECK(r.reader().notices().total() == 1);
 }
 
-TEST_CASE("Workload.Helios.BadTime") {
+TEST_CASE("Workload.Helios.bad_time") {
   CHECK(harness.error_of(harness.fixture("bad_time.csv")) ==
         harness.fixture("bad_time.csv") +
             ":2: submit_time: '2020-13-09 18:41:01' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds");
 }
 
-TEST_CASE("Workload.Helios.BadRows") {
+TEST_CASE("Workload.Helios.bad_rows") {
   struct Case {
     const char* file;
     const char* error;
@@ -93,13 +93,13 @@ TEST_CASE("Workload.Helios.BadRows") {
   }
 }
 
-TEST_CASE("Workload.Helios.EmptyAndHeaderOnly") {
+TEST_CASE("Workload.Helios.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
   // A header and no job: an error, never a run of zero jobs.
   CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
         harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Helios.Detected") {
+TEST_CASE("Workload.Helios.detected") {
   CHECK(harness.read_all(harness.fixture("cluster_log.csv"), false, {}, "auto").jobs.size() == 5);
 }

@@ -14,7 +14,7 @@ JobSpec job_at(std::int64_t submit, std::uint32_t line) {
 }
 }  // namespace
 
-TEST_CASE("Workload.JobBuffer: jobs come back in arrival order across blocks") {
+TEST_CASE("Workload.JobBuffer.jobs_come_back_in_arrival_order_across_blocks") {
   JobBuffer buffer;
   CHECK(buffer.empty());
   for (std::uint32_t i = 0; i < 50000; ++i) buffer.push_back(job_at(i, i + 1));
@@ -24,7 +24,7 @@ TEST_CASE("Workload.JobBuffer: jobs come back in arrival order across blocks") {
   CHECK(buffer.empty());
 }
 
-TEST_CASE("Workload.JobBuffer: sorting by submit keeps equal submits in file order") {
+TEST_CASE("Workload.JobBuffer.sorting_by_submit_keeps_equal_submits_in_file_order") {
   JobBuffer buffer;
   // Submits 2, 1, 0, 2, 1, 0, ...: each submit time's jobs must stay in their file order.
   for (std::uint32_t i = 0; i < 40000; ++i) buffer.push_back(job_at(2 - i % 3, i));

@@ -47,7 +47,7 @@ InputError scenario_error(const std::string& workload) {
 }
 }  // namespace
 
-TEST_CASE("Workload.JobLimit.Stream: the job past kMaxJobsPerRun is refused where the workload is named") {
+TEST_CASE("Workload.JobLimit.stream_the_job_past_k_max_jobs_per_run_is_refused_where_the_workload_is_named") {
   auto src = with_job_limit(std::make_unique<Endless>(), "s.yaml", 4, "workload");
   JobSpec j;
   std::uint64_t n = 0;
@@ -61,7 +61,7 @@ TEST_CASE("Workload.JobLimit.Stream: the job past kMaxJobsPerRun is refused wher
   CHECK_NOTHROW(check_job_count(kMaxJobsPerRun, "jobs", "", 0, ""));
 }
 
-TEST_CASE("Workload.JobLimit.Counts: every count written in a scenario, at its line") {
+TEST_CASE("Workload.JobLimit.counts_every_count_written_in_a_scenario_at_its_line") {
   // R31b: the generator's count.
   auto e = scenario_error("  generate: {jobs: 4000000000, arrival_rate_per_hour: 40000000}\n");
   CHECK(e.line() == 4);
@@ -95,7 +95,7 @@ TEST_CASE("Workload.JobLimit.Counts: every count written in a scenario, at its l
   CHECK_NOTHROW(config::load_scenario(ok));
 }
 
-TEST_CASE("Workload.JobLimit.TraceRows: a cron row's count and a service row's instances, at the row") {
+TEST_CASE("Workload.JobLimit.trace_rows_a_cron_rows_count_and_a_service_rows_instances_at_the_row") {
   ScratchDir dir("job-limit-trace");
   const auto path = (dir.path / "t.csv").string();
   std::ofstream(path) << "id,submit_s,duration_s,tasks,gpus_per_task,kind,schedule\n"

@@ -58,7 +58,7 @@ void json_pull_check_blocks(std::string_view text) {
 
 }  // namespace
 
-TEST_CASE("Workload.JsonPull.EveryTokenKind") {
+TEST_CASE("Workload.JsonPull.every_token_kind") {
   const std::string text =
       R"({"s": "x", "n": -1.5e3, "i": 0, "t": true, "f": false, "z": null, "a": [1, {}, []], "o": {"k": "v"}})";
   const std::vector<std::string> expected = {"{",        "key:s",    "string:x", "key:n", "number:-1.5e3",
@@ -80,7 +80,7 @@ TEST_CASE("Workload.JsonPull.EveryTokenKind") {
   }
 }
 
-TEST_CASE("Workload.JsonPull.Escapes") {
+TEST_CASE("Workload.JsonPull.escapes") {
   CHECK(json_pull_tokens(R"(["plain", "a\"b", "\\\/\b\f\n\r\t", "\u0041\u00e9\u20AC", "\ud83d\ude00", "x\u0000y"])") ==
         std::vector<std::string>{"[", "string:plain", "string:a\"b", "string:\\/\b\f\n\r\t",
                                  "string:A\xC3\xA9\xE2\x82\xAC", "string:\xF0\x9F\x98\x80",
@@ -94,7 +94,7 @@ TEST_CASE("Workload.JsonPull.Escapes") {
   json_pull_check_blocks("[\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"]");
 }
 
-TEST_CASE("Workload.JsonPull.ErrorsNameLineAndColumn") {
+TEST_CASE("Workload.JsonPull.errors_name_line_and_column") {
   struct Case {
     const char* text;
     const char* error;
@@ -150,8 +150,9 @@ TEST_CASE("Workload.JsonPull.ErrorsNameLineAndColumn") {
   CHECK(json_pull_error("[" + std::string(310, '9') + "]").find("number overflow parsing '999") != std::string::npos);
 }
 
-TEST_CASE("Workload.JsonPull.NestingAndSkip") {
-  // As deep as any JSON schedlab reads may nest (deeper: Workload.JsonPull.Bounds).
+TEST_CASE("Workload.JsonPull.nesting_and_skip") {
+  // As deep as any JSON schedlab reads may nest (deeper:
+  // Workload.JsonPull.bounds_the_depth_and_token_bounds_of_every_json_schedlab_reads).
   const std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
   CHECK(json_pull_tokens(deep).size() == std::size_t{2} * kMaxJsonDepth);
   CHECK(json_pull_error(std::string(60, '[') + std::string(59, ']') + "}").rfind("1:120: expected ',' or ']'", 0) ==
@@ -191,7 +192,7 @@ TEST_CASE("Workload.JsonPull.NestingAndSkip") {
   CHECK_THROWS_WITH_AS(bad.skip(), "expected a value, found ','", JsonSyntaxError);
 }
 
-TEST_CASE("Workload.JsonPull.RawBytesAndLines") {
+TEST_CASE("Workload.JsonPull.raw_bytes_and_lines") {
   JsonPull in(JsonPull::Text{"[\n  {\"a\": 1},\nxx\n{}", 2});
   CHECK(in.lines_read() == 0);
   CHECK(in.peek() == '[');
@@ -224,7 +225,7 @@ TEST_CASE("Workload.JsonPull.RawBytesAndLines") {
   CHECK(in.lines_read() == 4);  // the last line has no newline: it counts
 }
 
-TEST_CASE("Workload.JsonPull.RecoverCountsBrackets") {
+TEST_CASE("Workload.JsonPull.recover_counts_brackets") {
   // After an error, the broken value ends where its brackets close, strings and escapes
   // respected; reading goes on after it.
   const std::string text = "{\"a\": x, \"b\": \"]}\\\"}\", \"c\": [{}]}\n{\"next\": 1}";
@@ -266,7 +267,7 @@ TEST_CASE("Workload.JsonPull.RecoverCountsBrackets") {
   CHECK(cut.peek() == -1);
 }
 
-TEST_CASE("Workload.JsonPull.ReadsFiles") {
+TEST_CASE("Workload.JsonPull.reads_files") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("schedlab-json-pull-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -292,7 +293,7 @@ TEST_CASE("Workload.JsonPull.ReadsFiles") {
   CHECK_THROWS_AS(JsonPull((dir / "missing.json").string()), InputError);
 }
 
-TEST_CASE("Workload.JsonPull.Bounds: the depth and token bounds of every JSON schedlab reads") {
+TEST_CASE("Workload.JsonPull.bounds_the_depth_and_token_bounds_of_every_json_schedlab_reads") {
   const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
   CHECK(json_pull_error(nested(kMaxJsonDepth)) == "(no error)");
   CHECK(json_pull_error(nested(kMaxJsonDepth + 1)) ==

@@ -34,7 +34,7 @@ std::vector<std::string> drain(MixedSource& m) {
 
 }  // namespace
 
-TEST_CASE("MixedSource.ScaleStepsGiveEachInstanceTheSpanItIsWanted") {
+TEST_CASE("Workload.MixedSource.scale_steps_give_each_instance_the_span_it_is_wanted") {
   ServiceSpec web;
   web.name = "web";
   web.instances = 2;
@@ -54,7 +54,7 @@ TEST_CASE("MixedSource.ScaleStepsGiveEachInstanceTheSpanItIsWanted") {
   CHECK(spans[2].to == s(200));
 }
 
-TEST_CASE("MixedSource.AtOneInstantTheTraceComesFirstThenServicesThenCronInListOrder") {
+TEST_CASE("Workload.MixedSource.at_one_instant_the_trace_comes_first_then_services_then_cron_in_list_order") {
   LongRunningWork w;
   w.epoch_us = parse_iso_datetime_us("2026-01-05T00:00:00Z");
   ServiceSpec web;
@@ -67,7 +67,7 @@ TEST_CASE("MixedSource.AtOneInstantTheTraceComesFirstThenServicesThenCronInListO
   CHECK(drain(m) == std::vector<std::string>{"t0@0", "b#0@0", "a#0@0", "t1@60", "web.0@60", "b#1@60", "a#1@60", "t2@90"});
 }
 
-TEST_CASE("MixedSource.AServiceWithoutAStopIsOneJobWithoutEnd") {
+TEST_CASE("Workload.MixedSource.a_service_without_a_stop_is_one_job_without_end") {
   LongRunningWork w;
   ServiceSpec web;
   web.name = "web";
@@ -82,7 +82,7 @@ TEST_CASE("MixedSource.AServiceWithoutAStopIsOneJobWithoutEnd") {
   CHECK_FALSE(m.next(j));
 }
 
-TEST_CASE("MixedSource.AnUnboundedScheduleEndsWithTheTracesLastSubmit") {
+TEST_CASE("Workload.MixedSource.an_unbounded_schedule_ends_with_the_traces_last_submit") {
   LongRunningWork w;
   w.epoch_us = parse_iso_datetime_us("2026-01-05T00:00:00Z");
   w.cron = {every("etl", "R/2026-01-05T00:00:00Z/PT1M")};
@@ -90,7 +90,7 @@ TEST_CASE("MixedSource.AnUnboundedScheduleEndsWithTheTracesLastSubmit") {
   CHECK(drain(m) == std::vector<std::string>{"etl#0@0", "t0@30", "etl#1@60", "etl#2@120", "t1@150"});
 }
 
-TEST_CASE("MixedSource.OccurrencesBeforeTheEpochNeverHappenAndUntilEndsTheRest") {
+TEST_CASE("Workload.MixedSource.occurrences_before_the_epoch_never_happen_and_until_ends_the_rest") {
   LongRunningWork w;
   w.epoch_us = parse_iso_datetime_us("2026-01-05T00:00:00Z");
   w.until = s(150);

@@ -40,7 +40,7 @@ std::string error_of(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("NativeLongRunning.ServiceRowsGiveInstancesAndCronRowsTheirOccurrences") {
+TEST_CASE("Workload.NativeLongRunning.service_rows_give_instances_and_cron_rows_their_occurrences") {
   auto src = open_native_csv(native("services_cron.csv"), {});
   std::vector<JobSpec> jobs;
   // Row 2's schedule puts occurrences at its submit (30 s) and every minute after, 3 in all;
@@ -60,7 +60,7 @@ TEST_CASE("NativeLongRunning.ServiceRowsGiveInstancesAndCronRowsTheirOccurrences
   CHECK(jobs[0].group == kNoLabel);
 }
 
-TEST_CASE("NativeLongRunning.ColumnsOfOtherKindsAreRefusedAtTheirLine") {
+TEST_CASE("Workload.NativeLongRunning.columns_of_other_kinds_are_refused_at_their_line") {
   CHECK(error_of("bad/instances_on_batch.csv") ==
         native("bad/instances_on_batch.csv") + ":2: instances: only a row of kind service has instances");
   CHECK(error_of("bad/schedule_on_service.csv") ==
@@ -72,7 +72,7 @@ TEST_CASE("NativeLongRunning.ColumnsOfOtherKindsAreRefusedAtTheirLine") {
   CHECK(period.find("period") != std::string::npos);
 }
 
-TEST_CASE("NativeLongRunning.WrittenRowsKeepTheirGroupAndReadBackAsSingleJobs") {
+TEST_CASE("Workload.NativeLongRunning.written_rows_keep_their_group_and_read_back_as_single_jobs") {
   auto src = open_native_csv(native("services_cron.csv"), {});
   std::ostringstream out;
   write_native_header(out);
@@ -84,7 +84,7 @@ TEST_CASE("NativeLongRunning.WrittenRowsKeepTheirGroupAndReadBackAsSingleJobs") 
   CHECK(text.find(",1,etl\n") != std::string::npos);
 }
 
-TEST_CASE("NativeLongRunning.TheGeneratorMixesInServicesAndCronEntries") {
+TEST_CASE("Workload.NativeLongRunning.the_generator_mixes_in_services_and_cron_entries") {
   GeneratorConfig c;
   c.jobs = 200;
   c.arrival_rate_per_hour = 20;  // about 10 hours

@@ -25,7 +25,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Openb.MapsColumnsSharesAndModels") {
+TEST_CASE("Workload.Openb.maps_columns_shares_and_models") {
   auto r = harness.read_all(harness.fixture("good.csv"));
   REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
@@ -73,7 +73,7 @@ TEST_CASE("Workload.Openb.MapsColumnsSharesAndModels") {
   CHECK(r.reader().notices().total() == 1);
 }
 
-TEST_CASE("Workload.Openb.CpuJobsDropKeepsTheGpuPodsOnly") {
+TEST_CASE("Workload.Openb.cpu_jobs_drop_keeps_the_gpu_pods_only") {
   // cpu_jobs: drop reads the list as schedlab did before it counted CPUs.
   auto r = harness.read_all(harness.fixture("good.csv"), false, {{"cpu_jobs", "drop"}});
   REQUIRE(r.jobs.size() == 4);
@@ -82,7 +82,7 @@ TEST_CASE("Workload.Openb.CpuJobsDropKeepsTheGpuPodsOnly") {
   CHECK(harness.error_of(harness.fixture("good.csv"), {{"cpu_jobs", "keep"}}).find("cpu_jobs") != std::string::npos);
 }
 
-TEST_CASE("Workload.Openb.CpuAndMemoryColumnsAreChecked") {
+TEST_CASE("Workload.Openb.cpu_and_memory_columns_are_checked") {
   struct Case {
     const char* file;
     const char* error;
@@ -95,12 +95,12 @@ TEST_CASE("Workload.Openb.CpuAndMemoryColumnsAreChecked") {
   for (const auto& c : cases) harness.check_bad_row(c.file, c.error);
 }
 
-TEST_CASE("Workload.Openb.ShareNeedsOneGpu") {
+TEST_CASE("Workload.Openb.share_needs_one_gpu") {
   CHECK(harness.error_of(harness.fixture("share_multi.csv")) ==
         harness.fixture("share_multi.csv") + ":2: gpu_milli: a GPU share (500) needs num_gpu 1, found 2");
 }
 
-TEST_CASE("Workload.Openb.BadRows") {
+TEST_CASE("Workload.Openb.bad_rows") {
   struct Case {
     const char* file;
     const char* error;
@@ -118,18 +118,18 @@ TEST_CASE("Workload.Openb.BadRows") {
   }
 }
 
-TEST_CASE("Workload.Openb.EmptyAndHeaderOnly") {
+TEST_CASE("Workload.Openb.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
   // A header and no job: an error, never a run of zero jobs.
   CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
         harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Openb.Detected") {
+TEST_CASE("Workload.Openb.detected") {
   CHECK(harness.read_all(harness.fixture("good.csv"), false, {}, "auto").jobs.size() == 5);
 }
 
-TEST_CASE("Workload.Openb.PublishedPodLists") {
+TEST_CASE("Workload.Openb.published_pod_lists") {
   const std::string dir = std::string(SCHEDLAB_SHARED_DIR) + "/traces/openb/";
   if (!std::filesystem::exists(dir + "openb_pod_list_default.csv")) {
     MESSAGE("skipped: " << dir << " not found");
@@ -159,7 +159,7 @@ TEST_CASE("Workload.Openb.PublishedPodLists") {
   for (std::size_t i = 1; i < share40.jobs.size(); ++i) REQUIRE(share40.jobs[i - 1].submit <= share40.jobs[i].submit);
 }
 
-TEST_CASE("Workload.Openb.TimelessPodListServesThePackingModeOnly") {
+TEST_CASE("Workload.Openb.timeless_pod_list_serves_the_packing_mode_only") {
   // The multi-GPU and GPU-sharing variants were published as `name,cpu_milli,memory_mib,
   // num_gpu,gpu_milli`: no times to replay.
   const auto path = harness.fixture("timeless.csv");
@@ -185,7 +185,7 @@ TEST_CASE("Workload.Openb.TimelessPodListServesThePackingModeOnly") {
   CHECK(jobs[3].gpus_per_task == 8);
 }
 
-TEST_CASE("Workload.Openb.CreationWithoutDeletionIsMissingAColumn") {
+TEST_CASE("Workload.Openb.creation_without_deletion_is_missing_a_column") {
   testing::ScratchDir dir("openb-half-times");
   const auto path = (dir.path / "pods.csv").string();
   std::ofstream(path) << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\nopenb-pod-0,1000,10,1,1000,5\n";

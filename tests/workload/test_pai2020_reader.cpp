@@ -23,7 +23,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Pai2020.MapsTaskRows") {
+TEST_CASE("Workload.Pai2020.maps_task_rows") {
   auto r = harness.read_all(harness.fixture("pai_task_table.csv"), false,
                     {{"job_table", harness.fixture("pai_job_table.csv")}, {"keep_names", "true"}});
   REQUIRE(r.jobs.size() == 5);
@@ -65,7 +65,7 @@ TEST_CASE("Workload.Pai2020.MapsTaskRows") {
   CHECK(gpu_only.reader().drops().count("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)") == 1);
 }
 
-TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
+TEST_CASE("Workload.Pai2020.row_line_is_the_default_id") {
   auto r = harness.read_all(harness.fixture("pai_task_table.csv"));
   REQUIRE(r.jobs.size() == 5);
   CHECK(r.jobs[0].trace_id == kNoLabel);
@@ -74,7 +74,7 @@ TEST_CASE("Workload.Pai2020.RowLineIsTheDefaultId") {
   CHECK(r.jobs[0].user == kNoLabel);   // no job_table given
 }
 
-TEST_CASE("Workload.Pai2020.FractionalOverOneGpuCanBeAnError") {
+TEST_CASE("Workload.Pai2020.fractional_over_one_gpu_can_be_an_error") {
   CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"fractional_gpu", "error"}})
             .find("pai_task_table.csv:5: plan_gpu: 150 is more than one GPU but not a whole number of GPUs") !=
         std::string::npos);
@@ -82,7 +82,7 @@ TEST_CASE("Workload.Pai2020.FractionalOverOneGpuCanBeAnError") {
         std::string::npos);
 }
 
-TEST_CASE("Workload.Pai2020.BadRows") {
+TEST_CASE("Workload.Pai2020.bad_rows") {
   struct Case {
     const char* file;
     const char* error;
@@ -101,7 +101,7 @@ TEST_CASE("Workload.Pai2020.BadRows") {
   }
 }
 
-TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
+TEST_CASE("Workload.Pai2020.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no rows");
   CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
   // A header and no job: an error, never a run of zero jobs.
@@ -109,7 +109,7 @@ TEST_CASE("Workload.Pai2020.EmptyAndHeaderOnly") {
         harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Pai2020.DetectedByFileName") {
+TEST_CASE("Workload.Pai2020.detected_by_file_name") {
   CHECK(harness.read_all(harness.fixture("pai_task_table.csv"), false, {}, "auto").jobs.size() == 5);
   CHECK(detect_pai2020_csv("a,b", "/data/pai_task_table.csv"));
   CHECK_FALSE(detect_pai2020_csv("a,b", "/data/pai_job_table.csv"));

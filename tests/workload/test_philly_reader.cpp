@@ -28,7 +28,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Philly.MapsJobsAndAttempts") {
+TEST_CASE("Workload.Philly.maps_jobs_and_attempts") {
   for (const char* file : {"cluster_job_log.json", "cluster_job_log.jsonl"}) {
     CAPTURE(file);
     auto r = harness.read_all(harness.fixture(file));
@@ -61,7 +61,7 @@ TEST_CASE("Workload.Philly.MapsJobsAndAttempts") {
   }
 }
 
-TEST_CASE("Workload.Philly.BadObjects") {
+TEST_CASE("Workload.Philly.bad_objects") {
   std::string e = harness.error_of(harness.fixture("bad_json.json"));
   CHECK(e.rfind(harness.fixture("bad_json.json") + ":3: invalid JSON in this job object", 0) == 0);
   auto r = harness.read_all(harness.fixture("bad_json.json"), true);
@@ -77,14 +77,14 @@ TEST_CASE("Workload.Philly.BadObjects") {
   CHECK(t.reader().bad_rows() == 1);
 }
 
-TEST_CASE("Workload.Philly.Empty") {
+TEST_CASE("Workload.Philly.empty") {
   CHECK(harness.error_of(harness.fixture("empty.json")) == harness.fixture("empty.json") + ":1: empty trace: no JSON");
   // An empty list: no job, an error (never a run of zero jobs).
   CHECK(harness.error_of(harness.fixture("empty_list.json")) ==
         harness.fixture("empty_list.json") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Philly.Detected") {
+TEST_CASE("Workload.Philly.detected") {
   CHECK(harness.read_all(harness.fixture("cluster_job_log.json"), false, {}, "auto").jobs.size() == 4);
   CHECK(harness.read_all(harness.fixture("cluster_job_log.jsonl"), false, {}, "auto").jobs.size() == 4);
 }
@@ -111,7 +111,7 @@ const std::string kPhillyAttempt =
 
 }  // namespace
 
-TEST_CASE("Workload.Philly.SkipsUnknownKeysOfAnyType") {
+TEST_CASE("Workload.Philly.skips_unknown_keys_of_any_type") {
   // The published log has more keys than the reader needs; any JSON value passes.
   PhillyTempFile f(
       "[\n"
@@ -130,7 +130,7 @@ TEST_CASE("Workload.Philly.SkipsUnknownKeysOfAnyType") {
   CHECK(r.jobs[0].status == TraceStatus::pass);
 }
 
-TEST_CASE("Workload.Philly.RepeatedKeyLastCounts") {
+TEST_CASE("Workload.Philly.repeated_key_last_counts") {
   // As a JSON object read into a map keeps it: the last of a repeated key counts.
   PhillyTempFile f(
       R"({"jobid": 5, "jobid": "a", "submitted_time": "x", "submitted_time": "2017-10-07 00:00:00", )"
@@ -144,7 +144,7 @@ TEST_CASE("Workload.Philly.RepeatedKeyLastCounts") {
   CHECK(r.jobs[0].duration == engine::from_seconds(60));
 }
 
-TEST_CASE("Workload.Philly.ContentErrorsAndDrops") {
+TEST_CASE("Workload.Philly.content_errors_and_drops") {
   // Each object alone on line 2; the message is "file:2: field: what".
   struct Case {
     std::string object;
@@ -207,7 +207,7 @@ TEST_CASE("Workload.Philly.ContentErrorsAndDrops") {
   }
 }
 
-TEST_CASE("Workload.Philly.InvalidJsonNamesItsLine") {
+TEST_CASE("Workload.Philly.invalid_json_names_its_line") {
   // A pretty-printed object with an error on its fourth line: the error's line, the object's
   // first line and the column; reading goes on after the object (its brackets counted, a
   // bracket in a string not).
@@ -229,7 +229,7 @@ TEST_CASE("Workload.Philly.InvalidJsonNamesItsLine") {
   CHECK(harness.read_all(stray.path, true).jobs.size() == 2);  // the rest of line 2 is passed over
 }
 
-TEST_CASE("Workload.Philly.ReadsGzip") {
+TEST_CASE("Workload.Philly.reads_gzip") {
   std::ifstream in(harness.fixture("cluster_job_log.json"), std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   PhillyTempFile f("", "cluster_job_log.json.gz");

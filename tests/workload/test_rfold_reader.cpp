@@ -23,7 +23,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Rfold.MapsColumnsAndShapes") {
+TEST_CASE("Workload.Rfold.maps_columns_and_shapes") {
   auto r = harness.read_all(harness.fixture("good.csv"));
   REQUIRE(r.jobs.size() == 5);
   const auto& j = r.jobs;
@@ -49,25 +49,25 @@ TEST_CASE("Workload.Rfold.MapsColumnsAndShapes") {
   CHECK(t->notices().total() == 2);
 }
 
-TEST_CASE("Workload.Rfold.NoHostLimitKeepsListedHosts") {
+TEST_CASE("Workload.Rfold.no_host_limit_keeps_listed_hosts") {
   auto r = harness.read_all(harness.fixture("good.csv"), false, {{"gpus_per_host", "0"}});
   REQUIRE(r.jobs.size() == 5);
   CHECK((r.jobs[3].tasks == 1 && r.jobs[3].gpus_per_task == 48));
   CHECK((r.jobs[2].tasks == 3 && r.jobs[2].gpus_per_task == 4));
 }
 
-TEST_CASE("Workload.Rfold.UnknownArgIsNamed") {
+TEST_CASE("Workload.Rfold.unknown_arg_is_named") {
   CHECK(harness.error_of(harness.fixture("good.csv"), {{"gpus_per_hots", "8"}}).find("did you mean 'gpus_per_host'") !=
         std::string::npos);
   CHECK(harness.error_of(harness.fixture("good.csv"), {{"gpus_per_host", "-1"}}).find("-1 is out of range [0, 4294967295]") != std::string::npos);
 }
 
-TEST_CASE("Workload.Rfold.SizeMustMatchShape") {
+TEST_CASE("Workload.Rfold.size_must_match_shape") {
   CHECK(harness.error_of(harness.fixture("size_mismatch.csv")) ==
         harness.fixture("size_mismatch.csv") + ":2: size: 12 is not the GPU count of shape '8+8' (16)");
 }
 
-TEST_CASE("Workload.Rfold.UnsortedRowsAreBadUnlessSorted") {
+TEST_CASE("Workload.Rfold.unsorted_rows_are_bad_unless_sorted") {
   std::string e = harness.error_of(harness.fixture("unsorted.csv"));
   CHECK(e.find("unsorted.csv:3: submit: submit time 5 s is before the previous job's 10 s") != std::string::npos);
   auto skipped = harness.read_all(harness.fixture("unsorted.csv"), true);
@@ -83,7 +83,7 @@ TEST_CASE("Workload.Rfold.UnsortedRowsAreBadUnlessSorted") {
   CHECK(kept.jobs[0].submit == engine::from_seconds(5));
 }
 
-TEST_CASE("Workload.Rfold.BadRows") {
+TEST_CASE("Workload.Rfold.bad_rows") {
   struct Case {
     const char* file;
     const char* error;  // after "path:"
@@ -101,7 +101,7 @@ TEST_CASE("Workload.Rfold.BadRows") {
   }
 }
 
-TEST_CASE("Workload.Rfold.EmptyAndHeaderOnly") {
+TEST_CASE("Workload.Rfold.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no header row");
   CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
   // A header and no job: an error, never a run of zero jobs.
@@ -109,14 +109,14 @@ TEST_CASE("Workload.Rfold.EmptyAndHeaderOnly") {
         harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Rfold.Detected") {
+TEST_CASE("Workload.Rfold.detected") {
   auto r = harness.read_all(harness.fixture("good.csv"), false, {}, "auto");
   CHECK(r.jobs.size() == 5);
   CHECK(detect_rfold_csv("#job id,arrival time (sec),topology,shape,size,duration (sec)", "x.csv"));
   CHECK_FALSE(detect_rfold_csv("id,submit_s,duration_s", "x.csv"));
 }
 
-TEST_CASE("Workload.Rfold.PublishedTraces") {
+TEST_CASE("Workload.Rfold.published_traces") {
   const std::string shared = SCHEDLAB_SHARED_DIR;
   const std::string philly = shared + "/traces/philly/philly_trace.csv";
   const std::string crux = shared + "/traces/lingjun/crux.csv";
@@ -138,7 +138,7 @@ TEST_CASE("Workload.Rfold.PublishedTraces") {
   CHECK(gpus == 100062);
 }
 
-TEST_CASE("Workload.Rfold.SizeBelowOneIsAGpuShare") {
+TEST_CASE("Workload.Rfold.size_below_one_is_a_gpu_share") {
   // As openb's gpu_milli: thousandths of one GPU, rounded to the nearest, at least 1.
   auto r = harness.read_all(harness.fixture("fractional.csv"));
   REQUIRE(r.jobs.size() == 3);

@@ -9,7 +9,7 @@
 
 using namespace schedlab::workload;
 
-TEST_CASE("Workload.StringPool: the same text gets the same label, entry 0 is the empty string") {
+TEST_CASE("Workload.StringPool.the_same_text_gets_the_same_label_entry_0_is_the_empty_string") {
   StringPool pool;
   CHECK(pool.intern("") == kNoLabel);
   const Label alice = pool.intern("alice");
@@ -21,7 +21,7 @@ TEST_CASE("Workload.StringPool: the same text gets the same label, entry 0 is th
   CHECK(pool.size() == 3);
 }
 
-TEST_CASE("Workload.StringPool: a million-job trace's ids keep their labels and their text") {
+TEST_CASE("Workload.StringPool.a_million_job_traces_ids_keep_their_labels_and_their_text") {
   StringPool pool;
   std::vector<std::string> ids;
   for (int i = 0; i < 300000; ++i) ids.push_back("application_1506638472019_" + std::to_string(i));
@@ -37,7 +37,7 @@ TEST_CASE("Workload.StringPool: a million-job trace's ids keep their labels and 
   CHECK(pool.size() == ids.size() + 1);
 }
 
-TEST_CASE("Workload.StringPool: a move keeps every view, and the moved-from pool starts over") {
+TEST_CASE("Workload.StringPool.a_move_keeps_every_view_and_the_moved_from_pool_starts_over") {
   StringPool a;
   const Label l = a.intern("vc-research");
   const std::string_view view = a.str(l);

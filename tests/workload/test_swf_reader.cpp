@@ -23,7 +23,7 @@ using Read = testing::ReadTrace;
 
 }  // namespace
 
-TEST_CASE("Workload.Swf.MapsFieldsAndDrops") {
+TEST_CASE("Workload.Swf.maps_fields_and_drops") {
   for (const char* file : {"good.swf", "good.swf.gz"}) {
     CAPTURE(file);
     auto r = harness.read_all(harness.fixture(file));
@@ -55,7 +55,7 @@ TEST_CASE("Workload.Swf.MapsFieldsAndDrops") {
   }
 }
 
-TEST_CASE("Workload.Swf.ProcessorMapping") {
+TEST_CASE("Workload.Swf.processor_mapping") {
   auto per_proc = harness.read_all(harness.fixture("good.swf"), false, {{"gpus_per_host", "0"}});
   CHECK((per_proc.jobs[1].tasks == 16 && per_proc.jobs[1].gpus_per_task == 1));
   auto doubled = harness.read_all(harness.fixture("good.swf"), false, {{"gpus_per_processor", "2"}});
@@ -67,20 +67,20 @@ TEST_CASE("Workload.Swf.ProcessorMapping") {
   CHECK(kept.jobs[0].submit == engine::from_seconds(100));
 }
 
-TEST_CASE("Workload.Swf.HeaderLimits") {
+TEST_CASE("Workload.Swf.header_limits") {
   CHECK(harness.error_of(harness.fixture("over_maxprocs.swf")) ==
         harness.fixture("over_maxprocs.swf") +
             ":6: allocated processors: 65 processors is more than the header's MaxProcs (64)");
 }
 
-TEST_CASE("Workload.Swf.OutOfOrder") {
+TEST_CASE("Workload.Swf.out_of_order") {
   CHECK(harness.error_of(harness.fixture("unsorted.swf")).find("unsorted.swf:7: submit: submit time 90 s") != std::string::npos);
   auto sorted = harness.read_all(harness.fixture("unsorted.swf"), false, {{"sort", "true"}});
   REQUIRE(sorted.jobs.size() == 3);
   CHECK(sorted.jobs[0].trace_number == 2);
 }
 
-TEST_CASE("Workload.Swf.BadRows") {
+TEST_CASE("Workload.Swf.bad_rows") {
   struct Case {
     const char* file;
     const char* error;
@@ -96,14 +96,14 @@ TEST_CASE("Workload.Swf.BadRows") {
   }
 }
 
-TEST_CASE("Workload.Swf.EmptyAndHeaderOnly") {
+TEST_CASE("Workload.Swf.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.swf")) == harness.fixture("empty.swf") + ":1: empty trace: no header and no jobs");
   // A header and no job: an error, never a run of zero jobs.
   CHECK(harness.error_of(harness.fixture("header_only.swf")) ==
         harness.fixture("header_only.swf") + ": no job in this trace (no data rows)");
 }
 
-TEST_CASE("Workload.Swf.UnknownFieldsAreDroppedAndCounted") {
+TEST_CASE("Workload.Swf.unknown_fields_are_dropped_and_counted") {
   // -1 is "unknown" in any field: no submit time, run time or processor count means the row
   // cannot be replayed; it is dropped under the first of those it lacks. No header block.
   auto r = harness.read_all(harness.fixture("unknown_fields.swf"));
@@ -121,7 +121,7 @@ TEST_CASE("Workload.Swf.UnknownFieldsAreDroppedAndCounted") {
   CHECK(harness.read_all(harness.fixture("good.swf")).source->declarations() == "MaxProcs 64, MaxNodes 64");
 }
 
-TEST_CASE("Workload.Swf.FractionalIntegersAreRoundedAndCounted") {
+TEST_CASE("Workload.Swf.fractional_integers_are_rounded_and_counted") {
   auto r = harness.read_all(harness.fixture("float_int.swf"));
   REQUIRE(r.jobs.size() == 3);
   CHECK(r.jobs[1].tasks * r.jobs[1].gpus_per_task == 5);  // 4.5 processors: rounded half away from zero
@@ -129,19 +129,19 @@ TEST_CASE("Workload.Swf.FractionalIntegersAreRoundedAndCounted") {
   CHECK(r.reader().notices().count("fractional requested processors rounded to the nearest integer") == 1);
 }
 
-TEST_CASE("Workload.Swf.AllDroppedIsAnError") {
+TEST_CASE("Workload.Swf.all_dropped_is_an_error") {
   CHECK(harness.error_of(harness.fixture("all_dropped.swf")) ==
         harness.fixture("all_dropped.swf") + ": no job remains: all 2 rows were left out (jobs with unknown run time "
                                               "(-1): 2)");
 }
 
-TEST_CASE("Workload.Swf.Detected") {
+TEST_CASE("Workload.Swf.detected") {
   CHECK(harness.read_all(harness.fixture("good.swf.gz"), false, {}, "auto").jobs.size() == 4);
   CHECK(detect_swf("; Version: 2.2", "x"));
   CHECK(detect_swf("1 0 1 1 1", "trace.swf"));
 }
 
-TEST_CASE("Workload.Swf.PublishedKth") {
+TEST_CASE("Workload.Swf.published_kth") {
   const std::string path = std::string(SCHEDLAB_SHARED_DIR) + "/traces/swf/KTH-SP2-1996-2.1-cln.swf.gz";
   if (!std::filesystem::exists(path)) {
     MESSAGE("skipped: " << path << " not found");

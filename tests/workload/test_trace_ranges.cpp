@@ -48,7 +48,7 @@ constexpr const char* kSecondsRange = "is out of range [0, 3153600000] (100 year
 
 // R01, R02, R03: a duration beyond 100 years wrapped to INT64_MIN µs (a job "finishing" in
 // 0 s with negative GPU-hours) or overflowed the executor; R03 blew up the timeline.
-TEST_CASE("Workload.Ranges.DurationBeyond100Years") {
+TEST_CASE("Workload.Ranges.duration_beyond_100_years") {
   CHECK(native_error("duration_overflow.csv") ==
         native_fixture("duration_overflow.csv") + ":3: duration_s: 10000000000000 s " + kSecondsRange);
   CHECK(native_error("duration_near_int64_max.csv") ==
@@ -69,7 +69,7 @@ TEST_CASE("Workload.Ranges.DurationBeyond100Years") {
 
 // An overflowing submit time used to wrap negative and read as "submit times must not
 // decrease"; it is out of range, and says so.
-TEST_CASE("Workload.Ranges.SubmitOutOfRangeIsNotOutOfOrder") {
+TEST_CASE("Workload.Ranges.submit_out_of_range_is_not_out_of_order") {
   const std::string e = native_error("submit_overflow.csv");
   CHECK(e == native_fixture("submit_overflow.csv") + ":3: submit_s: 10000000000000 s " + kSecondsRange);
   CHECK(e.find("must not decrease") == std::string::npos);
@@ -77,7 +77,7 @@ TEST_CASE("Workload.Ranges.SubmitOutOfRangeIsNotOutOfOrder") {
 
 // R03b, R07: Helios times far from 1970 (a 4294967295 s submit; -1e300 whose re-basing
 // overflowed) are refused at the row, before any re-basing.
-TEST_CASE("Workload.Ranges.HeliosFarTimesAndRebase") {
+TEST_CASE("Workload.Ranges.helios_far_times_and_rebase") {
   testing::TraceReaderHarness helios("helios");
   helios.check_bad_row("range_far_submit.csv",
                        "3: submit_time: 4294967295 s is out of range [-3153600000, 3153600000] (100 years)");
@@ -87,7 +87,7 @@ TEST_CASE("Workload.Ranges.HeliosFarTimesAndRebase") {
 
 // R04, R05, R05b: a count of 2^32 wrapped to 0 in 32 bits (a 0-task job; a division by zero
 // in the scheduler).
-TEST_CASE("Workload.Ranges.CountsBeyond32Bits") {
+TEST_CASE("Workload.Ranges.counts_beyond_32_bits") {
   CHECK(native_error("tasks_2p32.csv") ==
         native_fixture("tasks_2p32.csv") + ":3: tasks: 4294967296 is out of range [1, 4294967295]");
   check_skips_one("tasks_2p32.csv");
@@ -112,7 +112,7 @@ TEST_CASE("Workload.Ranges.CountsBeyond32Bits") {
 }
 
 // R06: plan_gpu 1e300 became gpu_milli 0 (a job using no GPU ran on "h0:0").
-TEST_CASE("Workload.Ranges.GpuShareOutOfRange") {
+TEST_CASE("Workload.Ranges.gpu_share_out_of_range") {
   testing::TraceReaderHarness pai("pai2020");
   pai.check_bad_row("range_plan_gpu_1e300.csv",
                     "2: plan_gpu: 1e+300 is out of range [0, 429496729500] (percent of one GPU: at most 4294967295 "
@@ -123,7 +123,7 @@ TEST_CASE("Workload.Ranges.GpuShareOutOfRange") {
 }
 
 // R24: a JSON number beyond a double (1e400) escaped as "internal error" (exit 1).
-TEST_CASE("Workload.Ranges.PhillyNumberOverflowIsABadRow") {
+TEST_CASE("Workload.Ranges.philly_number_overflow_is_a_bad_row") {
   testing::TraceReaderHarness philly("philly");
   const std::string path = philly.fixture("number_overflow.json");
   const std::string e = philly.error_of(path);
@@ -135,7 +135,7 @@ TEST_CASE("Workload.Ranges.PhillyNumberOverflowIsABadRow") {
 }
 
 // R16: a native trace whose first line is a '#' comment is detected (the reader accepts it).
-TEST_CASE("Workload.Ranges.DetectsNativeAfterLeadingComment") {
+TEST_CASE("Workload.Ranges.detects_native_after_leading_comment") {
   const testing::TraceReaderHarness native("native");
   auto r = native.read_all(native_fixture("comment_first.csv"), false, {}, "auto");
   REQUIRE(r.jobs.size() == 2);
@@ -147,7 +147,7 @@ TEST_CASE("Workload.Ranges.DetectsNativeAfterLeadingComment") {
 }
 
 // `trace stats --format x` used to blame workload.format; messages name the option given.
-TEST_CASE("Workload.Ranges.MessagesNameTheFormatOptionUsed") {
+TEST_CASE("Workload.Ranges.messages_name_the_format_option_used") {
   TraceOptions o;
   o.format = "nativ";
   o.format_field = "--format";
@@ -174,7 +174,7 @@ TEST_CASE("Workload.Ranges.MessagesNameTheFormatOptionUsed") {
 
 // R14: a tiny arrival rate overflowed the generator's microsecond clock (and, when written,
 // the negation of INT64_MIN in the seconds formatter).
-TEST_CASE("Workload.Ranges.GeneratorClock") {
+TEST_CASE("Workload.Ranges.generator_clock") {
   GeneratorConfig c;
   c.jobs = 5;
   c.arrival_rate_per_hour = 1e-300;

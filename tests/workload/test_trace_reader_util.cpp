@@ -7,7 +7,7 @@
 using namespace schedlab;
 using namespace schedlab::workload;
 
-TEST_CASE("Workload.TraceReaderUtil.ShapeKeepsGpuCountExact") {
+TEST_CASE("Workload.TraceReaderUtil.shape_keeps_gpu_count_exact") {
   struct Case {
     std::vector<std::uint64_t> hosts;
     std::uint64_t limit;
@@ -29,7 +29,7 @@ TEST_CASE("Workload.TraceReaderUtil.ShapeKeepsGpuCountExact") {
   }
 }
 
-TEST_CASE("Workload.TraceReaderUtil.DateTimes") {
+TEST_CASE("Workload.TraceReaderUtil.date_times") {
   double s = 0;
   REQUIRE(parse_datetime("1970-01-01 00:00:00", s));
   CHECK(s == 0);
@@ -54,7 +54,7 @@ TEST_CASE("Workload.TraceReaderUtil.DateTimes") {
                        "f.csv:3: t: 'soon' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", InputError);
 }
 
-TEST_CASE("Workload.TraceReaderUtil.Args") {
+TEST_CASE("Workload.TraceReaderUtil.args") {
   TraceOptions o;
   o.args = {{"gpus_per_host", "4"}, {"rebase", "false"}};
   CHECK_NOTHROW(trace_args(o, "swf", {"gpus_per_host"}));
@@ -71,7 +71,7 @@ TEST_CASE("Workload.TraceReaderUtil.Args") {
                        "workload.args.rebase (swf): 'maybe' is not true/false", InputError);
 }
 
-TEST_CASE("Workload.TraceReaderUtil.DropCounts") {
+TEST_CASE("Workload.TraceReaderUtil.drop_counts") {
   DropCounts d;
   CHECK(d.summary().empty());
   d.add("CPU-only pods");

@@ -12,7 +12,7 @@
 using namespace schedlab;
 using namespace schedlab::emu;
 
-TEST_CASE("Emu.Api.Submit: a job's fields, their defaults, and the models of the cluster") {
+TEST_CASE("Emu.Api.submit_a_jobs_fields_their_defaults_and_the_models_of_the_cluster") {
   const cluster::GpuCatalog catalog = testing::small_catalog();
   auto p = parse_submit_body(R"({"version":1,"duration_s":60})", catalog);
   REQUIRE(p.ok());
@@ -34,7 +34,7 @@ TEST_CASE("Emu.Api.Submit: a job's fields, their defaults, and the models of the
   CHECK(p.value().model == "A100|H100");
 }
 
-TEST_CASE("Emu.Api.SubmitRefused: a bad body is a 400 (426 for another version) naming the field") {
+TEST_CASE("Emu.Api.submit_refused_a_bad_body_is_a_400_426_for_another_version_naming_the_field") {
   const cluster::GpuCatalog catalog = testing::small_catalog();
   const std::string long_name(257, 'n');
   const struct {
@@ -68,7 +68,7 @@ TEST_CASE("Emu.Api.SubmitRefused: a bad body is a 400 (426 for another version) 
   }
 }
 
-TEST_CASE("Emu.Api.Scale: the number of instances, bounded") {
+TEST_CASE("Emu.Api.scale_the_number_of_instances_bounded") {
   const auto ok = parse_scale_body(R"({"version":1,"instances":3})");
   REQUIRE(ok.ok());
   CHECK(ok.value() == 3u);
@@ -81,7 +81,7 @@ TEST_CASE("Emu.Api.Scale: the number of instances, bounded") {
   CHECK(huge.error().message.rfind("instances: 99999999999 is out of range [0, ", 0) == 0);
 }
 
-TEST_CASE("Emu.Api.Limit: ?limit=N from 1 to 100000, 1000 when absent") {
+TEST_CASE("Emu.Api.limit_from_1_to_100000_1000_when_absent") {
   using Query = std::map<std::string, std::string>;
   CHECK(parse_limit(Query{}).value() == 1000u);
   CHECK(parse_limit(Query{{"limit", "1"}}).value() == 1u);

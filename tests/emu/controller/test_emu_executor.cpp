@@ -92,7 +92,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("Emulation.Executor.AStartLaunchesOneWorkerPerTaskWithTheGangsEnvironment") {
+TEST_CASE("Emulation.Executor.a_start_launches_one_worker_per_task_with_the_gangs_environment") {
   Fixture f;
   f.exec.start(1, f.job, f.placement, sec(10), 600e6, 0);
   auto l = f.agents.launches();
@@ -118,7 +118,7 @@ TEST_CASE("Emulation.Executor.AStartLaunchesOneWorkerPerTaskWithTheGangsEnvironm
   CHECK(l[2].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3,4,5,6,7");
 }
 
-TEST_CASE("Emulation.Executor.GangsHoldTheirPortUntilTheirLastTaskIsGoneAndTwoEmulationsNeverShareOne") {
+TEST_CASE("Emulation.Executor.gangs_hold_their_port_until_their_last_task_is_gone_and_two_emulations_never_share_one") {
   Fixture f, other;  // two emulations on one machine
   f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
   other.exec.start(1, other.job, other.placement, 0, 600e6, 0);
@@ -154,7 +154,7 @@ TEST_CASE("Emulation.Executor.GangsHoldTheirPortUntilTheirLastTaskIsGoneAndTwoEm
   CHECK(l[12].env.at("MASTER_PORT") == mine);
 }
 
-TEST_CASE("Emulation.Executor.AGangOfOneGetsNoPort") {
+TEST_CASE("Emulation.Executor.a_gang_of_one_gets_no_port") {
   Fixture f;
   f.job.tasks = 1;
   f.placement.tasks = {{0, 4, 0, 0}};
@@ -166,7 +166,7 @@ TEST_CASE("Emulation.Executor.AGangOfOneGetsNoPort") {
   CHECK(l[0].env.at("SCHEDLAB_EMULATION_ID") == "emu-1");
 }
 
-TEST_CASE("Emulation.Executor.ARunEndsWhenEveryTaskExitedZero") {
+TEST_CASE("Emulation.Executor.a_run_ends_when_every_task_exited_zero") {
   Fixture f;
   f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
   auto l = f.agents.launches();
@@ -181,7 +181,7 @@ TEST_CASE("Emulation.Executor.ARunEndsWhenEveryTaskExitedZero") {
   CHECK_FALSE(f.exec.live());
 }
 
-TEST_CASE("Emulation.Executor.ATaskThatDiesFailsItsRunOnce") {
+TEST_CASE("Emulation.Executor.a_task_that_dies_fails_its_run_once") {
   Fixture f;
   f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
   auto l = f.agents.launches();
@@ -191,7 +191,7 @@ TEST_CASE("Emulation.Executor.ATaskThatDiesFailsItsRunOnce") {
   CHECK(f.outside.ended.empty());
 }
 
-TEST_CASE("Emulation.Executor.APreemptionKillsGracefullyAFailureAtOnce") {
+TEST_CASE("Emulation.Executor.a_preemption_kills_gracefully_a_failure_at_once") {
   Fixture f;
   f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
   // Graceful: the grace period (120 trace s) at speedup 100 is 1.2 s of wall time.
@@ -213,7 +213,7 @@ TEST_CASE("Emulation.Executor.APreemptionKillsGracefullyAFailureAtOnce") {
   CHECK(k2.back().grace_ms == 0);
 }
 
-TEST_CASE("Emulation.Executor.AStillRunningTaskItDoesNotKnowIsKilled") {
+TEST_CASE("Emulation.Executor.a_still_running_task_it_does_not_know_is_killed") {
   Fixture f;
   TaskReport stale;
   stale.task = "j3-r9-t0";

@@ -18,7 +18,7 @@ namespace {
 GangPortsConfig small(std::uint16_t blocks = 3) { return GangPortsConfig{31337, 4, blocks}; }
 }  // namespace
 
-TEST_CASE("Emulation.GangPorts.TwoEmulationsClaimDifferentBlocksAndLendDifferentPorts") {
+TEST_CASE("Emulation.GangPorts.two_emulations_claim_different_blocks_and_lend_different_ports") {
   GangPorts a(small()), b(small());
   std::set<std::uint16_t> lent;
   for (int i = 0; i < 3; ++i) {
@@ -33,7 +33,7 @@ TEST_CASE("Emulation.GangPorts.TwoEmulationsClaimDifferentBlocksAndLendDifferent
   for (auto p : lent) CHECK((p != 31337 && p != 31341));
 }
 
-TEST_CASE("Emulation.GangPorts.APortReturnsOnlyWhenEveryHolderGaveItBack") {
+TEST_CASE("Emulation.GangPorts.a_port_returns_only_when_every_holder_gave_it_back") {
   GangPorts g(small(1));
   const auto p = g.lend(2);  // a gang of two tasks
   const auto q = g.lend(1);
@@ -48,7 +48,7 @@ TEST_CASE("Emulation.GangPorts.APortReturnsOnlyWhenEveryHolderGaveItBack") {
   CHECK_THROWS_WITH_AS(g.lend(1), doctest::Contains("no free rendezvous port for a gang"), EnvironmentError);
 }
 
-TEST_CASE("Emulation.GangPorts.APortAnotherProgramHoldsIsSkipped") {
+TEST_CASE("Emulation.GangPorts.a_port_another_program_holds_is_skipped") {
   boost::asio::io_context io;
   // Something else listens on the block's first lendable port (torchrun's rank 0, say).
   boost::asio::ip::tcp::acceptor squatter(io, {boost::asio::ip::make_address("127.0.0.1"), 31338});
@@ -59,7 +59,7 @@ TEST_CASE("Emulation.GangPorts.APortAnotherProgramHoldsIsSkipped") {
   CHECK(p < 31341);
 }
 
-TEST_CASE("Emulation.GangPorts.AFullBlockLeadsToTheNextAndNoBlockLeftIsAnError") {
+TEST_CASE("Emulation.GangPorts.a_full_block_leads_to_the_next_and_no_block_left_is_an_error") {
   {
     GangPorts g(small(2));
     std::set<std::uint16_t> lent;

@@ -50,7 +50,7 @@ std::pair<long, std::string> refusal(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("Emulation.Journal.EveryInputReadsBackAsItWasWritten") {
+TEST_CASE("Emulation.Journal.every_input_reads_back_as_it_was_written") {
   testing::ScratchDir dir("journal-roundtrip");
   const auto path = (dir.path / "journal.jsonl").string();
   sim::SubmittedJob job;
@@ -101,7 +101,7 @@ TEST_CASE("Emulation.Journal.EveryInputReadsBackAsItWasWritten") {
   CHECK(std::get<ScaleInput>(j.batches[1].inputs[3]) == ScaleInput{"web", 3});
 }
 
-TEST_CASE("Emulation.Journal.ALineCutShortByACrashIsIgnoredAndTheResumedWriterGoesOnAfterIt") {
+TEST_CASE("Emulation.Journal.a_line_cut_short_by_a_crash_is_ignored_and_the_resumed_writer_goes_on_after_it") {
   testing::ScratchDir dir("journal-torn");
   const auto path = journal_with(dir, {R"({"at":10,"in":[{"lost":0}]})"});
   { std::ofstream(path, std::ios::app) << R"({"at":20,"in":[{"ba)"; }  // killed mid-write
@@ -117,7 +117,7 @@ TEST_CASE("Emulation.Journal.ALineCutShortByACrashIsIgnoredAndTheResumedWriterGo
   CHECK(std::holds_alternative<HostBackInput>(j.batches[1].inputs[0]));
 }
 
-TEST_CASE("Emulation.Journal.AJournalThatIsNotOneIsRefusedWithItsLineAndField") {
+TEST_CASE("Emulation.Journal.a_journal_that_is_not_one_is_refused_with_its_line_and_field") {
   testing::ScratchDir dir("journal-bad");
   CHECK(refusal((dir.path / "absent.jsonl").string()).second == "journal");
   const auto bad_version = (dir.path / "v2.jsonl").string();
@@ -238,7 +238,7 @@ void run_live(EmulatedRun& live, const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("Emulation.Journal.AReplayedRunMakesTheSameDecisionsAndSendsNothing") {
+TEST_CASE("Emulation.Journal.a_replayed_run_makes_the_same_decisions_and_sends_nothing") {
   testing::ScratchDir dir("journal-replay");
   const auto path = (dir.path / "journal.jsonl").string();
   EmulatedRun live;
@@ -273,7 +273,7 @@ TEST_CASE("Emulation.Journal.AReplayedRunMakesTheSameDecisionsAndSendsNothing") 
   }
 }
 
-TEST_CASE("Emulation.Journal.AfterAPartReplayTheExecutorKnowsWhatShouldStillRun") {
+TEST_CASE("Emulation.Journal.after_a_part_replay_the_executor_knows_what_should_still_run") {
   testing::ScratchDir dir("journal-part");
   const auto path = (dir.path / "journal.jsonl").string();
   EmulatedRun live;

@@ -47,7 +47,7 @@ bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
 }  // namespace
 
-TEST_CASE("Emu.LocalAgents.Supervise: one agent per host not adopted, restarted when killed, none left after stop") {
+TEST_CASE("Emu.LocalAgents.supervise_one_agent_per_host_not_adopted_restarted_when_killed_none_left_after_stop") {
   testing::ScratchDir dir("local-agents");
   // The stand-in: its work folder is the argument after --work-dir.
   const fs::path exe = dir.path / "fake-schedlab";
@@ -94,7 +94,7 @@ TEST_CASE("Emu.LocalAgents.Supervise: one agent per host not adopted, restarted 
   agents.stop(0ms);  // idempotent
 }
 
-TEST_CASE("Emu.LocalAgents.RealGpus: each host's agent gets its share of the real GPUs") {
+TEST_CASE("Emu.LocalAgents.real_gpus_each_hosts_agent_gets_its_share_of_the_real_gpus") {
   testing::ScratchDir dir("local-agents-gpus");
   const fs::path exe = dir.path / "fake-schedlab";
   std::ofstream(exe) << "#!/bin/sh\n"

@@ -30,7 +30,7 @@ double wall_ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-TEST_CASE("Emulation.WallClock.AnInstantIsHandledNoEarlierThanItsScaledWallTime") {
+TEST_CASE("Emulation.WallClock.an_instant_is_handled_no_earlier_than_its_scaled_wall_time") {
   // Speedup 100: trace second 2 is due 20 ms of wall time after trace second 0.
   WallClock clock(100, [] { return false; });
   Outside outside;
@@ -42,7 +42,7 @@ TEST_CASE("Emulation.WallClock.AnInstantIsHandledNoEarlierThanItsScaledWallTime"
   CHECK(clock.lag_us()[1] >= 0);
 }
 
-TEST_CASE("Emulation.WallClock.AnArrivalWakesTheLoopEarlyAtTheScaledNow") {
+TEST_CASE("Emulation.WallClock.an_arrival_wakes_the_loop_early_at_the_scaled_now") {
   WallClock clock(100, [] { return true; });
   Outside outside;
   clock.advance(0, outside);
@@ -60,7 +60,7 @@ TEST_CASE("Emulation.WallClock.AnArrivalWakesTheLoopEarlyAtTheScaledNow") {
   CHECK(at < engine::from_seconds(1000));
 }
 
-TEST_CASE("Emulation.WallClock.InstantsNeverGoBackwards") {
+TEST_CASE("Emulation.WallClock.instants_never_go_backwards") {
   // An arrival posted while the loop is behind (its next event overdue) waits for that event:
   // it is delivered at the following instant, not before the one already due.
   WallClock clock(1e6, [] { return true; });
@@ -75,7 +75,7 @@ TEST_CASE("Emulation.WallClock.InstantsNeverGoBackwards") {
   CHECK(at >= engine::from_seconds(10));
 }
 
-TEST_CASE("Emulation.WallClock.WithNothingQueuedAndNothingToHearTheLoopEnds") {
+TEST_CASE("Emulation.WallClock.with_nothing_queued_and_nothing_to_hear_the_loop_ends") {
   WallClock clock(100, [] { return false; });
   Outside outside;
   const auto t0 = std::chrono::steady_clock::now();

@@ -33,7 +33,7 @@ BarrierHost started_host(std::uint32_t world) {
 
 }  // namespace
 
-TEST_CASE("Emu.Barrier.Hello: every rank joins once, and the last one starts the gang") {
+TEST_CASE("Emu.Barrier.hello_every_rank_joins_once_and_the_last_one_starts_the_gang") {
   BarrierHost h(gang(3));
   std::optional<std::uint32_t> rank;
   BarrierStep s = h.hello("hello emu-a j7 3 2 work=100", &rank);
@@ -50,7 +50,7 @@ TEST_CASE("Emu.Barrier.Hello: every rank joins once, and the last one starts the
   CHECK(h.state().announce == "0 10 -");
 }
 
-TEST_CASE("Emu.Barrier.Refused: a bad hello is refused, saying nothing of the gang to a stranger") {
+TEST_CASE("Emu.Barrier.refused_a_bad_hello_is_refused_saying_nothing_of_the_gang_to_a_stranger") {
   const struct {
     const char* line;
     const char* why;
@@ -84,7 +84,7 @@ TEST_CASE("Emu.Barrier.Refused: a bad hello is refused, saying nothing of the ga
   CHECK_FALSE(rank);
 }
 
-TEST_CASE("Emu.Barrier.Rounds: a round is released when every rank arrived, to the ranks still there") {
+TEST_CASE("Emu.Barrier.rounds_a_round_is_released_when_every_rank_arrived_to_the_ranks_still_there") {
   BarrierHost h = started_host(3);
   CHECK(h.state().released == -1);
   BarrierStep s = h.line(1, "arrive 0");
@@ -106,7 +106,7 @@ TEST_CASE("Emu.Barrier.Rounds: a round is released when every rank arrived, to t
   CHECK(h.state().released == 1);
 }
 
-TEST_CASE("Emu.Barrier.OutOfTurn: an arrival at the wrong round, twice, or before the start breaks the gang") {
+TEST_CASE("Emu.Barrier.out_of_turn_an_arrival_at_the_wrong_round_twice_or_before_the_start_breaks_the_gang") {
   {
     BarrierHost h = started_host(3);
     const BarrierStep s = h.line(1, "arrive 1");
@@ -132,7 +132,7 @@ TEST_CASE("Emu.Barrier.OutOfTurn: an arrival at the wrong round, twice, or befor
   }
 }
 
-TEST_CASE("Emu.Barrier.Protocol: a line that is not one of the wire's breaks the gang, quoted") {
+TEST_CASE("Emu.Barrier.protocol_a_line_that_is_not_one_of_the_wires_breaks_the_gang_quoted") {
   for (const char* line : {"arrive", "arrive -1", "arrive x", "leave now", "go 0", ""}) {
     CAPTURE(line);
     BarrierHost h = started_host(2);
@@ -143,7 +143,7 @@ TEST_CASE("Emu.Barrier.Protocol: a line that is not one of the wire's breaks the
         std::optional<std::string>("rank 1 broke the protocol: '" + std::string(80, 'x') + "...'"));
 }
 
-TEST_CASE("Emu.Barrier.Stop: a graceful stop is the gang's, told once to every other rank still there") {
+TEST_CASE("Emu.Barrier.stop_a_graceful_stop_is_the_gangs_told_once_to_every_other_rank_still_there") {
   BarrierHost h = started_host(4);
   h.line(3, "leave");
   BarrierStep s = h.line(1, "stop");
@@ -159,7 +159,7 @@ TEST_CASE("Emu.Barrier.Stop: a graceful stop is the gang's, told once to every o
   CHECK(h0.stop_from(0).sends == Sends{{1, "stop"}, {2, "stop"}});
 }
 
-TEST_CASE("Emu.Barrier.Closed: a rank that closes before it left breaks the gang; after, it does not") {
+TEST_CASE("Emu.Barrier.closed_a_rank_that_closes_before_it_left_breaks_the_gang_after_it_does_not") {
   BarrierHost h = started_host(3);
   h.line(2, "leave");
   CHECK_FALSE(h.closed(2, "connection closed").broke);
@@ -168,7 +168,7 @@ TEST_CASE("Emu.Barrier.Closed: a rank that closes before it left breaks the gang
   CHECK(h.state().broken == s.broke);
 }
 
-TEST_CASE("Emu.Barrier.Alone: a gang of one has started and releases each next round at once") {
+TEST_CASE("Emu.Barrier.alone_a_gang_of_one_has_started_and_releases_each_next_round_at_once") {
   BarrierHost h(gang(1));
   CHECK(h.state().started);
   CHECK(h.state().announce == "0 10 -");
@@ -181,7 +181,7 @@ TEST_CASE("Emu.Barrier.Alone: a gang of one has started and releases each next r
   CHECK(h.state().released == 1);
 }
 
-TEST_CASE("Emu.Barrier.Member: a rank's lines, and what it makes of rank 0's") {
+TEST_CASE("Emu.Barrier.member_a_ranks_lines_and_what_it_makes_of_rank_0s") {
   BarrierMember m(gang(3), 2, "127.0.0.1:29500");
   CHECK(m.hello_line() == "hello emu-a j7 3 2 work=100");
   CHECK(BarrierMember::arrive_line(4) == "arrive 4");

@@ -35,7 +35,7 @@ std::string input_error_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("CheckpointFile.round_trip: the work written is the work read, in a two-line versioned file") {
+TEST_CASE("Emu.CheckpointFile.round_trip_the_work_written_is_the_work_read_in_a_two_line_versioned_file") {
   TempFolder dir("roundtrip");
   CHECK_FALSE(read_checkpoint(dir.path.string()).has_value());
   write_checkpoint(dir.path.string(), 600);
@@ -47,7 +47,7 @@ TEST_CASE("CheckpointFile.round_trip: the work written is the work read, in a tw
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
 }
 
-TEST_CASE("CheckpointFile.refuses: anything but a checkpoint is an error naming the file and line") {
+TEST_CASE("Emu.CheckpointFile.refuses_anything_but_a_checkpoint_is_an_error_naming_the_file_and_line") {
   const struct {
     const char* text;
     const char* error;
@@ -70,7 +70,7 @@ TEST_CASE("CheckpointFile.refuses: anything but a checkpoint is an error naming 
   CHECK(input_error_of("schedlab checkpoint 1\nwork 600\n").empty());
 }
 
-TEST_CASE("CheckpointFile.read_errors: a folder or an oversized file in its place is refused") {
+TEST_CASE("Emu.CheckpointFile.read_errors_a_folder_or_an_oversized_file_in_its_place_is_refused") {
   TempFolder dir("readerr");
   fs::create_directories(dir.path / "checkpoint");
   CHECK_THROWS_AS(read_checkpoint(dir.path.string()), InputError);
@@ -79,13 +79,13 @@ TEST_CASE("CheckpointFile.read_errors: a folder or an oversized file in its plac
   CHECK_THROWS_WITH_AS(read_checkpoint(dir.path.string()), doctest::Contains("larger than 4096 bytes"), InputError);
 }
 
-TEST_CASE("CheckpointFile.write_errors: a folder that is not there is an environment error") {
+TEST_CASE("Emu.CheckpointFile.write_errors_a_folder_that_is_not_there_is_an_environment_error") {
   TempFolder dir("writeerr");
   CHECK_THROWS_AS(write_checkpoint((dir.path / "missing").string(), 5), EnvironmentError);
   CHECK_THROWS_AS(write_progress((dir.path / "missing" / "p").string(), 5), EnvironmentError);
 }
 
-TEST_CASE("CheckpointFile.progress: one number and a newline, replaced whole") {
+TEST_CASE("Emu.CheckpointFile.progress_one_number_and_a_newline_replaced_whole") {
   TempFolder dir("progress");
   const auto p = dir.path / "progress";
   write_progress(p.string(), 0);
@@ -94,7 +94,7 @@ TEST_CASE("CheckpointFile.progress: one number and a newline, replaced whole") {
   CHECK(file_text(p) == "123456789\n");
 }
 
-TEST_CASE("CheckpointFile.atomic: a reader looping beside a writer parses every version it sees") {
+TEST_CASE("Emu.CheckpointFile.atomic_a_reader_looping_beside_a_writer_parses_every_version_it_sees") {
   TempFolder dir("atomic");
   std::atomic<bool> done{false};
   std::atomic<std::int64_t> written{0};

@@ -58,7 +58,7 @@ struct Gang {
 
 }  // namespace
 
-TEST_CASE("Rendezvous.solo: a gang of one starts at once and each round is released on arrival") {
+TEST_CASE("Emu.Rendezvous.solo_a_gang_of_one_starts_at_once_and_each_round_is_released_on_arrival") {
   Rendezvous r(member(0, 1, 0), nullptr);
   CHECK(r.started());
   CHECK(r.announce() == "0 10 -");
@@ -70,7 +70,7 @@ TEST_CASE("Rendezvous.solo: a gang of one starts at once and each round is relea
   CHECK_FALSE(r.broken());
 }
 
-TEST_CASE("Rendezvous.lockstep: a round is released only when every rank has arrived") {
+TEST_CASE("Emu.Rendezvous.lockstep_a_round_is_released_only_when_every_rank_has_arrived") {
   Gang g(3);
   REQUIRE(g.ranks[0]->port() != 0);
   REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
@@ -89,7 +89,7 @@ TEST_CASE("Rendezvous.lockstep: a round is released only when every rank has arr
   CHECK(g.all([](Rendezvous& r) { return !r.broken(); }));
 }
 
-TEST_CASE("Rendezvous.last_go_is_delivered: rank 0 leaving right after the last round loses no release") {
+TEST_CASE("Emu.Rendezvous.last_go_is_delivered_rank_0_leaving_right_after_the_last_round_loses_no_release") {
   for (int trial = 0; trial < 20; ++trial) {
     Gang g(2);
     REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
@@ -101,7 +101,7 @@ TEST_CASE("Rendezvous.last_go_is_delivered: rank 0 leaving right after the last 
   }
 }
 
-TEST_CASE("Rendezvous.lost_rank: a rank that goes away before leaving breaks the gang for all, saying which") {
+TEST_CASE("Emu.Rendezvous.lost_rank_a_rank_that_goes_away_before_leaving_breaks_the_gang_for_all_saying_which") {
   Gang g(3);
   REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
   g.ranks[1].reset();  // as if killed: its connection closes without `leave`
@@ -115,7 +115,7 @@ TEST_CASE("Rendezvous.lost_rank: a rank that goes away before leaving breaks the
   CHECK(g.ranks[0]->released() == -1);
 }
 
-TEST_CASE("Rendezvous.lost_rank_zero: the other ranks learn that rank 0 is gone") {
+TEST_CASE("Emu.Rendezvous.lost_rank_zero_the_other_ranks_learn_that_rank_0_is_gone") {
   Gang g(2);
   REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
   g.ranks[0].reset();
@@ -123,7 +123,7 @@ TEST_CASE("Rendezvous.lost_rank_zero: the other ranks learn that rank 0 is gone"
   CHECK(g.ranks[1]->broken()->find("lost the connection to rank 0") != std::string::npos);
 }
 
-TEST_CASE("Rendezvous.refused: a rank of another job, gang size, plan or a taken rank is turned away") {
+TEST_CASE("Emu.Rendezvous.refused_a_rank_of_another_job_gang_size_plan_or_a_taken_rank_is_turned_away") {
   Rendezvous zero(member(0, 3, 0), nullptr);
   const std::uint16_t port = zero.port();
   struct Case {
@@ -154,7 +154,7 @@ TEST_CASE("Rendezvous.refused: a rank of another job, gang size, plan or a taken
   CHECK_FALSE(zero.broken());
 }
 
-TEST_CASE("Rendezvous.other_emulation: a rank of another emulation is refused, learns nothing, harms nothing") {
+TEST_CASE("Emu.Rendezvous.other_emulation_a_rank_of_another_emulation_is_refused_learns_nothing_harms_nothing") {
   // Two emulations on one machine whose gangs were given the same port (job 7, rank 1 of 2 in
   // both): the stranger must not join, and must not learn which job this gang runs.
   Rendezvous zero(member(0, 2, 0), nullptr);
@@ -185,7 +185,7 @@ TEST_CASE("Rendezvous.other_emulation: a rank of another emulation is refused, l
   CHECK_FALSE(zero.broken());
 }
 
-TEST_CASE("Rendezvous.garbage: a stranger's bytes are refused without harming the gang") {
+TEST_CASE("Emu.Rendezvous.garbage_a_strangers_bytes_are_refused_without_harming_the_gang") {
   Rendezvous zero(member(0, 2, 0), nullptr);
   {
     boost::asio::io_context io;
@@ -203,7 +203,7 @@ TEST_CASE("Rendezvous.garbage: a stranger's bytes are refused without harming th
   CHECK_FALSE(zero.broken());
 }
 
-TEST_CASE("Rendezvous.unreachable: a rank that cannot reach rank 0 gives up after its timeout") {
+TEST_CASE("Emu.Rendezvous.unreachable_a_rank_that_cannot_reach_rank_0_gives_up_after_its_timeout") {
   // A port nobody listens on: bind one, learn its number, close it.
   std::uint16_t port;
   {
@@ -222,7 +222,7 @@ TEST_CASE("Rendezvous.unreachable: a rank that cannot reach rank 0 gives up afte
   CHECK(r.broken()->find("cannot reach rank 0 at 127.0.0.1:") != std::string::npos);
 }
 
-TEST_CASE("Rendezvous.listen_failure: a port already served is reported, not thrown") {
+TEST_CASE("Emu.Rendezvous.listen_failure_a_port_already_served_is_reported_not_thrown") {
   Rendezvous zero(member(0, 2, 0), nullptr);
   Rendezvous clash(member(0, 2, zero.port()), nullptr);
   REQUIRE(clash.broken().has_value());
@@ -230,7 +230,7 @@ TEST_CASE("Rendezvous.listen_failure: a port already served is reported, not thr
   CHECK_FALSE(zero.broken());
 }
 
-TEST_CASE("Rendezvous.on_change: the callback fires when the gang starts and when a round is released") {
+TEST_CASE("Emu.Rendezvous.on_change_the_callback_fires_when_the_gang_starts_and_when_a_round_is_released") {
   std::atomic<int> calls{0};
   auto c0 = member(0, 2, 0);
   Rendezvous zero(c0, [&] { ++calls; });
@@ -245,7 +245,7 @@ TEST_CASE("Rendezvous.on_change: the callback fires when the gang starts and whe
   one.leave();
 }
 
-TEST_CASE("Rendezvous.stop: one rank's graceful stop reaches every rank, and its leaving is no failure") {
+TEST_CASE("Emu.Rendezvous.stop_one_ranks_graceful_stop_reaches_every_rank_and_its_leaving_is_no_failure") {
   Gang g(3);
   REQUIRE(eventually([&] { return g.all([](Rendezvous& r) { return r.started(); }); }));
   g.ranks[2]->stop();
