@@ -24,13 +24,13 @@ namespace schedlab::cli {
 
 namespace {
 // `run` of a scenario in the packing mode (sim/packing_run.h).
-void run_packing_command(const config::Scenario& scenario, const std::string& dir, bool force,
+void run_packing_command(const config::Scenario& scenario, Notices& notices, const std::string& dir, bool force,
                          const std::string& format, bool replay_options) {
   if (replay_options)
     throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
                      "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
   auto t0 = std::chrono::steady_clock::now();
-  auto outcome = sim::run_packing(scenario, dir, force);
+  auto outcome = sim::run_packing(scenario, notices, dir, force);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::FILE* human = human_stream(format);
   fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
@@ -47,11 +47,11 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
 // What `run` would find wrong with the scenario's workload and perf model, found without
 // simulating: the trace read to its end (every row, cron and service expansions, the
 // generator's counts), the perf model built. Returns the jobs the workload holds.
-std::uint64_t validate_workload(const config::Scenario& scenario) {
+std::uint64_t validate_workload(const config::Scenario& scenario, Notices& notices) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
   perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
-                        scenario.perf.model_line);
-  auto source = sim::open_workload(scenario);
+                        scenario.perf.model_line, &notices);
+  auto source = sim::open_workload(scenario, notices);
   workload::JobSpec job;
   std::uint64_t jobs = 0;
   while (source->next(job)) ++jobs;
@@ -103,9 +103,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
-    set_notices_quiet(*quiet);
+    Notices notices(*quiet);
     if (scenario.workload.packing_mode) {
-      run_packing_command(scenario, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
+      run_packing_command(scenario, notices, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
                                                               !events->empty());
       exit_code = 0;
       return;
@@ -114,7 +114,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sim::RunHooks hooks;
     if (explain_opt->count() > 0) hooks.explain = *explain;
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
-    auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
+    auto outcome = sim::run_scenario(scenario, notices, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::FILE* human = human_stream(*format);
     // Names from the scenario are printed as util/text.h makes them: an ESC must not drive the terminal.
@@ -147,7 +147,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   cmd->callback([opts, &exit_code] {
     auto scenario = load(*opts);
-    const std::uint64_t jobs = validate_workload(scenario);
+    Notices notices;  // one for the scenario and its variants: each notice is said once
+    const std::uint64_t jobs = validate_workload(scenario, notices);
     const auto& w = scenario.workload;
     std::string workload = w.generate ? "generated" : w.trace.empty() ? "" : w.trace;
     if (!w.long_running.empty())
@@ -159,7 +160,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     // Each variant is checked as compare would run it; its own errors name its line.
     for (const auto& v : scenario.variants) {
       auto variant = load(*opts, &v);
-      const std::uint64_t n = validate_workload(variant);
+      const std::uint64_t n = validate_workload(variant, notices);
       fmt::print("  variant {}: ok ({}; {} {})\n", v.name, policy_label(variant.scheduler), n,
                  variant.workload.packing_mode ? "pods" : "jobs");
     }

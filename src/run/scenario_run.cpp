@@ -63,12 +63,15 @@ std::string events_inside_results(const std::string& events, const std::string& 
 }
 }  // namespace
 
-std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, Notices& notices) {
   std::unique_ptr<workload::JobSource> src;
   if (sc.workload.generate)
     src = workload::make_generator(*sc.workload.generate, sc.seed);
-  else if (!sc.workload.trace.empty())
-    src = workload::open_trace(sc.workload.trace, sc.workload.options);
+  else if (!sc.workload.trace.empty()) {
+    workload::TraceOptions options = sc.workload.options;
+    options.notices = &notices;
+    src = workload::open_trace(sc.workload.trace, options);
+  }
   if (src && sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
   if (src) src = workload::with_arrival_scale(std::move(src), sc.workload.arrival_scale);
   if (!sc.workload.long_running.empty() || !src)
@@ -78,16 +81,17 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   return workload::with_job_limit(std::move(src), sc.file, sc.workload.line, "workload");
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
+RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std::string& out_dir, bool force,
                         const std::string& events_file, const RunHooks& hooks) {
   if (sc.workload.packing_mode)
     throw InputError(sc.file, sc.workload.mode_line, "workload.mode",
                      "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
                      "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
-  auto source = open_workload(sc);
-  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line);
-  metrics::Collector collector(topo, sc.timeline_interval);
+  auto source = open_workload(sc, notices);
+  auto perf =
+      perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line, &notices);
+  metrics::Collector collector(topo, sc.timeline_interval, &notices);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);
@@ -117,7 +121,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                         : sc.workload.trace.empty() ? sc.file
                                                      : sc.workload.trace,
                         sc.lifecycle.config,
-                        failures.get(), driver);
+                        failures.get(), driver, &notices);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
   if (story) {
