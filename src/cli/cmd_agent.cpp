@@ -44,7 +44,10 @@ emu::AgentOptions agent_options(const AgentCliOptions& o) {
     for (int i = 0; i < n; ++i) a.gpus.push_back(static_cast<std::uint32_t>(i));
     a.virtual_gpus = true;
   }
-  if (!o.token_file.empty()) a.token = emu::read_token_file(o.token_file, "--token-file");
+  if (!o.token_file.empty()) {
+    Notices notices;
+    a.token = emu::read_token_file(o.token_file, "--token-file", notices);
+  }
   a.work_dir = o.work_dir;
   if (!std::isfinite(o.lost_timeout_s) || o.lost_timeout_s <= 0 || o.lost_timeout_s > 30 * 24 * 3600.0)
     throw InputError("", 0, "--lost-timeout", fmt::format("{} s is out of range (0, 2592000]", o.lost_timeout_s));

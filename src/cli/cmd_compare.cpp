@@ -88,7 +88,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, quiet, &exit_code] {
-    set_notices_quiet(*quiet);
+    Notices notices(*quiet);  // one for all variants: each notice is said once
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
@@ -126,9 +126,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
             if (explain_opt->count() > 0) hooks.explain = *explain;
             if (tty) hooks.progress = board.reporter(i);
             if (packing)
-              packed[i] = sim::run_packing(scenarios[i], staging.file(list[i].name));
+              packed[i] = sim::run_packing(scenarios[i], notices, staging.file(list[i].name));
             else
-              outcomes[i] = sim::run_scenario(scenarios[i], staging.file(list[i].name), false, {}, hooks);
+              outcomes[i] = sim::run_scenario(scenarios[i], notices, staging.file(list[i].name), false, {}, hooks);
           } catch (...) {
             errors[i] = std::current_exception();
           }

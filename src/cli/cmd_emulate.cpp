@@ -142,11 +142,12 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       }
       eo->journal_options = std::move(o);
     }
-    emu::Emulation emulation(*eo);
+    Notices notices;
+    emu::Emulation emulation(*eo, notices);
     if (journal) emulation.resume_from(std::move(*journal), temporary_work_dir);
     auto hooks = emulation.hooks(scenario,
                                  [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); });
-    auto outcome = sim::run_scenario(scenario, dir, *force, {}, hooks);
+    auto outcome = sim::run_scenario(scenario, notices, dir, *force, {}, hooks);
     const auto& st = emulation.stats();
     fmt::print("scenario {} (emulated, speedup {}): {} on {} ({} GPUs), seed {}\n", scenario.name, eo->speedup,
                policy_label(scenario.scheduler), scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);

@@ -26,13 +26,13 @@ namespace schedlab::cli {
 
 namespace {
 // `run` of a scenario in the packing mode (sim/packing_run.h).
-void run_packing_command(const config::Scenario& scenario, const std::string& dir, bool force,
+void run_packing_command(const config::Scenario& scenario, Notices& notices, const std::string& dir, bool force,
                          const std::string& format, bool replay_options) {
   if (replay_options)
     throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
                      "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
   auto t0 = std::chrono::steady_clock::now();
-  auto outcome = sim::run_packing(scenario, dir, force);
+  auto outcome = sim::run_packing(scenario, notices, dir, force);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::FILE* human = human_stream(format);
   fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
@@ -48,26 +48,26 @@ void run_packing_command(const config::Scenario& scenario, const std::string& di
 
 // What `run` would find wrong with the scenario's workload and perf model, found without
 // simulating: the trace read to its end (every row, cron and service expansions, the
-// generator's counts) through the run's own checks of each job (sim/workload_scan.h), the perf
+// generator's counts) through the run's own checks of each job (run/workload_scan.h), the perf
 // model built. Says what `run` would say at its start (the offered load, parts without effect)
 // and how many jobs it would drop. Returns the jobs the workload holds.
-std::uint64_t validate_workload(const config::Scenario& scenario) {
+std::uint64_t validate_workload(const config::Scenario& scenario, Notices& notices) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
   perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
-                        scenario.perf.model_line);
+                        scenario.perf.model_line, &notices);
   if (scenario.workload.packing_mode) {
-    auto source = sim::open_workload(scenario);
+    auto source = sim::open_workload(scenario, notices);
     workload::JobSpec job;
     std::uint64_t jobs = 0;
     while (source->next(job)) ++jobs;
     return jobs;
   }
   const auto scan = sim::scan_workload(scenario, topo, true);
-  notice(metrics::offered_load_text(scan.load));
-  if (auto over = metrics::overload_text(scan.load)) notice(*over);
+  notices.say(metrics::offered_load_text(scan.load));
+  if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(scenario.scheduler, topo, {scenario.lifecycle.failures.any()}))
-    notice(why);
-  if (auto text = sim::dropped_text(scan.never_fit, "would be dropped at submit"); !text.empty()) notice(text);
+    notices.say(why);
+  if (auto text = sim::dropped_text(scan.never_fit, "would be dropped at submit"); !text.empty()) notices.say(text);
   return scan.jobs;
 }
 
@@ -116,9 +116,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
     check_results_target(dir, *force);
-    set_notices_quiet(*quiet);
+    Notices notices(*quiet);
     if (scenario.workload.packing_mode) {
-      run_packing_command(scenario, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
+      run_packing_command(scenario, notices, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
                                                               !events->empty());
       exit_code = 0;
       return;
@@ -127,7 +127,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sim::RunHooks hooks;
     if (explain_opt->count() > 0) hooks.explain = *explain;
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
-    auto outcome = sim::run_scenario(scenario, dir, *force, *events, hooks);
+    auto outcome = sim::run_scenario(scenario, notices, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::FILE* human = human_stream(*format);
     // Names from the scenario are printed as util/text.h makes them: an ESC must not drive the terminal.
@@ -160,7 +160,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   cmd->callback([opts, &exit_code] {
     auto scenario = load(*opts);
-    const std::uint64_t jobs = validate_workload(scenario);
+    Notices notices;  // one for the scenario and its variants: each notice is said once
+    const std::uint64_t jobs = validate_workload(scenario, notices);
     const auto& w = scenario.workload;
     std::string workload = w.generate ? "generated" : w.trace.empty() ? "" : w.trace;
     if (!w.long_running.empty())
@@ -172,7 +173,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     // Each variant is checked as compare would run it; its own errors name its line.
     for (const auto& v : scenario.variants) {
       auto variant = load(*opts, &v);
-      const std::uint64_t n = validate_workload(variant);
+      const std::uint64_t n = validate_workload(variant, notices);
       fmt::print("  variant {}: ok ({}; {} {})\n", v.name, policy_label(variant.scheduler), n,
                  variant.workload.packing_mode ? "pods" : "jobs");
     }

@@ -70,7 +70,8 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   add_number_option(run_cell, "index", *index, "The cell's index (0 to cells - 1)")->required();
   run_cell->callback([dir, index, &exit_code] {
     const auto spec = sweep::read_folder(*dir);
-    sweep::run_cell(spec, sweep::SweepFolder{*dir}, *index);
+    Notices notices;
+    sweep::run_cell(spec, sweep::SweepFolder{*dir}, *index, notices);
     exit_code = 0;
   });
 
@@ -138,8 +139,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                     slurm_opts->max_running))
       throw InputError("--partition, --time, --max-running and --dry-run go with --slurm");
     const auto folder = sweep::prepare_folder(spec, target);
-    set_notices_quiet(*quiet);
-    if (auto same = sweep::seeds_without_effect(spec)) notice(*same);
+    {
+      Notices expansion(*quiet);  // what the grid itself says, once, before any cell runs
+      if (auto same = sweep::seeds_without_effect(spec)) expansion.say(*same);
+    }
     if (*slurm) {
       std::vector<std::size_t> todo;
       for (std::size_t i = 0; i < cells; ++i)
@@ -158,10 +161,10 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
     std::fflush(stdout);
-    set_notices_quiet(*quiet);
+    Notices notices(*quiet);  // each cell, a fork, says its notices to its copy
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto report = sweep::run_local(spec, folder, width, [tty, t0](std::size_t n,
+    const auto report = sweep::run_local(spec, folder, width, notices, [tty, t0](std::size_t n,
                                                                                               std::size_t of) {
       if (!tty) return;
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

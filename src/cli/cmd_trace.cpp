@@ -93,6 +93,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       workload::TraceOptions options;
       options.format = go->like_format;
       options.format_field = "--like-format";
+      Notices notices;
+      options.notices = &notices;
       workload::ResampleReport report;
       auto src = workload::make_resampler(workload::open_trace(go->like, options), go->load,
                                           gen->count("--jobs") ? go->g.jobs : 0, go->seed, report);
@@ -144,6 +146,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       so->options.format_field = "--format";
       *output = "text";
     }
+    Notices notices;
+    so->options.notices = &notices;
     auto src = workload::open_trace(so->file, so->options);
     auto s = workload::compute_trace_stats(*src);
     fmt::print("{}", *output == "json" ? workload::trace_stats_json(s, so->file)
@@ -169,6 +173,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
       co->options.args.values[a.substr(0, eq)] = ArgValue(a.substr(eq + 1));
     }
+    Notices notices;
+    co->options.notices = &notices;
     auto src = workload::open_trace(co->file, co->options);
     write_trace(*src, *cout_path);
     if (src->skipped_rows()) fmt::print(stderr, "skipped {} rows\n", src->skipped_rows());

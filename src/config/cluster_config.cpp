@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cluster/resources.h"
+#include "util/parsed_yaml_files.h"
 #include "util/yaml_util.h"
 #include "util/suggest.h"
 
@@ -13,8 +14,8 @@ namespace {
 double get_gbps(const YAML::Node& node, const At& at) { return get_real_in(node, at, kMinLinkGbps, kMaxLinkGbps); }
 }  // namespace
 
-cluster::GpuCatalog load_catalog(const std::string& path) {
-  YAML::Node root = load_yaml_file(path);
+cluster::GpuCatalog load_catalog(const std::string& path, ParsedYamlFiles* files) {
+  YAML::Node root = load_yaml_file(path, files);
   return with_yaml_errors(path, [&] {
     At at{path, ""};
     check_keys(root, {"models"}, at);
@@ -62,8 +63,8 @@ cluster::GpuCatalog load_catalog(const std::string& path) {
   });
 }
 
-std::string catalog_path_of(const std::string& cluster_path) {
-  YAML::Node root = load_yaml_file(cluster_path);
+std::string catalog_path_of(const std::string& cluster_path, ParsedYamlFiles* files) {
+  YAML::Node root = load_yaml_file(cluster_path, files);
   return with_yaml_errors(cluster_path, [&] {
     At at{cluster_path, ""};
     require_map(root, at);
@@ -75,14 +76,14 @@ std::string catalog_path_of(const std::string& cluster_path) {
   });
 }
 
-ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog) {
-  YAML::Node root = load_yaml_file(path);
+ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog, ParsedYamlFiles* files) {
+  YAML::Node root = load_yaml_file(path, files);
   return with_yaml_errors(path, [&] {
     At at{path, ""};
     check_keys(root, {"name", "catalog", "spine_gbps", "racks", "description"}, at);
     ClusterFile f;
     f.path = path;
-    f.catalog_path = catalog_path_of(path);
+    f.catalog_path = catalog_path_of(path, files);
     f.spec.name = root["name"] ? get_string(root["name"], at / "name") : std::string("cluster");
     if (root["spine_gbps"]) f.spec.spine_gbps = get_gbps(root["spine_gbps"], at / "spine_gbps");
     const auto& racks = root["racks"];

@@ -7,6 +7,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
+#include "util/parsed_yaml_files.h"
 
 namespace schedlab::config {
 
@@ -29,7 +30,9 @@ inline constexpr double kMinRelativeSpeed = 1e-6, kMaxRelativeSpeed = 1e6;
 inline constexpr double kMaxMemoryGb = 1e6;
 inline constexpr double kMaxOversubscription = 1e6;
 
-cluster::GpuCatalog load_catalog(const std::string& path);
+// `files` (may be null): parsed copies set aside for forks (util/parsed_yaml_files.h), for
+// these loads and load_scenario's.
+cluster::GpuCatalog load_catalog(const std::string& path, ParsedYamlFiles* files = nullptr);
 
 struct ClusterFile {
   std::string path;
@@ -38,8 +41,9 @@ struct ClusterFile {
 };
 
 // Reads a cluster file; its GPU model names are checked against `catalog`.
-ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog);
+ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog,
+                         ParsedYamlFiles* files = nullptr);
 // The catalog a cluster file names (its `catalog:` key, relative to the file).
-std::string catalog_path_of(const std::string& cluster_path);
+std::string catalog_path_of(const std::string& cluster_path, ParsedYamlFiles* files = nullptr);
 
 }  // namespace schedlab::config

@@ -282,7 +282,8 @@ std::vector<std::pair<std::string, YAML::Node>> apply_variant(YAML::Node& root, 
 }
 
 Scenario read_scenario(const std::string& path, YAML::Node root, const std::vector<std::string>& sets,
-                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant) {
+                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant,
+                       ParsedYamlFiles* files) {
   At at{path, ""};
   require_map(root, at);
   std::vector<std::pair<std::string, YAML::Node>> variant_sets;
@@ -303,9 +304,9 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (!root["cluster"]) fail(root, at / "cluster", "required key is missing (a file in configs/clusters/)");
   sc.cluster_file = resolve_path(path, get_string(root["cluster"], at / "cluster"));
   require_file(sc.cluster_file, root["cluster"], at / "cluster");
-  sc.catalog_file = catalog_path_of(sc.cluster_file);
-  sc.catalog = load_catalog(sc.catalog_file);
-  sc.cluster = load_cluster(sc.cluster_file, sc.catalog).spec;
+  sc.catalog_file = catalog_path_of(sc.cluster_file, files);
+  sc.catalog = load_catalog(sc.catalog_file, files);
+  sc.cluster = load_cluster(sc.cluster_file, sc.catalog, files).spec;
   sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
   sc.pools = read_pools(root, at, sc.cluster);
   {
@@ -458,9 +459,10 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets,
-                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant) {
-  YAML::Node root = load_yaml_file(path);
-  return with_yaml_errors(path, [&] { return read_scenario(path, root, sets, seed, variant); });
+                       std::optional<std::uint64_t> seed, std::optional<std::size_t> variant,
+                       ParsedYamlFiles* files) {
+  YAML::Node root = load_yaml_file(path, files);
+  return with_yaml_errors(path, [&] { return read_scenario(path, root, sets, seed, variant, files); });
 }
 
 }  // namespace schedlab::config

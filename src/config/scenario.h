@@ -22,6 +22,7 @@
 #include "workload/generator.h"
 #include "workload/resource_defaults.h"
 #include "workload/trace_format.h"
+#include "util/parsed_yaml_files.h"
 
 namespace schedlab::config {
 
@@ -85,10 +86,11 @@ struct Scenario {
 
 // Loads and validates a scenario. `variant` applies the `set:` of the scenario's own
 // variants[variant] first; `sets` are "key.path=value" overrides, applied after it; `seed`
-// replaces the file's seed when given.
+// replaces the file's seed when given. `files` (a sweep's, for its forked cells): parsed copies
+// of the scenario, cluster and catalog files set aside (util/parsed_yaml_files.h); null: parse.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets = {},
                        std::optional<std::uint64_t> seed = std::nullopt,
-                       std::optional<std::size_t> variant = std::nullopt);
+                       std::optional<std::size_t> variant = std::nullopt, ParsedYamlFiles* files = nullptr);
 
 // Applies one "key.path=value" override to a YAML tree (value parsed as YAML).
 void apply_override(YAML::Node& root, const std::string& assignment);

@@ -10,7 +10,6 @@
 
 #include "util/yaml_util.h"
 #include "util/error.h"
-#include "util/notice.h"
 #include "util/parse.h"
 
 namespace schedlab::emu {
@@ -56,7 +55,7 @@ std::vector<std::uint32_t> parse_gpu_list(std::string_view text, const std::stri
   return out;
 }
 
-std::string read_token_file(const std::string& path, const std::string& option) {
+std::string read_token_file(const std::string& path, const std::string& option, Notices& notices) {
   // The project's file checks: a folder, a device or a missing file is named as such.
   if (std::string problem = config::file_problem(path); !problem.empty()) throw InputError(path, 0, option, problem);
   const std::string text = config::read_config_file(path);
@@ -77,10 +76,10 @@ std::string read_token_file(const std::string& path, const std::string& option) 
   // A token others can read guards nothing from them (a shared machine's other users).
   struct stat st{};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0)
-    notice(fmt::format("{}: {}: the token file is readable by {} (mode {:04o}): whoever can read it can register "
-                       "agents and submit or stop jobs; chmod 600 {}",
-                       path, option, (st.st_mode & S_IROTH) ? "every user of this machine" : "its group",
-                       st.st_mode & 07777, path));
+    notices.say(fmt::format("{}: {}: the token file is readable by {} (mode {:04o}): whoever can read it can register "
+                            "agents and submit or stop jobs; chmod 600 {}",
+                            path, option, (st.st_mode & S_IROTH) ? "every user of this machine" : "its group",
+                            st.st_mode & 07777, path));
   return token;
 }
 

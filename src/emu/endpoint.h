@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/notice.h"
+
 namespace schedlab::emu {
 
 struct Endpoint {
@@ -24,8 +26,8 @@ std::vector<std::uint32_t> parse_gpu_list(std::string_view text, const std::stri
 // The token in `path`: the file's text without surrounding white space; at least 16
 // characters, printable ASCII without spaces (it travels in an HTTP header). A missing file, a
 // folder, an empty file are InputErrors naming the file and `option`; a file that its group or
-// every user may read draws a notice (one line on stderr), since the token then guards nothing
+// every user may read draws a notice (said to `notices`), since the token then guards nothing
 // from them. The token itself is never part of a message.
-std::string read_token_file(const std::string& path, const std::string& option);
+std::string read_token_file(const std::string& path, const std::string& option, Notices& notices);
 
 }  // namespace schedlab::emu

@@ -8,15 +8,14 @@
 
 #include "pools/pool_book.h"
 #include "util/checked.h"
-#include "util/notice.h"
 
 namespace schedlab::metrics {
 
-Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, bool announce)
+Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices)
     : topo_(&topo),
       interval_(std::max<engine::Time>(timeline_interval, 1)),  // the clock's tick at least: never divide by 0
       requested_interval_(interval_),
-      announce_(announce) {
+      notices_(notices) {
   arena_.emplace_back();  // index 0 = ""
   // Before the first event the cluster is empty and idle.
   last_.free_gpus = topo.total_gpus();
@@ -342,8 +341,8 @@ void Collector::on_finish(engine::Time now) {
         for (auto f : kPoolCellFields) cells[p].*f *= scale;
     }
   }
-  if (announce_ && interval_ != requested_interval_)
-    notice(fmt::format("timeline interval coarsened from {:g} s to {:g} s: the run spans {:g} s and the timeline "
+  if (notices_ && interval_ != requested_interval_)
+    notices_->say(fmt::format("timeline interval coarsened from {:g} s to {:g} s: the run spans {:g} s and the timeline "
                        "holds at most {} rows",
                        static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
                        static_cast<double>(sub_time(now, origin_)) / 1e6, kMaxTimelineRows));

@@ -9,6 +9,7 @@
 #include "cluster/topology.h"
 #include "metrics/observer.h"
 #include "util/chunked_vector.h"
+#include "util/notice.h"
 
 namespace schedlab::metrics {
 
@@ -99,8 +100,8 @@ class Collector final : public RunObserver {
  public:
   static constexpr workload::JobId kFreeSlot = ~workload::JobId{0};
 
-  // `announce`: print the coarsening notice on stderr at the end of the run (tests turn it off).
-  Collector(const cluster::Topology& topo, engine::Time timeline_interval, bool announce = true);
+  // `notices`: where the coarsening notice goes at the end of the run (the run's; null: not said).
+  Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices = nullptr);
 
   void on_submit(const workload::JobSpec& job, engine::Time now) override;
   void on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) override;
@@ -175,7 +176,7 @@ class Collector final : public RunObserver {
   engine::Time requested_interval_;
   engine::Time origin_ = 0;  // start of the first row, a multiple of the requested interval
   bool have_origin_ = false;
-  bool announce_;
+  Notices* notices_;
   ChunkedVector<JobRecord> jobs_;
   std::vector<std::string> arena_;
   // Tasks of started, unfinished jobs, by slot (JobRecord::placement); freed slots are reused

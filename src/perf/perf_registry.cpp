@@ -28,7 +28,8 @@ const Registry<PerfModelFactory>& perf_models() {
           "iteration time of a training model (configs/models.yaml) on the placement: slowest GPU + "
           "ring/hierarchical/tree/ps allreduce over the links crossed, shared max-min fairly",
           [](const PerfModelInputs& in) {
-            return make_placement_model(parse_placement_settings(in.args, in.scenario_file, in.topo, in.seed), in.topo);
+            return make_placement_model(parse_placement_settings(in.args, in.scenario_file, in.topo, in.seed), in.topo,
+                                        in.notices);
           });
     return r;
   }();
@@ -37,7 +38,7 @@ const Registry<PerfModelFactory>& perf_models() {
 
 std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, long model_line) {
+                                           std::uint64_t seed, long model_line, Notices* notices) {
   const auto* entry = perf_models().find(name);
   if (!entry)
     throw InputError(scenario_file, model_line, "perf.model",
@@ -46,9 +47,9 @@ std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedA
   if (args.file.empty() && !scenario_file.empty()) {
     NamedArgs located = args;
     located.file = scenario_file;
-    return entry->make(PerfModelInputs{located, scenario_file, topo, seed});
+    return entry->make(PerfModelInputs{located, scenario_file, topo, seed, notices});
   }
-  return entry->make(PerfModelInputs{args, scenario_file, topo, seed});
+  return entry->make(PerfModelInputs{args, scenario_file, topo, seed, notices});
 }
 
 }  // namespace schedlab::perf

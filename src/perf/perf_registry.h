@@ -7,6 +7,7 @@
 
 #include "perf/perf_model.h"
 #include "util/named_args.h"
+#include "util/notice.h"
 #include "util/registry.h"
 
 namespace schedlab::perf {
@@ -18,15 +19,16 @@ struct PerfModelInputs {
   const std::string& scenario_file;
   const cluster::Topology& topo;
   std::uint64_t seed;
+  Notices* notices;  // where a model says what it falls back to (the run's); null: not said
 };
 using PerfModelFactory = std::function<std::unique_ptr<PerfModel>(const PerfModelInputs&)>;
 
 const Registry<PerfModelFactory>& perf_models();
 
 // Builds the named model. Throws InputError (scenario_file:line: perf.key: ...) for an unknown
-// name (at `model_line`) or a bad setting (at its own line).
+// name (at `model_line`) or a bad setting (at its own line). `notices`: the run's (may be null).
 std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, long model_line = 0);
+                                           std::uint64_t seed, long model_line = 0, Notices* notices = nullptr);
 
 }  // namespace schedlab::perf

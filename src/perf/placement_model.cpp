@@ -146,10 +146,10 @@ namespace {
 
 class PlacementModel final : public PerfModel {
  public:
-  PlacementModel(PlacementModelSettings s, const cluster::Topology& topo)
+  PlacementModel(PlacementModelSettings s, const cluster::Topology& topo, Notices* notices)
       : s_(std::move(s)), ref_gpu_(s_.reference_gpu ? *s_.reference_gpu : most_numerous_model(topo)) {
-    if (s_.datasheet)
-      notice("perf model 'placement' uses datasheet link and compute defaults (no perf.profile given; see "
+    if (s_.datasheet && notices)
+      notices->say("perf model 'placement' uses datasheet link and compute defaults (no perf.profile given; see "
              "docs/perf-model.md)");
   }
 
@@ -347,8 +347,9 @@ class PlacementModel final : public PerfModel {
 
 }  // namespace
 
-std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo) {
-  return std::make_unique<PlacementModel>(std::move(settings), topo);
+std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo,
+                                                Notices* notices) {
+  return std::make_unique<PlacementModel>(std::move(settings), topo, notices);
 }
 
 }  // namespace schedlab::perf

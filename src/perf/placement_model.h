@@ -15,6 +15,7 @@
 #include "perf/model_mix.h"
 #include "perf/perf_model.h"
 #include "util/named_args.h"
+#include "util/notice.h"
 
 namespace schedlab::perf {
 
@@ -46,7 +47,9 @@ struct PlacementModelSettings {
 PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std::string& scenario_file,
                                                 const cluster::Topology& topo, std::uint64_t seed);
 
-std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo);
+// `notices` (may be null): where it says that it uses datasheet figures (no profile given).
+std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo,
+                                                Notices* notices = nullptr);
 
 // The reference shape of a job (exposed for tests and `schedlab model explain`).
 std::vector<ShapeHost> reference_hosts(const workload::JobSpec& job, ReferenceShape reference,

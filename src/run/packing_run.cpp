@@ -78,9 +78,9 @@ std::vector<std::pair<std::string, double>> PackingOutcome::figures() const {
           {"gpus_unallocated", static_cast<double>(total_gpus) - static_cast<double>(allocated_milli) / 1000.0}};
 }
 
-PackingOutcome run_packing(const config::Scenario& sc, const std::string& out_dir, bool force) {
+PackingOutcome run_packing(const config::Scenario& sc, Notices& notices, const std::string& out_dir, bool force) {
   cluster::Topology topo(sc.cluster, sc.catalog);
-  auto source = open_workload(sc);
+  auto source = open_workload(sc, notices);
   std::optional<StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);
   const std::string trace_name = sc.workload.generate ? std::string("generator") : sc.workload.trace;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/scenario.h"
+#include "util/notice.h"
 
 namespace schedlab::sim {
 
@@ -48,8 +49,9 @@ struct PackingOutcome {
 };
 
 // Runs the experiment; writes the results folder to `out_dir` unless it is empty (replacing
-// only a results folder, or with `force` an empty folder).
-PackingOutcome run_packing(const config::Scenario& scenario, const std::string& out_dir, bool force = false);
+// only a results folder, or with `force` an empty folder). A trace reader says its notices to `notices`.
+PackingOutcome run_packing(const config::Scenario& scenario, Notices& notices, const std::string& out_dir,
+                           bool force = false);
 
 void write_packing_csv(std::ostream& out, const PackingOutcome& outcome);
 void write_packing_summary_json(std::ostream& out, const PackingOutcome& outcome, const std::string& scenario);

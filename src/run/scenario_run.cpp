@@ -76,12 +76,15 @@ std::vector<std::pair<std::string, std::uint64_t>> dropped_by_reason(const metri
 }
 }  // namespace
 
-std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, Notices& notices) {
   std::unique_ptr<workload::JobSource> src;
   if (sc.workload.generate)
     src = workload::make_generator(*sc.workload.generate, sc.seed);
-  else if (!sc.workload.trace.empty())
-    src = workload::open_trace(sc.workload.trace, sc.workload.options);
+  else if (!sc.workload.trace.empty()) {
+    workload::TraceOptions options = sc.workload.options;
+    options.notices = &notices;
+    src = workload::open_trace(sc.workload.trace, options);
+  }
   if (src && sc.workload.max_jobs) src = std::make_unique<LimitedSource>(std::move(src), sc.workload.max_jobs);
   if (src) src = workload::with_arrival_scale(std::move(src), sc.workload.arrival_scale);
   if (!sc.workload.long_running.empty() || !src)
@@ -91,22 +94,24 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc) {
   return workload::with_job_limit(std::move(src), sc.file, sc.workload.line, "workload");
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, bool force,
+RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std::string& out_dir, bool force,
                         const std::string& events_file, const RunHooks& hooks) {
   if (sc.workload.packing_mode)
     throw InputError(sc.file, sc.workload.mode_line, "workload.mode",
                      "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
                      "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
-  // The workload's checks and its offered load, before anything is said or written.
+  // The perf model first (its settings' errors come before anything is said), then the
+  // workload's checks and its offered load, before anything is written.
+  auto perf =
+      perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line, &notices);
   const WorkloadScan scan = scan_workload(sc, topo, false);
-  notice(metrics::offered_load_text(scan.load));
-  if (auto over = metrics::overload_text(scan.load)) notice(*over);
+  notices.say(metrics::offered_load_text(scan.load));
+  if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))
-    notice(why);
-  auto source = open_workload(sc);
-  auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line);
-  metrics::Collector collector(topo, sc.timeline_interval);
+    notices.say(why);
+  auto source = open_workload(sc, notices);
+  metrics::Collector collector(topo, sc.timeline_interval, &notices);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);
@@ -136,7 +141,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
                         : sc.workload.trace.empty() ? sc.file
                                                      : sc.workload.trace,
                         sc.lifecycle.config,
-                        failures.get(), driver);
+                        failures.get(), driver, &notices);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
   if (story) {
@@ -154,7 +159,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   outcome.summary.offered_load = scan.load;
   if (auto text = dropped_text(dropped_by_reason(collector), "dropped at submit (jobs.csv gives each its reason)");
       !text.empty())
-    notice(text);
+    notices.say(text);
   outcome.out_dir = out_dir;
   if (!dir) {
     if (hooks.finish) hooks.finish({}, collector, outcome.summary);

@@ -13,6 +13,7 @@
 #include "metrics/summary.h"
 #include "sim/run_hooks.h"
 #include "sim/simulation.h"
+#include "util/notice.h"
 
 namespace schedlab::sim {
 
@@ -28,10 +29,12 @@ struct RunOutcome {
 // only a results folder, or with `force` an empty folder, is replaced). With `events_file`,
 // also writes the run's event log there (metrics/event_log.h), atomically: beside the
 // results as a file of its own, or, named directly inside `out_dir`, as part of them.
-RunOutcome run_scenario(const config::Scenario& scenario, const std::string& out_dir, bool force = false,
-                        const std::string& events_file = {}, const RunHooks& hooks = {});
+// `notices`: the command's (util/notice.h), given to the trace reader, the perf model, the
+// collector and the simulation.
+RunOutcome run_scenario(const config::Scenario& scenario, Notices& notices, const std::string& out_dir,
+                        bool force = false, const std::string& events_file = {}, const RunHooks& hooks = {});
 
-// Opens the scenario's workload (trace file or generator).
-std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario);
+// Opens the scenario's workload (trace file or generator); a trace reader says its notices to `notices`.
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario, Notices& notices);
 
 }  // namespace schedlab::sim

@@ -24,7 +24,8 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   // The run writes the skipped rows' file; this pass must not write it first.
   config::Scenario sc = scenario;
   sc.workload.options.skipped_file.clear();
-  auto source = open_workload(sc);
+  Notices quiet(true);  // the run's own read of the workload says what its readers say
+  auto source = open_workload(sc, quiet);
   const std::string name = workload_name(sc);
   ModelRequests requests(topo.catalog(), source->strings(), name);
   std::unique_ptr<pools::PoolAssigner> pools;

@@ -11,17 +11,18 @@
 #include "sim/sim_executor.h"
 #include "sim/stop_accounting.h"
 #include "util/checked.h"
-#include "util/notice.h"
 
 namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
-                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures, Driver driver)
+                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures, Driver driver,
+                       Notices* notices)
     : topo_(topo),
       source_(source),
       perf_(perf),
       observer_(observer),
+      notices_(notices),
       trace_name_(std::move(trace_name)),
       lifecycle_(lifecycle),
       failures_(failures),
@@ -443,8 +444,8 @@ SimulationStats Simulation::run() {
   }
   // Only a policy that never starts them leaves jobs waiting with nothing left to happen (the
   // parts drop a job that could never run at submit): an external policy's bug, most likely.
-  if (const auto waiting = scheduler_.pending(); waiting > 0)
-    notice(fmt::format("{} job(s) still waited when nothing more could happen (the scheduler never started them); "
+  if (const auto waiting = scheduler_.pending(); waiting > 0 && notices_)
+    notices_->say(fmt::format("{} job(s) still waited when nothing more could happen (the scheduler never started them); "
                        "jobs.csv shows them without a start",
                        waiting));
   long_running_stats_.finish(stats_.end_time);

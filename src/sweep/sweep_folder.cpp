@@ -89,16 +89,17 @@ SweepSpec read_folder(const std::string& dir) {
   return sweep_from_json(j, path);
 }
 
-void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index) {
+void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, Notices& notices,
+              config::ParsedYamlFiles* files) {
   if (index >= cell_count(spec))
     throw InputError(fmt::format("cell {}: the sweep has cells 0 to {}", index, cell_count(spec) - 1));
   const auto cell = cell_at(spec, index);
   try {
-    auto scenario = config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
+    auto scenario = config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed, std::nullopt, files);
     if (scenario.workload.packing_mode)
-      sim::run_packing(scenario, folder.cell_dir(index));
+      sim::run_packing(scenario, notices, folder.cell_dir(index));
     else
-      sim::run_scenario(scenario, folder.cell_dir(index));
+      sim::run_scenario(scenario, notices, folder.cell_dir(index));
     std::error_code ec;
     fs::remove(folder.cell_error(index), ec);
   } catch (const std::exception& e) {

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "sweep/sweep_spec.h"
+#include "util/notice.h"
+#include "util/parsed_yaml_files.h"
 
 namespace schedlab::sweep {
 
@@ -34,7 +36,9 @@ SweepFolder prepare_folder(const SweepSpec& spec, const std::string& dir, const 
 SweepSpec read_folder(const std::string& dir);
 
 // Runs one cell in this process: its scenario with the cell's values and seed, results into
-// its folder; on an input or environment error, writes the error file and rethrows.
-void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index);
+// its folder; on an input or environment error, writes the error file and rethrows. `files`:
+// the sweep's parsed files when the cell is a fork of the local runner (null: parse them).
+void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, Notices& notices,
+              config::ParsedYamlFiles* files = nullptr);
 
 }  // namespace schedlab::sweep

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "config/scenario.h"
-#include "util/yaml_util.h"
+#include "util/parsed_yaml_files.h"
 #include "emu/process.h"
 #include "util/error.h"
 #include "util/process_alive.h"
@@ -27,36 +27,37 @@ namespace fs = std::filesystem;
 
 namespace {
 // A cell's process: what `schedlab sweep run-cell` does, and its exit codes.
-int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index) {
+int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, Notices& notices,
+              config::ParsedYamlFiles& files) {
   // A cell lives for milliseconds: memory it frees goes back to its heap, never to the
   // kernel, whose unmapping (a TLB flush each, dear on a virtual machine) was a tenth of a
   // short cell's time. The kernel takes it all back at once when the cell exits.
   ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   try {
-    run_cell(spec, folder, index);
+    run_cell(spec, folder, index, notices, &files);
     return 0;
   } catch (const std::exception& e) {
     return report_error(e);
   }
 }
 
-// Reads the files of a cell's scenario once here, so that each cell, a fork, takes them parsed
-// (config::keep_parsed_yaml_files). A file the first cell does not read (a grid over
-// `cluster`) is parsed by the cells that do. A scenario that does not load is the cells' to
-// report, each in its own error file: nothing is said here.
-void set_aside_config_files(const SweepSpec& spec, std::size_t index) {
-  config::keep_parsed_yaml_files(true);
+// Reads the files of a cell's scenario once here into `files`, so that each cell, a fork with
+// its own copy of them, takes them parsed (util/parsed_yaml_files.h). A file the first cell
+// does not read (a grid over `cluster`) is parsed by the cells that do. A scenario that does
+// not load is the cells' to report, each in its own error file: nothing is said here.
+void set_aside_config_files(const SweepSpec& spec, std::size_t index, config::ParsedYamlFiles& files) {
+  files.set_aside(true);
   try {
     const auto cell = cell_at(spec, index);
-    (void)config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
+    (void)config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed, std::nullopt, &files);
   } catch (const std::exception&) {
   }
-  config::keep_parsed_yaml_files(false);
+  files.set_aside(false);
 }
 }  // namespace
 
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs,
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   SweepReport report;
   report.cells = cell_count(spec);
@@ -68,7 +69,8 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       todo.push_back(i);
   }
   const std::size_t to_run = todo.size();
-  if (!todo.empty()) set_aside_config_files(spec, todo.front());
+  config::ParsedYamlFiles files;
+  if (!todo.empty()) set_aside_config_files(spec, todo.front(), files);
   struct Running {
     std::size_t index;
     emu::Process process;
@@ -84,7 +86,7 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       ps.die_with_parent = true;  // a killed sweep leaves no cell running behind it
       std::error_code ec;
       fs::remove(ps.log_file, ec);
-      running.push_back({i, emu::Process::fork_call(ps, [&spec, &folder, i] { return cell_main(spec, folder, i); })});
+      running.push_back({i, emu::Process::fork_call(ps, [&spec, &folder, i, &notices, &files] { return cell_main(spec, folder, i, notices, files); })});
     }
     bool ended = false;
     for (auto it = running.begin(); it != running.end();) {

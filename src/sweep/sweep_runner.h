@@ -24,8 +24,9 @@ struct SweepReport {
   std::vector<CellFailure> failures;  // in index order
 };
 
-// `progress` is called after each cell ends with (cells ended so far, cells to run).
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs,
+// `progress` is called after each cell ends with (cells ended so far, cells to run). Each cell,
+// a fork, says its notices to its copy of `notices`.
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 struct SweepStatus {

@@ -1,29 +1,16 @@
-// One mutex: notices come from the threads of a compare, rarely (a handful per run).
+// Notices quote input: printed as util/text.h makes names printable.
 #include "util/notice.h"
 
 #include <cstdio>
-#include <mutex>
-#include <set>
 
 #include "util/text.h"
 
 namespace schedlab {
 
-namespace {
-std::mutex g_mutex;
-std::set<std::string> g_said;
-bool g_quiet = false;
-}  // namespace
-
-void notice(const std::string& text) {
-  std::lock_guard lock(g_mutex);
-  if (g_quiet || !g_said.insert(text).second) return;
-  std::fprintf(stderr, "schedlab: notice: %s\n", printable(text).c_str());  // notices quote input
-}
-
-void set_notices_quiet(bool quiet) {
-  std::lock_guard lock(g_mutex);
-  g_quiet = quiet;
+void Notices::say(const std::string& text) {
+  std::lock_guard lock(mutex_);
+  if (quiet_ || !said_.insert(text).second) return;
+  std::fprintf(stderr, "schedlab: notice: %s\n", printable(text).c_str());
 }
 
 }  // namespace schedlab

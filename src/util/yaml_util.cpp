@@ -278,31 +278,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& name) {
   return documents.first;
 }
 
-namespace {
-bool keeping_parsed = false;
-// By path, one parsed copy per load made while keeping: a scenario reads some files more than
-// once (the cluster file for its catalog's path, then for its hosts), and a fork does the same.
-std::unordered_map<std::string, std::vector<YAML::Node>>& kept_parsed() {
-  static std::unordered_map<std::string, std::vector<YAML::Node>> kept;
-  return kept;
-}
-}  // namespace
-
-void keep_parsed_yaml_files(bool on) { keeping_parsed = on; }
-
-YAML::Node load_yaml_file(const std::string& path) {
-  auto& kept = kept_parsed();
-  if (!keeping_parsed) {
-    if (auto it = kept.find(path); it != kept.end() && !it->second.empty()) {
-      YAML::Node node = it->second.back();
-      it->second.pop_back();
-      return node;
-    }
-  }
-  const std::string text = read_config_file(path);
-  if (keeping_parsed) kept[path].push_back(parse_yaml(text, path));
-  return parse_yaml(text, path);
-}
+YAML::Node load_yaml_file(const std::string& path) { return parse_yaml(read_config_file(path), path); }
 
 void require_file(const std::string& path, const YAML::Node& node, const At& at, bool any_kind) {
   std::string problem = file_problem(path, any_kind);

@@ -47,12 +47,6 @@ inline constexpr int kMaxYamlNesting = 499;
 YAML::Node parse_yaml(const std::string& text, const std::string& name);
 // Both of the above.
 YAML::Node load_yaml_file(const std::string& path);
-// Parsed files set aside for forks (a sweep's cells are forks of the sweep). While `on`, each
-// file load_yaml_file reads is parsed a second time and that copy is kept by path; later, a
-// load of a path in a process (the parent's or a fork's) takes a kept copy, while one is left,
-// instead of parsing: its own tree, line numbers and all, never shared with another load. Parsing the
-// scenario, cluster and GPU files was a third of a short sweep cell's work.
-void keep_parsed_yaml_files(bool on);
 long line_of(const YAML::Node& node);  // 1-based; 0 when unknown
 
 // Runs `read` over a document of `file`; a yaml-cpp exception we did not foresee (a conversion,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/named_args.h"
+#include "util/notice.h"
 #include "util/registry.h"
 #include "workload/job_spec.h"
 
@@ -29,6 +30,8 @@ struct TraceOptions {
   // command-line options of `trace stats|convert` ("--format", "--arg").
   std::string format_field = "workload.format";
   std::string args_field = "workload.args";
+  // Where the reader's notices go (the run's; util/notice.h); null: they are not said.
+  Notices* notices = nullptr;
 };
 
 // What a format is: a factory that opens a file, and a test of a file's first line.

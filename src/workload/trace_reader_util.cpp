@@ -134,7 +134,7 @@ void TraceReaderSource::finish() {
   // A trace from which nothing remains is a mistake (a wrong format arg, a filtered file),
   // never a successful run of zero jobs.
   if (next_id_ == 0) throw no_job_left(path_, skipped_by_reason());
-  if (notices_.total() > 0) notice(fmt::format("{}: {}", path_, notices_.summary()));
+  if (notices_.total() > 0 && options_.notices) options_.notices->say(fmt::format("{}: {}", path_, notices_.summary()));
 }
 
 double TraceReaderSource::fraction_done() const {

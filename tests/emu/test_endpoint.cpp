@@ -37,7 +37,8 @@ struct TokenFolder {
 
 std::string error_of(const std::string& path) {
   try {
-    read_token_file(path, "--token-file");
+    Notices notices;
+    read_token_file(path, "--token-file", notices);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -48,7 +49,8 @@ std::string error_of(const std::string& path) {
 
 TEST_CASE("Emulation.TokenFile.reads_the_token_without_surrounding_white_space") {
   TokenFolder d;
-  CHECK(read_token_file(d.write("t", "  0123456789abcdefXYZ\n"), "--token-file") == "0123456789abcdefXYZ");
+  Notices notices;
+  CHECK(read_token_file(d.write("t", "  0123456789abcdefXYZ\n"), "--token-file", notices) == "0123456789abcdefXYZ");
 }
 
 TEST_CASE("Emulation.TokenFile.a_folder_a_missing_file_an_empty_file_are_named_as_such") {

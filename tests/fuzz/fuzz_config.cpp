@@ -60,7 +60,8 @@ int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
     for (std::size_t i = 0; i < sc.variants.size() && i < 4; ++i) config::load_scenario(path, sc.variants[i].sets);
     constexpr std::uint64_t kMaxJobs = 200;
     if (sc.workload.max_jobs == 0 || sc.workload.max_jobs > kMaxJobs) sc.workload.max_jobs = kMaxJobs;
-    check_summary(sim::run_scenario(sc, "").summary);
+    Notices notices;
+    check_summary(sim::run_scenario(sc, notices, "").summary);
   });
 }
 

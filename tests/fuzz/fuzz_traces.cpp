@@ -138,7 +138,8 @@ int pack_openb(const std::uint8_t* data, std::size_t size) {
     sc.scheduler.placement = placement;
     sim::PackingOutcome o;
     try {
-      o = sim::run_packing(sc, "");
+      Notices notices;
+      o = sim::run_packing(sc, notices, "");
     } catch (const InputError&) {
       return 0;
     } catch (const EnvironmentError&) {

@@ -39,7 +39,7 @@ TEST_CASE("Metrics.Collector.timeline_rows_are_bounded") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.end);
-    Collector col(topo, c.interval, /*announce=*/false);
+    Collector col(topo, c.interval);
     col.on_instant(state(0, 2000, 6));
     col.on_instant(state(c.end / 2, 4000, 4));
     col.on_instant(state(c.end, 0, 8));
@@ -62,7 +62,7 @@ TEST_CASE("Metrics.Collector.timeline_rows_are_bounded") {
 TEST_CASE("Metrics.Collector.short_runs_keep_their_interval") {
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 2, 4), catalog);
-  Collector col(topo, sec(10), /*announce=*/false);
+  Collector col(topo, sec(10));
   col.on_instant(state(0, 1000, 7));
   col.on_finish(sec(25));
   CHECK(col.timeline_interval() == sec(10));

@@ -47,7 +47,7 @@ struct PoolRun {
 
   PoolRun(const std::vector<JobRow>& rows, const pools::PoolsConfig* pools, std::string preemption = "none",
           const std::vector<workload::JobKind>& kinds = {})
-      : topo(uniform_cluster(1, 2, 8), catalog), source(rows, kinds), collector(topo, sec(60), false) {
+      : topo(uniform_cluster(1, 2, 8), catalog), source(rows, kinds), collector(topo, sec(60)) {
     auto config = scheduler_config(
         "best-fit", pools ? std::vector<std::string>{"gang", "pools"} : std::vector<std::string>{"gang"});
     config.preemption = std::move(preemption);
@@ -267,7 +267,7 @@ TEST_CASE("Metrics.Pools.a_coarsened_timeline_keeps_each_pools_rows_and_averages
 
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 1, 20), catalog);
-  Collector c(topo, 1, false);
+  Collector c(topo, 1);
   InstantState s;
   s.now = 0;
   s.used_milli = 2000;

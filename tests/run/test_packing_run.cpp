@@ -19,7 +19,8 @@ const std::string kRoot = SCHEDLAB_SOURCE_DIR;
 const std::string kHandWorked = kRoot + "/tests/fixtures/scenarios/packing_hand_worked.yaml";
 
 sim::PackingOutcome pack(const std::vector<std::string>& sets, const std::string& out = {}) {
-  return sim::run_packing(config::load_scenario(kHandWorked, sets), out);
+  Notices notices;
+  return sim::run_packing(config::load_scenario(kHandWorked, sets), notices, out);
 }
 }  // namespace
 

@@ -57,8 +57,9 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
     auto sc = config::load_scenario(c.scenario, c.sets);
     const fs::path a = tmp.path / fmt::format("a{}", n), b = tmp.path / fmt::format("b{}", n);
     ++n;
-    auto first = sim::run_scenario(sc, a.string());
-    auto second = sim::run_scenario(config::load_scenario(c.scenario, c.sets), b.string());
+    Notices notices;
+    auto first = sim::run_scenario(sc, notices, a.string());
+    auto second = sim::run_scenario(config::load_scenario(c.scenario, c.sets), notices, b.string());
     CHECK(first.summary.finished > 0);
     CHECK(first.stats.events == second.stats.events);
     for (const char* f : kFiles) {
@@ -78,8 +79,9 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
 
 TEST_CASE("Sim.Determinism.another_seed_gives_another_generated_run") {
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/generated.yaml";
-  auto one = sim::run_scenario(config::load_scenario(scenario, {}, 1), "");
-  auto two = sim::run_scenario(config::load_scenario(scenario, {}, 2), "");
+  Notices notices;
+  auto one = sim::run_scenario(config::load_scenario(scenario, {}, 1), notices, "");
+  auto two = sim::run_scenario(config::load_scenario(scenario, {}, 2), notices, "");
   CHECK(one.summary.jobs == two.summary.jobs);
   CHECK(one.summary.jct_mean_s != two.summary.jct_mean_s);
 }
@@ -88,8 +90,10 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/tiny.yaml";
   TempDir tmp("resolved");
   auto out = tmp.path / "run";
+  Notices notices;
   auto outcome = sim::run_scenario(
-      config::load_scenario(scenario, {"scheduler.placement=first-fit", "scheduler.filters=[gpu-model]"}), out.string());
+      config::load_scenario(scenario, {"scheduler.placement=first-fit", "scheduler.filters=[gpu-model]"}), notices,
+      out.string());
   // The small trace: 4 jobs on 16 GPUs. Job 0 (4 GPUs, any model) takes V100 host h0; job 1
   // asks for 2 x 4 A100 and gets the A100 host h2 at once, 0.5 .. 50.75.
   CHECK(outcome.summary.jobs == 4);
@@ -119,7 +123,8 @@ TEST_CASE("Sim.ScenarioRun.a_failed_run_leaves_no_results_folder") {
   auto sc = config::load_scenario(scenario, {"workload.trace=" + trace.string()});
   const fs::path out = tmp.path / "out";
   try {
-    sim::run_scenario(sc, out.string());
+    Notices notices;
+    sim::run_scenario(sc, notices, out.string());
     FAIL("expected an InputError");
   } catch (const InputError& e) {
     CHECK(e.file() == trace.string());

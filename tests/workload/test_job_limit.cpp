@@ -40,7 +40,8 @@ InputError scenario_error(const std::string& workload) {
   std::ofstream(path) << "name: limit\ncluster: " << fixture("clusters/tiny.yaml") << "\nworkload:\n" << workload;
   return input_error_of([&] {
     auto sc = config::load_scenario(path);
-    auto src = sim::open_workload(sc);
+    Notices notices;
+    auto src = sim::open_workload(sc, notices);
     for (JobSpec j; src->next(j);) {
     }
   });

@@ -47,13 +47,13 @@ std::string self_executable() {
   return p.string();
 }
 
-Emulation::Emulation(EmulationOptions options) : options_(std::move(options)) {
+Emulation::Emulation(EmulationOptions options, Notices& notices) : options_(std::move(options)), notices_(notices) {
   if (!(options_.speedup > 0 && options_.speedup <= 1e6))
     throw InputError(fmt::format("--speedup: must be in (0, 1e6], got {}", options_.speedup));
   listen_ = parse_endpoint(options_.listen, "--listen", true);
   if (listen_.host == "localhost") listen_.host = "127.0.0.1";
   const std::string& address = listen_.host;
-  if (!options_.token_file.empty()) token_ = read_token_file(options_.token_file, "--token-file");
+  if (!options_.token_file.empty()) token_ = read_token_file(options_.token_file, "--token-file", notices_);
   if (!is_loopback(address) && token_.empty())
     throw InputError(fmt::format(
         "--listen: {} is not a loopback address: give --token-file too (agents and API calls must then carry the "
@@ -299,7 +299,7 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   capture.finish = [&](const sim::RunHooks::PathOf&, const metrics::Collector& c, const metrics::Summary& s) {
     sim_records = records_of(c, s);
   };
-  sim::run_scenario(simulated, "", false, {}, capture);
+  sim::run_scenario(simulated, notices_, "", false, {}, capture);
   fidelity_ = compare_runs(records_of(collector, summary), sim_records);
   fidelity_.clock_lag_p50_ms = stats_.clock_lag_p50_ms;
   fidelity_.clock_lag_p99_ms = stats_.clock_lag_p99_ms;

@@ -66,7 +66,9 @@ struct EmulationStats {
 
 class Emulation {
  public:
-  explicit Emulation(EmulationOptions options);
+  // `notices`: the command's, for the token file and the simulated twin (the same run's notices:
+  // each is said once).
+  Emulation(EmulationOptions options, Notices& notices);
   ~Emulation();
   // Before hooks(): continue the emulation that wrote `journal` (its work folder is
   // options.work_dir) instead of starting one.
@@ -94,6 +96,7 @@ class Emulation {
               const metrics::Summary& summary);
 
   EmulationOptions options_;
+  Notices& notices_;
   Endpoint listen_;  // --listen, parsed once
   std::string token_;
   std::string work_dir_;
