@@ -87,7 +87,7 @@ RunOutcome run_scenario(const config::Scenario& sc, const std::string& out_dir, 
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc);
   auto perf = perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line);
-  metrics::Collector collector(topo, sc.timeline_interval);
+  metrics::Collector collector(topo, sc.timeline_interval, true, sc.measure_window);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);

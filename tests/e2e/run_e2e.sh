@@ -93,7 +93,7 @@ if [ -f "$pt" ] && [ "$(head -1 "$pt")" = "start_s,end_s,pool,parent,gpus_alloca
 else
   fail pools_timeline_rows "$(wc -l <"$pt" 2>/dev/null) lines in pools-timeline.csv for $intervals intervals"
 fi
-if head -1 "$TMP/pools-day/jobs.csv" | grep -q ',cpus,mem_gb,pool,kind$' &&
+if head -1 "$TMP/pools-day/jobs.csv" | grep -q ',cpus_per_task,mem_gb_per_task,pool,kind$' &&
   [ "$(grep -c ',\(production\|research\|serving\),batch$' "$TMP/pools-day/jobs.csv")" -eq 169 ] &&
   grep -q '"pool_fairness_min": 0\.' "$TMP/pools-day/summary.json" &&
   grep -q '^    "research": {$' "$TMP/pools-day/summary.json" && grep -q '"gpus_entitled_mean": ' "$TMP/pools-day/summary.json" &&
@@ -598,7 +598,7 @@ else
 fi
 
 # Results of runs with stops: the new columns and figures, and the --events log.
-if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind$' &&
+if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus_per_task,mem_gb_per_task,pool,kind$' &&
   head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus,cpu_utilization,used_cpus$' &&
   grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
   pass results_life_columns_and_figures
