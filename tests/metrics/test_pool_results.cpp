@@ -225,7 +225,7 @@ TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of
 
   PoolRun run(rows, &pools, "none", kinds);
   const std::string csv = run.jobs_csv();
-  CHECK(csv.substr(0, csv.find('\n')).ends_with(",cpus,mem_gb,pool,kind"));
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",cpus_per_task,mem_gb_per_task,pool,kind"));
   CHECK(line_of(csv, "0,0,").ends_with(",0,0,production,batch"));
   CHECK(line_of(csv, "1,1,").ends_with(",0,0,research,service"));
   CHECK(line_of(csv, "2,2,").ends_with(",0,0,research,cron"));
