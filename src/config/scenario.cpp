@@ -12,6 +12,7 @@
 #include "config/cluster_config.h"
 #include "config/external_scheduler_config.h"
 #include "config/load_knob.h"
+#include "config/measure_window_config.h"
 #include "config/long_running_config.h"
 #include "util/named_args_yaml.h"
 #include "util/yaml_util.h"
@@ -423,13 +424,14 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   }
   if (const auto& m = root["metrics"]) {
     At mat = at / "metrics";
-    check_keys(m, {"timeline_interval_s"}, mat);
+    check_keys(m, {"timeline_interval_s", "window", "warmup_s"}, mat);
     // At least the clock's 1 us tick; a fine interval over a long run is coarsened by the
     // collector, which keeps the timeline within its row limit.
     if (m["timeline_interval_s"])
       sc.timeline_interval =
           checked_seconds(get_real_in(m["timeline_interval_s"], mat / "timeline_interval_s", 1e-6, kMaxInputSeconds),
                           FieldContext{path, line_of(m["timeline_interval_s"]), "metrics.timeline_interval_s"});
+    read_measure_window(m, mat, path, sc.measure_window);
   }
   if (const auto& vs = root["variants"]) {
     At vat = at / "variants";

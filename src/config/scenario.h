@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/measure_window.h"
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
 #include "config/emulation_config.h"
@@ -80,6 +81,7 @@ struct Scenario {
   EmulationConfig emulation;    // emulation: (only `schedlab emulate` reads it)
   pools::PoolsConfig pools;            // pools: (config/pools_config.h)
   engine::Time timeline_interval = 600 * engine::kMicrosPerSecond;
+  metrics::MeasureWindow measure_window;  // metrics.window, metrics.warmup_s (docs/metrics.md)
   std::vector<Variant> variants;
   YAML::Node resolved;  // the scenario after overrides, as run (written to run.yaml)
 };

@@ -5,17 +5,22 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "pools/pool_book.h"
 #include "util/checked.h"
 
 namespace schedlab::metrics {
 
-Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices)
+Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices,
+                     MeasureWindow window)
     : topo_(&topo),
       interval_(std::max<engine::Time>(timeline_interval, 1)),  // the clock's tick at least: never divide by 0
       requested_interval_(interval_),
-      notices_(notices) {
+      notices_(notices),
+      window_(window) {
+  if (window.start) window_start_ = add_time(*window.start, window.warmup);
+  window_end_ = window.end;
   arena_.emplace_back();  // index 0 = ""
   // Before the first event the cluster is empty and idle.
   last_.free_gpus = topo.total_gpus();
@@ -47,9 +52,46 @@ JobRecord& Collector::new_record(const workload::JobSpec& job) {
   return r;
 }
 
+Integrals Collector::integrals_at(engine::Time t) const {
+  Integrals i{integral_milli_us_, cpu_milli_us_, frag_us_};
+  if (finished_ || !have_last_ || t <= last_.now) return i;
+  const double dt = static_cast<double>(t - last_.now);
+  i.gpu_milli_us += static_cast<double>(last_.used_milli) * dt;
+  i.cpu_milli_us += static_cast<double>(last_.used_cpu_milli) * dt;
+  i.fragmented_us += static_cast<double>(last_.fragmented_gpus) * dt;
+  return i;
+}
+
+void Collector::take_edges(engine::Time until) {
+  if (window_start_ && !at_start_ && *window_start_ <= until) at_start_ = integrals_at(*window_start_);
+  if (window_end_ && !at_end_ && *window_end_ <= until) at_end_ = integrals_at(*window_end_);
+}
+
+void Collector::submitted(engine::Time now) {
+  if (first_submit_ < 0) {
+    first_submit_ = now;
+    if (!window_.start) window_start_ = add_time(now, window_.warmup);
+  }
+  last_submit_ = now;
+  // Until the run ends, the default end is the latest submission so far.
+  if (!window_.end) at_last_submit_ = integrals_at(now);
+  take_edges(now);
+}
+
+std::optional<WindowFigures> Collector::window() const {
+  if (!window_start_ || (!window_end_ && last_submit_ < 0)) return std::nullopt;
+  const engine::Time start = *window_start_, end = window_end_ ? *window_end_ : last_submit_;
+  if (end <= start) return std::nullopt;
+  const Integrals a = at_start_.value_or(integrals_at(start));
+  const Integrals b = window_end_ ? at_end_.value_or(integrals_at(end)) : at_last_submit_;
+  return WindowFigures{start, end,
+                       {b.gpu_milli_us - a.gpu_milli_us, b.cpu_milli_us - a.cpu_milli_us,
+                        b.fragmented_us - a.fragmented_us}};
+}
+
 void Collector::on_submit(const workload::JobSpec& job, engine::Time now) {
   new_record(job).submit = now;
-  if (first_submit_ < 0) first_submit_ = now;
+  submitted(now);
 }
 
 void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) {
@@ -58,7 +100,7 @@ void Collector::on_drop(const workload::JobSpec& job, engine::Time now, const st
   r.dropped = true;
   r.state = sched::JobState::dropped;
   r.drop_reason = add_text(reason);
-  if (first_submit_ < 0) first_submit_ = now;
+  submitted(now);
 }
 
 void Collector::settle_placement(JobRecord& r) {
@@ -82,6 +124,7 @@ void Collector::on_life(const LifeEvent& e) {
   r.restarts = l.restarts;
   r.attained_gpu_us = l.attained_gpu_us;
   r.lost_gpu_us = l.lost_gpu_us;
+  r.held = l.attained;
   switch (e.step) {
     case LifeStep::stop:
       r.state = e.hold > 0 ? sched::JobState::stopping : sched::JobState::pending;
@@ -209,6 +252,7 @@ void Collector::push_row(engine::Time start) {
 
 void Collector::accumulate(engine::Time until) {
   if (!have_last_) return;
+  take_edges(until);
   engine::Time t = last_.now;
   if (t >= until) return;
   if (!have_origin_) {
@@ -309,6 +353,9 @@ void Collector::on_instant(const InstantState& state) {
 
 void Collector::on_finish(engine::Time now) {
   accumulate(now);
+  // Nothing runs after the end: edges still ahead see the final integrals.
+  finished_ = true;
+  take_edges(std::numeric_limits<engine::Time>::max());
   for (std::size_t p = 0; p < pools_.size(); ++p) flush_pool(p, now);
   if (!pools_.empty()) pool_span_us_ = static_cast<double>(std::max<engine::Time>(now - pool_first_, 0));
   // A run cut short: unended jobs are described where they run now (or last ran).

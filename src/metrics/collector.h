@@ -3,10 +3,12 @@
 // Invariant kept for tests: the GPU-time of all runs equals the integral of utilization.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cluster/topology.h"
+#include "metrics/measure_window.h"
 #include "metrics/observer.h"
 #include "util/chunked_vector.h"
 #include "util/notice.h"
@@ -20,6 +22,9 @@ struct JobRecord {
   engine::Time submit = 0;
   engine::Time start = -1;  // first task start; -1 if never started
   engine::Time end = -1;    // last task end; -1 if never ended
+  // Wall time it held resources (from a run's first task start to its last task's end or, when
+  // stopped, to the moment its resources were freed), over its ended runs: its run time.
+  engine::Time held = 0;
   cluster::ModelMask models = 0;
   // Its life, as of its last life event (final at finish or fail).
   double attained_gpu_us = 0;  // GPU-microseconds held over its ended runs
@@ -46,6 +51,19 @@ struct JobRecord {
   bool dropped = false;
   bool new_attempt = false;  // stopped: its next start begins a new placement
   bool running_slot = false;  // `placement` is a slot of active placements, not yet text
+};
+
+// Time integrals of the cluster's state from the start of the run to some instant.
+struct Integrals {
+  double gpu_milli_us = 0;   // GPU-thousandth-microseconds held
+  double cpu_milli_us = 0;   // CPU-thousandth-microseconds held
+  double fragmented_us = 0;  // fragmented-GPU-microseconds
+};
+
+// The measurement window as it resolved in a run, and the integrals over it.
+struct WindowFigures {
+  engine::Time start = 0, end = 0;  // end > start
+  Integrals within;                 // integrals from start to end
 };
 
 struct TimelineRow {
@@ -101,7 +119,9 @@ class Collector final : public RunObserver {
   static constexpr workload::JobId kFreeSlot = ~workload::JobId{0};
 
   // `notices`: where the coarsening notice goes at the end of the run (the run's; null: not said).
-  Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices = nullptr);
+  // `window`: the span of the time-averaged summary figures (measure_window.h).
+  Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices = nullptr,
+            MeasureWindow window = {});
 
   void on_submit(const workload::JobSpec& job, engine::Time now) override;
   void on_drop(const workload::JobSpec& job, engine::Time now, const std::string& reason) override;
@@ -142,7 +162,11 @@ class Collector final : public RunObserver {
   }
   // Without pools: the trace's pool label of the job (kNoLabel for none).
   workload::Label job_pool_label(workload::JobId id) const { return id < job_pool_.size() ? job_pool_[id] : 0; }
+  // The measurement window and the integrals over it, after the run; nothing when it is empty
+  // (it ends where it starts or before: one submission, or a warm-up past the last one).
+  std::optional<WindowFigures> window() const;
   engine::Time first_submit() const { return first_submit_; }
+  engine::Time last_submit() const { return last_submit_; }
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
 
@@ -170,6 +194,13 @@ class Collector final : public RunObserver {
   // Adds pool p's figures from its last change to `until` to its rows and totals.
   void flush_pool(std::size_t p, engine::Time until);
   std::uint32_t add_text(std::string s);
+  // A submission at `now`: the first one fixes the default window start, each one the default end.
+  void submitted(engine::Time now);
+  // The integrals from the start of the run to t, for t at or after the last instant (the
+  // state of the last instant held since); after the run, the final integrals.
+  Integrals integrals_at(engine::Time t) const;
+  // Takes the window's edges that fall before `until` (called before integrating up to it).
+  void take_edges(engine::Time until);
 
   const cluster::Topology* topo_;
   engine::Time interval_;
@@ -192,6 +223,13 @@ class Collector final : public RunObserver {
   double frag_us_ = 0;
   double cpu_milli_us_ = 0;
   engine::Time first_submit_ = -1;
+  engine::Time last_submit_ = -1;
+  // The measurement window: its edges once known, and the integrals there once passed.
+  MeasureWindow window_;
+  std::optional<engine::Time> window_start_, window_end_;
+  std::optional<Integrals> at_start_, at_end_;
+  Integrals at_last_submit_;
+  bool finished_ = false;
   engine::Time last_end_ = 0;
   // Pools: nothing here is touched in a run without them (pools_ stays empty).
   const pools::PoolBook* book_ = nullptr;

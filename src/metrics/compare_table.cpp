@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "metrics/summary.h"
 #include "metrics/writers.h"
 #include "util/csv.h"
 
@@ -27,6 +28,7 @@ int decimals_for(double v, int digits, int min_decimals) {
 
 // A value as both CSV files write it: counts as integers, other figures with six decimals.
 std::string csv_value(const std::string& name, double v) {
+  if (!has_value(v)) return "";  // a figure with no value: an empty field, never a number
   if (is_count_figure(name)) return fmt::format("{}", static_cast<std::uint64_t>(v));
   return fmt::format("{:.6f}", v);
 }
@@ -45,6 +47,7 @@ CompareTable make_compare_table(const std::vector<std::string>& variants,
 }
 
 std::string figure_in_named_unit(const std::string& name, double v) {
+  if (!has_value(v)) return "-";
   if (ends_with(name, "_s")) {
     // Seconds in every column; a sub-second time keeps three significant digits.
     if (std::abs(v) >= 1 || v == 0) return fmt::format("{:.1f} s", v);
@@ -71,7 +74,9 @@ std::string format_compare_table(const CompareTable& table) {
     const auto& [name, values] = table.rows[r];
     for (std::size_t i = 0; i < values.size(); ++i) {
       std::string cell = figure_in_named_unit(name, values[i]);
-      if (i > 0) cell += values[0] != 0 ? " (x" + ratio_text(values[i] / values[0]) + ")" : std::string(" (-)");
+      if (i > 0 && has_value(values[i]))
+        cell += values[0] != 0 && has_value(values[0]) ? " (x" + ratio_text(values[i] / values[0]) + ")"
+                                                        : std::string(" (-)");
       width[i] = std::max(width[i], cell.size());
       cells[r].push_back(std::move(cell));
     }
@@ -98,7 +103,9 @@ void write_compare_csv(std::ostream& out, const CompareTable& table) {
     for (double v : values) out << "," << csv_value(name, v);
     // Ratios with six significant digits (a ratio of 2e-7 is not 0.000000).
     for (std::size_t i = 1; i < values.size(); ++i)
-      out << "," << (values[0] != 0 ? fmt::format("{:.6g}", values[i] / values[0]) : std::string());
+      out << "," << (values[0] != 0 && has_value(values[0]) && has_value(values[i])
+                         ? fmt::format("{:.6g}", values[i] / values[0])
+                         : std::string());
     out << "\n";
   }
 }

@@ -21,6 +21,8 @@ struct CompareTable {
   std::vector<std::pair<std::string, std::vector<double>>> rows;
 };
 
+// A figure without a value (kNoValue: a mean over no jobs, Jain's index of one user) prints
+// "-" with no ratio, and is an empty field in both CSV files.
 // Builds the table from each variant's (name, value) figures; every variant lists the same
 // figures in the same order as the first (they come from one Summary type).
 CompareTable make_compare_table(const std::vector<std::string>& variants,

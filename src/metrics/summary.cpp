@@ -7,13 +7,24 @@
 
 namespace schedlab::metrics {
 
+namespace {
+// The rank of percentile p among n values: floor and fraction of h = (n - 1) p / 100.
+std::pair<std::size_t, double> rank_of(std::size_t n, double p) {
+  const double h = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(n - 1);
+  const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
+  return {lo, h - static_cast<double>(lo)};
+}
+}  // namespace
+
 double percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
-  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+  const auto [lo, frac] = rank_of(sorted.size(), p);
+  if (frac == 0 || lo + 1 >= sorted.size()) return sorted[lo];
+  return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
 double jain_index(const std::vector<double>& values) {
+  if (values.size() < 2) return kNoValue;
   double sum = 0, squares = 0;
   for (double x : values) {
     sum += x;
@@ -22,29 +33,42 @@ double jain_index(const std::vector<double>& values) {
   return squares > 0 ? sum * sum / (static_cast<double>(values.size()) * squares) : 1.0;
 }
 
+double bounded_slowdown(double jct_s, double run_s) {
+  return std::max(1.0, jct_s / std::max(run_s, kSlowdownBound_s));
+}
+
 namespace {
 double mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
+  return v.empty() ? kNoValue : s / static_cast<double>(v.size());
 }
 
-// percentile() of values in any order, which it reorders: the same nearest rank, found in
-// linear time (per pool a mean and one percentile need no sort).
+// Percentile of sorted values; kNoValue for none.
+double pct(const std::vector<double>& sorted, double p) { return sorted.empty() ? kNoValue : percentile(sorted, p); }
+
+// percentile() of values in any order, which it reorders: the same interpolation, found in
+// linear time (per pool a mean and one percentile need no sort); kNoValue for none.
 double percentile_of(std::vector<double>& v, double p) {
-  if (v.empty()) return 0;
-  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
-  const auto k = static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(rank, 1, v.size()) - 1);
-  std::nth_element(v.begin(), v.begin() + k, v.end());
-  return v[static_cast<std::size_t>(k)];
+  if (v.empty()) return kNoValue;
+  const auto [lo, frac] = rank_of(v.size(), p);
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  const double a = v[lo];
+  if (frac == 0 || lo + 1 >= v.size()) return a;
+  // The next value up is the least of those after the nth element.
+  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+  return a + frac * (b - a);
 }
+
+// A finished or failed job's queueing delay: its time between submit and end holding nothing.
+double queueing_delay_s(const JobRecord& r) { return engine::to_seconds(r.end - r.submit - r.held); }
 
 // Per-pool figures: a second pass over the jobs, made only in runs with pools.
 void summarize_pools(const Collector& c, Summary& s) {
   const auto& info = c.pools();
   const std::size_t n = info.size();
   s.pools.resize(n);
-  std::vector<std::vector<double>> jct(n), wait(n);
+  std::vector<std::vector<double>> jct(n), wait(n), queued(n);
   for (const auto& r : c.jobs()) {
     for (auto p = c.job_pool(r.id); p >= 0; p = info[static_cast<std::size_t>(p)].parent) {
       const auto i = static_cast<std::size_t>(p);
@@ -59,6 +83,7 @@ void summarize_pools(const Collector& c, Summary& s) {
       ++ps.finished;
       jct[i].push_back(engine::to_seconds(r.end - r.submit));
       wait[i].push_back(engine::to_seconds(r.start - r.submit));
+      queued[i].push_back(queueing_delay_s(r));
     }
   }
   const double span_us = c.pool_span_seconds() * 1e6;
@@ -72,8 +97,9 @@ void summarize_pools(const Collector& c, Summary& s) {
     }
     ps.jct_mean_s = mean(jct[i]);
     ps.jct_p95_s = percentile_of(jct[i], 95);
-    ps.wait_mean_s = mean(wait[i]);
-    ps.wait_p95_s = percentile_of(wait[i], 95);
+    ps.first_wait_mean_s = mean(wait[i]);
+    ps.first_wait_p95_s = percentile_of(wait[i], 95);
+    ps.queueing_delay_mean_s = mean(queued[i]);
     const auto& t = c.pool_totals(i);
     if (span_us > 0) {
       ps.gpus_allocated_mean = t.gpus_allocated_us / span_us;
@@ -89,7 +115,7 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   Summary s;
   s.skipped_rows = skipped_rows;
   s.total_gpus = c.topology().total_gpus();
-  std::vector<double> jct, wait, rho;
+  std::vector<double> jct, wait, queued, slowdown, bounded, rho;
   std::map<workload::Label, double> user_gpu_us;  // ordered: the same sums in the same order every run
   double lost_gpu_us = 0;
   for (const auto& r : c.jobs()) {
@@ -107,86 +133,75 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     // A service instance ends when it is no longer wanted: it has no completion time.
     if (r.state != sched::JobState::finished || r.kind == workload::JobKind::service) continue;
     ++s.finished;
-    jct.push_back(engine::to_seconds(r.end - r.submit));
+    const double jct_s = engine::to_seconds(r.end - r.submit), run_s = engine::to_seconds(r.held);
+    jct.push_back(jct_s);
     wait.push_back(engine::to_seconds(r.start - r.submit));
+    queued.push_back(queueing_delay_s(r));
+    if (r.held > 0) slowdown.push_back(jct_s / run_s);
+    bounded.push_back(bounded_slowdown(jct_s, run_s));
     if (r.gpus_per_task == 0) ++s.finished_without_gpu;
     if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
-  std::sort(jct.begin(), jct.end());
-  std::sort(wait.begin(), wait.end());
-  std::sort(rho.begin(), rho.end());
-  // The waits of jobs that need GPUs: all of them, unless some finished jobs need none (a
+  // Means in job order, then the sorts the percentiles need.
+  s.jct_mean_s = mean(jct);
+  s.first_wait_mean_s = mean(wait);
+  s.queueing_delay_mean_s = mean(queued);
+  s.slowdown_mean = mean(slowdown);
+  s.bounded_slowdown_mean = mean(bounded);
+  for (auto* v : {&jct, &wait, &queued, &bounded, &rho}) std::sort(v->begin(), v->end());
+  // The first waits of jobs that need GPUs: all of them, unless some finished jobs need none (a
   // second pass then, so that a GPU-only run sorts no more than before).
   if (s.finished_without_gpu == 0) {
-    s.gpu_job_wait_mean_s = mean(wait);
-    s.gpu_job_wait_p95_s = percentile(wait, 95);
+    s.gpu_job_first_wait_mean_s = s.first_wait_mean_s;
+    s.gpu_job_first_wait_p95_s = pct(wait, 95);
   } else {
     std::vector<double> gpu_wait;
     for (const auto& r : c.jobs())
       if (!r.dropped && r.state == sched::JobState::finished && r.kind != workload::JobKind::service &&
           r.gpus_per_task > 0)
         gpu_wait.push_back(engine::to_seconds(r.start - r.submit));
+    s.gpu_job_first_wait_mean_s = mean(gpu_wait);
     std::sort(gpu_wait.begin(), gpu_wait.end());
-    s.gpu_job_wait_mean_s = mean(gpu_wait);
-    s.gpu_job_wait_p95_s = percentile(gpu_wait, 95);
+    s.gpu_job_first_wait_p95_s = pct(gpu_wait, 95);
   }
-  s.ftf_rho_max = rho.empty() ? 0 : rho.back();
-  s.ftf_rho_p95 = percentile(rho, 95);
+  s.ftf_rho_max = rho.empty() ? kNoValue : rho.back();
+  s.ftf_rho_p95 = pct(rho, 95);
   std::vector<double> per_user;
   for (const auto& [user, us] : user_gpu_us) per_user.push_back(us);
   s.jain_fairness = jain_index(per_user);
   s.lost_gpu_hours = lost_gpu_us / 1e6 / 3600.0;
-  s.jct_mean_s = mean(jct);
-  s.jct_p50_s = percentile(jct, 50);
-  s.jct_p95_s = percentile(jct, 95);
-  s.jct_p99_s = percentile(jct, 99);
-  s.wait_mean_s = mean(wait);
-  s.wait_p95_s = percentile(wait, 95);
+  s.jct_p50_s = pct(jct, 50);
+  s.jct_p95_s = pct(jct, 95);
+  s.jct_p99_s = pct(jct, 99);
+  s.queueing_delay_p50_s = pct(queued, 50);
+  s.queueing_delay_p95_s = pct(queued, 95);
+  s.queueing_delay_p99_s = pct(queued, 99);
+  s.first_wait_p95_s = pct(wait, 95);
+  s.bounded_slowdown_p95 = pct(bounded, 95);
   // From the first submit to the last end; 0 when nothing ran (every job dropped: the
   // fuzzer found -6 s here).
   if (c.first_submit() >= 0 && c.last_end() > c.first_submit())
     s.makespan_s = engine::to_seconds(c.last_end() - c.first_submit());
   s.gpu_hours = c.integral_gpu_seconds() / 3600.0;
-  double capacity = static_cast<double>(s.total_gpus) * s.makespan_s;
-  if (capacity > 0) {
-    s.gpu_utilization = c.integral_gpu_seconds() / capacity;
-    s.fragmentation = c.fragmented_gpu_seconds() / capacity;
+  const double gpus = static_cast<double>(s.total_gpus);
+  const double cpus = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0;
+  if (gpus * s.makespan_s > 0) s.gpu_utilization_makespan = c.integral_gpu_seconds() / (gpus * s.makespan_s);
+  if (cpus * s.makespan_s > 0) s.cpu_utilization_makespan = c.cpu_seconds() / (cpus * s.makespan_s);
+  if (const auto w = c.window()) {
+    s.window_start_s = engine::to_seconds(w->start);
+    s.window_end_s = engine::to_seconds(w->end);
+    const double span_us = static_cast<double>(w->end - w->start);
+    if (gpus > 0) {
+      s.gpu_utilization = w->within.gpu_milli_us / 1000.0 / (gpus * span_us);
+      s.fragmentation = w->within.fragmented_us / (gpus * span_us);
+    }
+    if (cpus > 0) s.cpu_utilization = w->within.cpu_milli_us / 1000.0 / (cpus * span_us);
   }
-  const double cpu_capacity = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0 * s.makespan_s;
-  if (cpu_capacity > 0) s.cpu_utilization = c.cpu_seconds() / cpu_capacity;
   // Allocated GPU time is what runs held (the timeline's integral); lost time is part of it.
   const double allocated_us = c.integral_gpu_seconds() * 1e6;
   if (allocated_us > 0) s.goodput = std::max(0.0, allocated_us - lost_gpu_us) / allocated_us;
   if (c.has_pools()) summarize_pools(c, s);
   return s;
-}
-
-std::vector<std::pair<std::string, double>> Summary::figures() const {
-  return {{"jobs", static_cast<double>(jobs)},
-          {"finished", static_cast<double>(finished)},
-          {"dropped", static_cast<double>(dropped)},
-          {"jct_mean_s", jct_mean_s},
-          {"jct_p50_s", jct_p50_s},
-          {"jct_p95_s", jct_p95_s},
-          {"jct_p99_s", jct_p99_s},
-          {"wait_mean_s", wait_mean_s},
-          {"wait_p95_s", wait_p95_s},
-          {"makespan_s", makespan_s},
-          {"gpu_hours", gpu_hours},
-          {"gpu_utilization", gpu_utilization},
-          {"fragmentation", fragmentation},
-          {"failed", static_cast<double>(failed)},
-          {"preemptions", static_cast<double>(preemptions)},
-          {"failures", static_cast<double>(failures)},
-          {"lost_gpu_hours", lost_gpu_hours},
-          {"goodput", goodput},
-          {"jain_fairness", jain_fairness},
-          {"ftf_rho_max", ftf_rho_max},
-          {"ftf_rho_p95", ftf_rho_p95},
-          {"finished_without_gpu", static_cast<double>(finished_without_gpu)},
-          {"gpu_job_wait_mean_s", gpu_job_wait_mean_s},
-          {"gpu_job_wait_p95_s", gpu_job_wait_p95_s},
-          {"cpu_utilization", cpu_utilization}};
 }
 
 }  // namespace schedlab::metrics

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "cluster/resources.h"
+#include "metrics/summary_figures.h"
 #include "util/checked.h"
 #include "util/csv.h"
 
@@ -24,12 +25,13 @@ std::string gpu_milli_text(std::uint64_t milli) {
 }
 
 bool is_count_figure(const std::string& name) {
-  return name == "jobs" || name == "finished" || name == "dropped" || name == "failed" || name == "preemptions" ||
-         name == "failures" || name == "finished_without_gpu" || name == "pods" || name == "pods_placed" ||
-         name == "pods_failed" || name == "gpu_pods_failed";
+  if (const auto* f = find_figure(name)) return f->unit == FigureUnit::count;
+  // A packing run's figures (run/packing_run.h) are not in the summary's table.
+  return name == "pods" || name == "pods_placed" || name == "pods_failed" || name == "gpu_pods_failed";
 }
 
 std::string human_figure(const std::string& name, double v) {
+  if (!has_value(v)) return "-";
   if (is_count_figure(name)) return fmt::format("{}", static_cast<std::uint64_t>(v));
   const bool seconds = name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0;
   if (seconds) return std::abs(v) >= 3600 ? fmt::format("{:.2f} h", v / 3600) : fmt::format("{:.1f} s", v);
@@ -42,7 +44,8 @@ std::string human_figure(const std::string& name, double v) {
 }
 
 std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, const workload::StringPool& strings) {
-  return trace_id != workload::kNoLabel ? std::string(strings.str(trace_id)) : std::to_string(trace_number);
+  if (trace_id != workload::kNoLabel) return std::string(strings.str(trace_id));
+  return trace_number != kNoTraceNumber ? std::to_string(trace_number) : std::string();
 }
 
 namespace {
@@ -58,8 +61,7 @@ std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& cata
 }  // namespace
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
-  out << "id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,"
-         "placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind\n";
+  out << kJobsCsvHeader << '\n';
   const auto& catalog = c.topology().catalog();
   // Rows are built in one buffer, written a megabyte at a time: a million rows of temporary
   // strings and formatted writes were a fifth of a replay's time.
@@ -85,15 +87,20 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     num(r.id);
     if (r.trace_id != workload::kNoLabel)
       append_csv_field(buf, strings.str(r.trace_id));
-    else
+    else if (r.trace_number != kNoTraceNumber)  // a job from outside (the API) has no trace row
       buf.append(std::to_string(r.trace_number));
+    buf += ',';
+    if (r.user != workload::kNoLabel) append_csv_field(buf, strings.str(r.user));
     buf += ',';
     // Final for finished, failed and dropped jobs; for a run cut short, where the job stood.
     const bool finished = r.state == sched::JobState::finished;
+    const bool ended = r.end >= 0 && (finished || r.state == sched::JobState::failed);
     secs(r.submit);
     secs(r.start);
     secs(r.end);
     secs(r.start >= 0 ? r.start - r.submit : -1);
+    secs(ended ? r.end - r.submit - r.held : -1);
+    secs(ended ? r.held : -1);
     secs(finished && r.end >= 0 ? r.end - r.submit : -1);
     num(r.tasks);
     num(r.gpus_per_task);
@@ -124,7 +131,7 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     buf += ',';
     gpu_seconds(r.lost_gpu_us);
     buf += ',';
-    // Whole CPUs and whole GB (the usual case) as plain integers, without formatting.
+    // Per task. Whole CPUs and whole GB (the usual case) as plain integers, without formatting.
     if (r.cpu_milli % cluster::kMilliPerCpu == 0)
       num(r.cpu_milli / cluster::kMilliPerCpu);
     else
@@ -199,11 +206,16 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
   j["skipped_rows"] = s.skipped_rows;
   auto& why = j["skipped_rows_by_reason"] = nlohmann::ordered_json::object();
   for (const auto& [reason, n] : s.skipped_by_reason) why[reason] = n;
-  for (const auto& [name, value] : s.figures()) {
-    if (is_count_figure(name))
-      j[name] = static_cast<std::uint64_t>(value);
+  j["percentile_method"] = kPercentileMethod;
+  for (const auto& f : summary_figures()) {
+    const double value = f.value(s);
+    auto& field = j[std::string(f.name)];
+    if (!has_value(value))
+      field = nullptr;
+    else if (f.unit == FigureUnit::count)
+      field = static_cast<std::uint64_t>(value);
     else
-      j[name] = std::round(value * 1e6) / 1e6;
+      field = std::round(value * 1e6) / 1e6;
   }
   auto rounded = [](double v) { return std::round(v * 1e6) / 1e6; };
   if (!s.services.empty()) {
@@ -232,6 +244,7 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
       if (!v) return nullptr;
       return std::round(*v * 1e6) / 1e6;
     };
+    auto rounded_value = [&](double v) { return rounded_opt(has_value(v) ? std::optional<double>(v) : std::nullopt); };
     j["pool_fairness_min"] = rounded_opt(s.pool_fairness_min);
     auto& pools = j["pools"] = nlohmann::ordered_json::object();
     for (const auto& p : s.pools) {
@@ -240,10 +253,11 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
       o["jobs"] = p.jobs;
       o["finished"] = p.finished;
       o["dropped"] = p.dropped;
-      o["wait_mean_s"] = rounded_opt(p.wait_mean_s);
-      o["wait_p95_s"] = rounded_opt(p.wait_p95_s);
-      o["jct_mean_s"] = rounded_opt(p.jct_mean_s);
-      o["jct_p95_s"] = rounded_opt(p.jct_p95_s);
+      o["first_wait_mean_s"] = rounded_value(p.first_wait_mean_s);
+      o["first_wait_p95_s"] = rounded_value(p.first_wait_p95_s);
+      o["queueing_delay_mean_s"] = rounded_value(p.queueing_delay_mean_s);
+      o["jct_mean_s"] = rounded_value(p.jct_mean_s);
+      o["jct_p95_s"] = rounded_value(p.jct_p95_s);
       o["gpus_allocated_mean"] = rounded_opt(p.gpus_allocated_mean);
       o["gpus_entitled_mean"] = rounded_opt(p.gpus_entitled_mean);
       o["fairness"] = rounded_opt(p.fairness);
@@ -254,34 +268,32 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
 
 std::string format_summary_table(const Summary& s) {
   std::string out;
-  auto row = [&](const char* name, const std::string& value) { out += fmt::format("  {:<22} {:>14}\n", name, value); };
-  row("jobs", fmt::format("{}", s.jobs));
-  row("finished", fmt::format("{}", s.finished));
-  row("dropped", fmt::format("{}", s.dropped));
-  if (s.skipped_rows) row("skipped trace rows", fmt::format("{}", s.skipped_rows));
-  for (const auto& [reason, n] : s.skipped_by_reason) out += fmt::format("    {:>10}  {}\n", n, reason);
-  row("JCT mean (s)", fmt::format("{:.1f}", s.jct_mean_s));
-  row("JCT p50 (s)", fmt::format("{:.1f}", s.jct_p50_s));
-  row("JCT p95 (s)", fmt::format("{:.1f}", s.jct_p95_s));
-  row("JCT p99 (s)", fmt::format("{:.1f}", s.jct_p99_s));
-  row("wait mean (s)", fmt::format("{:.1f}", s.wait_mean_s));
-  row("wait p95 (s)", fmt::format("{:.1f}", s.wait_p95_s));
-  row("makespan (s)", fmt::format("{:.1f}", s.makespan_s));
-  row("GPU-hours", fmt::format("{:.1f}", s.gpu_hours));
-  row("GPU utilization", fmt::format("{:.1f}%", 100 * s.gpu_utilization));
-  row("fragmentation", fmt::format("{:.1f}%", 100 * s.fragmentation));
-  row("failed", fmt::format("{}", s.failed));
-  row("preemptions", fmt::format("{}", s.preemptions));
-  row("failures", fmt::format("{}", s.failures));
-  row("lost GPU-hours", fmt::format("{:.1f}", s.lost_gpu_hours));
-  row("goodput", fmt::format("{:.1f}%", 100 * s.goodput));
-  row("Jain fairness (users)", fmt::format("{:.3f}", s.jain_fairness));
-  row("FTF rho max", fmt::format("{:.2f}", s.ftf_rho_max));
-  row("FTF rho p95", fmt::format("{:.2f}", s.ftf_rho_p95));
-  row("finished without GPU", fmt::format("{}", s.finished_without_gpu));
-  row("GPU-job wait mean (s)", fmt::format("{:.1f}", s.gpu_job_wait_mean_s));
-  row("GPU-job wait p95 (s)", fmt::format("{:.1f}", s.gpu_job_wait_p95_s));
-  row("CPU utilization", fmt::format("{:.1f}%", 100 * s.cpu_utilization));
+  auto row = [&](std::string_view name, const std::string& value) {
+    out += fmt::format("  {:<28} {:>14}\n", name, value);
+  };
+  for (const auto& f : summary_figures()) {
+    const double v = f.value(s);
+    const auto unit = unit_symbol(f.unit);
+    std::string value;
+    if (!has_value(v))
+      value = "-";
+    else if (f.unit == FigureUnit::count)
+      value = fmt::format("{}", static_cast<std::uint64_t>(v));
+    else if (f.unit == FigureUnit::share)
+      value = fmt::format("{:.1f}%", 100 * v);
+    else if (f.unit == FigureUnit::number)
+      value = fmt::format("{:.3f}", v);
+    else
+      value = fmt::format("{:.1f}", v);
+    row(f.unit == FigureUnit::seconds || f.unit == FigureUnit::gpu_hours ? fmt::format("{} ({})", f.label, unit)
+                                                                          : std::string(f.label),
+        value);
+    if (f.name == "dropped") {
+      if (s.skipped_rows) row("skipped trace rows", fmt::format("{}", s.skipped_rows));
+      for (const auto& [reason, n] : s.skipped_by_reason) out += fmt::format("    {:>10}  {}\n", n, reason);
+    }
+  }
+  row("percentiles", kPercentileMethod);
   for (const auto& f : s.services)
     out += fmt::format("  service {}: availability {:.2f}%, up to {} instances, {} restarts, {} failures\n", f.name,
                        100 * f.availability, f.instances_max, f.restarts, f.failures);
@@ -294,14 +306,16 @@ std::string format_summary_table(const Summary& s) {
   // Pools: one line each, indented by depth; waits and JCTs leave services out.
   auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
   row("pool fairness (min)", opt(s.pool_fairness_min));
-  out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "pool", "jobs",
-                     "finished", "dropped", "wait mean s", "wait p95 s", "JCT mean s", "JCT p95 s", "GPUs held",
-                     "entitled", "fairness");
+  auto secs = [](double v) { return has_value(v) ? fmt::format("{:.1f}", v) : std::string("-"); };
+  out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "pool",
+                     "jobs", "finished", "dropped", "queue mean s", "1st wait m s", "1st wait p95", "JCT mean s",
+                     "JCT p95 s", "GPUs held", "entitled", "fairness");
   for (const auto& p : s.pools)
-    out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>11.1f} {:>11.1f} {:>11.1f} {:>11.1f} {:>9.1f} {:>9.1f} {:>8}\n",
+    out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9.1f} {:>9.1f} {:>8}\n",
                        std::string(2 * std::size_t{p.depth}, ' ') + p.name, p.jobs, p.finished, p.dropped,
-                       p.wait_mean_s, p.wait_p95_s, p.jct_mean_s, p.jct_p95_s, p.gpus_allocated_mean,
-                       p.gpus_entitled_mean, opt(p.fairness));
+                       secs(p.queueing_delay_mean_s), secs(p.first_wait_mean_s), secs(p.first_wait_p95_s),
+                       secs(p.jct_mean_s), secs(p.jct_p95_s), p.gpus_allocated_mean, p.gpus_entitled_mean,
+                       opt(p.fairness));
   return out;
 }
 

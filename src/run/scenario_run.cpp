@@ -111,7 +111,7 @@ RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std:
   for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))
     notices.say(why);
   auto source = open_workload(sc, notices);
-  metrics::Collector collector(topo, sc.timeline_interval, &notices);
+  metrics::Collector collector(topo, sc.timeline_interval, &notices, sc.measure_window);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);

@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, double>> numbers_of(const std::string& path) 
 
 std::string number(double v) { return fmt::format("{}", v); }
 
-const char* kHeadline[] = {"jct_mean_s", "wait_mean_s", "makespan_s", "gpu_utilization"};
+const char* kHeadline[] = {"jct_mean_s", "queueing_delay_mean_s", "makespan_s", "gpu_utilization"};
 
 }  // namespace
 

@@ -93,7 +93,7 @@ if [ -f "$pt" ] && [ "$(head -1 "$pt")" = "start_s,end_s,pool,parent,gpus_alloca
 else
   fail pools_timeline_rows "$(wc -l <"$pt" 2>/dev/null) lines in pools-timeline.csv for $intervals intervals"
 fi
-if head -1 "$TMP/pools-day/jobs.csv" | grep -q ',cpus,mem_gb,pool,kind$' &&
+if head -1 "$TMP/pools-day/jobs.csv" | grep -q ',cpus_per_task,mem_gb_per_task,pool,kind$' &&
   [ "$(grep -c ',\(production\|research\|serving\),batch$' "$TMP/pools-day/jobs.csv")" -eq 169 ] &&
   grep -q '"pool_fairness_min": 0\.' "$TMP/pools-day/summary.json" &&
   grep -q '^    "research": {$' "$TMP/pools-day/summary.json" && grep -q '"gpus_entitled_mean": ' "$TMP/pools-day/summary.json" &&
@@ -192,7 +192,7 @@ bad_input resources_mem_not_number "$FIX/base.yaml: resources.mem_gb_per_gpu: " 
 # A job without GPUs runs on a host's CPUs; one needing more CPUs per task than any host has
 # is dropped with its reason, like one needing too many GPUs.
 run run "$FIX/base.yaml" --set workload.trace=cpu_jobs.csv --out "$TMP/cpu"
-if [ "$rc" -eq 0 ] && grep -q '^1,1,5.000000,5.000000,65.000000,0.000000,60.000000,2,0,1000,0,1,1,,h0:0+h0:0,finished,,0,0,0,0.000000,0.000000,8,32.5,,batch$' "$TMP/cpu/jobs.csv" &&
+if [ "$rc" -eq 0 ] && grep -q '^1,1,,5.000000,5.000000,65.000000,0.000000,0.000000,60.000000,60.000000,2,0,1000,0,1,1,,h0:0+h0:0,finished,,0,0,0,0.000000,0.000000,8,32.5,,batch$' "$TMP/cpu/jobs.csv" &&
   grep -q '^2,2,.*,dropped,unresolvable: a task needs 500 CPUs on one host; the largest allowed host has 96,0,0,0,0.000000,0.000000,500,16,,batch$' "$TMP/cpu/jobs.csv" &&
   grep -q '^3,3,.*,finished,,0,0,0,30.000000,0.000000,4,16,,batch$' "$TMP/cpu/jobs.csv" &&
   grep -q '"finished_without_gpu": 1,' "$TMP/cpu/summary.json"; then
@@ -598,7 +598,7 @@ else
 fi
 
 # Results of runs with stops: the new columns and figures, and the --events log.
-if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind$' &&
+if head -1 "$TMP/quick/jobs.csv" | grep -q ',state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus_per_task,mem_gb_per_task,pool,kind$' &&
   head -1 "$TMP/quick/timeline.csv" | grep -q ',fragmented_gpus,down_gpus,cpu_utilization,used_cpus$' &&
   grep -q '"goodput": 1.0,' "$TMP/quick/summary.json" && grep -q '"preemptions": 0,' "$TMP/quick/summary.json"; then
   pass results_life_columns_and_figures
@@ -923,7 +923,7 @@ bad_input external_needs_command "$EXT/scenario.yaml: scheduler.external: needs 
 # A correct policy: the run completes; its jobs.csv is the same twice (determinism).
 run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" -o "$TMP/ext-a"
 run run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" -o "$TMP/ext-b"
-if [ "$rc" -eq 0 ] && grep -q "^2,3,20.000000,60.000000,90.000000," "$TMP/ext-a/jobs.csv" &&
+if [ "$rc" -eq 0 ] && grep -q "^2,3,[^,]*,20.000000,60.000000,90.000000," "$TMP/ext-a/jobs.csv" &&
   cmp -s "$TMP/ext-a/jobs.csv" "$TMP/ext-b/jobs.csv"; then
   pass external_fifo_runs_deterministic
 else

@@ -102,15 +102,16 @@ TEST_CASE("Metrics.Collector.shares_count_as_fractions_and_fragmentation_integra
   CHECK(c.fragmented_gpu_seconds() == doctest::Approx(80));
 }
 
-TEST_CASE("Metrics.Summary.nearest_rank_percentiles") {
+TEST_CASE("Metrics.Summary.linear_percentiles") {
+  // pandas.Series(range(1, 11)).quantile(p / 100), its default (linear) method.
   const std::vector<double> ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   struct Case {
     double p, expected;
   };
-  const Case cases[] = {{0, 1}, {10, 1}, {11, 2}, {50, 5}, {51, 6}, {95, 10}, {99, 10}, {100, 10}};
+  const Case cases[] = {{0, 1}, {10, 1.9}, {11, 1.99}, {50, 5.5}, {51, 5.59}, {95, 9.55}, {99, 9.91}, {100, 10}};
   for (const auto& c : cases) {
     CAPTURE(c.p);
-    CHECK(percentile(ten, c.p) == c.expected);
+    CHECK(percentile(ten, c.p) == doctest::Approx(c.expected));
   }
   CHECK(percentile({}, 50) == 0);
   CHECK(percentile({42}, 99) == 42);
@@ -118,10 +119,10 @@ TEST_CASE("Metrics.Summary.nearest_rank_percentiles") {
 
 TEST_CASE("Metrics.Summary.figures_of_a_small_run") {
   // Four jobs on 4 GPUs, worked out by hand:
-  //   J0 1 GPU  t=0  runs 0..100     JCT 100, wait 0
-  //   J1 4 GPUs t=0  waits, 100..150 JCT 150, wait 100
-  //   J2 1 GPU  t=10 waits, 150..160 JCT 150, wait 140
-  //   J3 8 GPUs: dropped
+  //   J0 1 GPU  t=0  runs 0..100     JCT 100, wait 0,   run 100
+  //   J1 4 GPUs t=0  waits, 100..150 JCT 150, wait 100, run 50
+  //   J2 1 GPU  t=10 waits, 150..160 JCT 150, wait 140, run 10
+  //   J3 8 GPUs t=20: dropped (the last submission: the window is 0..20, where J0 alone runs)
   const std::vector<JobRow> jobs = {{0, 100, 1, 1}, {0, 50, 1, 4}, {10, 10, 1, 1}, {20, 10, 1, 8}};
   SimRun r(uniform_cluster(1, 1, 4), scheduler_config("best-fit"), jobs);
   Summary s = summarize(r.collector, 0);
@@ -132,14 +133,23 @@ TEST_CASE("Metrics.Summary.figures_of_a_small_run") {
   CHECK(s.jct_mean_s == doctest::Approx(400.0 / 3));
   CHECK(s.jct_p50_s == doctest::Approx(150));
   CHECK(s.jct_p99_s == doctest::Approx(150));
-  CHECK(s.wait_mean_s == doctest::Approx(80));
-  CHECK(s.wait_p95_s == doctest::Approx(140));
+  CHECK(s.first_wait_mean_s == doctest::Approx(80));
+  CHECK(s.first_wait_p95_s == doctest::Approx(136));  // rank 1.9 of {0, 100, 140}
+  // Never stopped: the queueing delay is the first wait.
+  CHECK(s.queueing_delay_mean_s == doctest::Approx(80));
+  CHECK(s.queueing_delay_p50_s == doctest::Approx(100));
+  CHECK(s.slowdown_mean == doctest::Approx((1.0 + 3 + 15) / 3));
+  CHECK(s.bounded_slowdown_mean == doctest::Approx((1.0 + 3 + 15) / 3));
   CHECK(s.makespan_s == doctest::Approx(160));
   CHECK(s.gpu_hours == doctest::Approx(310.0 / 3600));
-  CHECK(s.gpu_utilization == doctest::Approx(310.0 / (4 * 160)));
+  CHECK(s.gpu_utilization_makespan == doctest::Approx(310.0 / (4 * 160)));
+  CHECK(s.window_start_s == 0);
+  CHECK(s.window_end_s == 20);
+  CHECK(s.gpu_utilization == doctest::Approx(0.25));
+  CHECK(!has_value(s.jain_fairness));  // the trace has no users
   std::ostringstream csv;
   write_jobs_csv(csv, r.collector, r.source.strings());
-  CHECK(csv.str().find("3,3,20.000000,,,,,1,8,1000,8,0,0,,,dropped,unresolvable: a task needs 8 GPUs on one host; "
+  CHECK(csv.str().find("3,3,,20.000000,,,,,,,1,8,1000,8,0,0,,,dropped,unresolvable: a task needs 8 GPUs on one host; "
                        "the largest allowed host has 4,0,0,0,0.000000,0.000000,0,0,,batch\n") != std::string::npos);
 }
 

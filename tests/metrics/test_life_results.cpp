@@ -9,6 +9,7 @@
 #include "metrics/event_log.h"
 #include "metrics/fan_out.h"
 #include "metrics/summary.h"
+#include "metrics/summary_figures.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 
@@ -50,6 +51,8 @@ LifeEvent life_event(LifeStep step, double t_s, const workload::JobSpec& j, cons
 //     2 x 10 (thrown away) + 2 x 5 (restore) = 30. JCT 135, rho 1.35.
 //   J1 (user 2, 4 GPUs, 40 s) runs 30..70 on h0. GPU-seconds 160; JCT 40, rho 1.
 //   Timeline integral: 2 x 30 + 4 x 20 + 6 x 20 + 2 x 65 = 390 = 230 + 160.
+//   J0's first wait is 0 but its queueing delay 20 s (pending from its preemption at 30 s to
+//   its restart at 50 s); run time 115 s. J1: queueing delay 0, run time 40 s.
 // Each observer gets the simulation's calls in the simulation's order.
 void script(RunObserver& o) {
   const auto j0 = job(0, 2, 100, 1), j1 = job(1, 4, 40, 2);
@@ -90,12 +93,14 @@ void script(RunObserver& o) {
   o.on_instant(at(50, 6));
 
   l1.attained_gpu_us = 4 * static_cast<double>(sec(40));
+  l1.attained = sec(40);
   l1.work_done = l1.work_total;
   o.on_run_end(j1, h0_4, sec(30), sec(70), true);
   o.on_life(life_event(LifeStep::finish, 70, j1, l1));
   o.on_instant(at(70, 2));
 
   l0.attained_gpu_us += 2 * static_cast<double>(sec(85));
+  l0.attained = sec(30 + 85);  // held 0..30 and 50..135: pending 30..50
   l0.work_done = l0.work_total;
   o.on_run_end(j0, h1_2, sec(50), sec(135), true);
   o.on_life(life_event(LifeStep::finish, 135, j0, l0));
@@ -135,12 +140,17 @@ TEST_CASE("Metrics.Collector.a_stopped_and_restarted_job_keeps_its_life_and_fina
 
   std::ostringstream csv;
   workload::StringPool strings;
+  REQUIRE(strings.intern("alice") == 1);  // the users of script()
+  REQUIRE(strings.intern("bob") == 2);
   write_jobs_csv(csv, c, strings);
-  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus,mem_gb,pool,kind\n") !=
-        std::string::npos);
+  CHECK(csv.str().starts_with(std::string(kJobsCsvHeader) + "\n"));
+  CHECK(csv.str().find(",state,drop_reason,preemptions,failures,restarts,attained_gpu_s,lost_gpu_s,cpus_per_task,"
+                       "mem_gb_per_task,pool,kind\n") != std::string::npos);
   CHECK(line_of(csv.str(), "0,100,") ==
-        "0,100,0.000000,0.000000,135.000000,0.000000,135.000000,1,2,1000,2,1,1,V100,h1:2,finished,,1,0,1,"
-        "230.000000,30.000000,0,0,,batch");
+        "0,100,alice,0.000000,0.000000,135.000000,0.000000,20.000000,115.000000,135.000000,1,2,1000,2,1,1,V100,h1:2,"
+        "finished,,1,0,1,230.000000,30.000000,0,0,,batch");
+  CHECK(line_of(csv.str(), "1,101,").starts_with("1,101,bob,30.000000,30.000000,70.000000,0.000000,0.000000,40.000000,"
+                                                 "40.000000,"));
   CHECK(line_of(csv.str(), "1,101,").ends_with(",h0:4,finished,,0,0,0,160.000000,0.000000,0,0,,batch"));
 }
 
@@ -160,15 +170,16 @@ TEST_CASE("Metrics.Summary.lost_time_goodput_and_fairness_of_a_scripted_run") {
   // Users with 230 and 160 GPU-seconds: 390^2 / (2 x (230^2 + 160^2)).
   CHECK(s.jain_fairness == doctest::Approx(390.0 * 390 / (2 * (230.0 * 230 + 160.0 * 160))));
   CHECK(s.ftf_rho_max == doctest::Approx(1.35));
-  CHECK(s.ftf_rho_p95 == doctest::Approx(1.35));
-  // New figures come after the old ones, in a fixed order; counts print as integers.
+  CHECK(s.ftf_rho_p95 == doctest::Approx(1 + 0.95 * 0.35));  // rank 0.95 between 1 and 1.35
+  CHECK(s.queueing_delay_mean_s == doctest::Approx(10));  // (20 + 0) / 2
+  CHECK(s.first_wait_mean_s == 0);
+  // Slowdowns 135 / 115 and 40 / 40 = 1; bounded the same (both ran over 10 s).
+  CHECK(s.slowdown_mean == doctest::Approx((135.0 / 115 + 1) / 2));
+  CHECK(s.bounded_slowdown_mean == doctest::Approx((135.0 / 115 + 1) / 2));
+  // The figures in the table's order; counts print as integers.
   auto figures = s.figures();
-  REQUIRE(figures.size() == 25);
-  CHECK(figures[12].first == "fragmentation");
-  CHECK(figures[13].first == "failed");
-  CHECK(figures[20].first == "ftf_rho_p95");
-  CHECK(figures[21].first == "finished_without_gpu");
-  CHECK(figures[24].first == "cpu_utilization");
+  REQUIRE(figures.size() == summary_figures().size());
+  for (std::size_t i = 0; i < figures.size(); ++i) CHECK(figures[i].first == summary_figures()[i].name);
   CHECK(is_count_figure("finished_without_gpu"));
   CHECK(is_count_figure("preemptions"));
   CHECK_FALSE(is_count_figure("goodput"));
@@ -182,13 +193,14 @@ TEST_CASE("Metrics.Summary.lost_time_goodput_and_fairness_of_a_scripted_run") {
 }
 
 TEST_CASE("Metrics.Summary.jain_index_and_finish_time_fairness_percentiles") {
-  CHECK(jain_index({}) == 1.0);
-  CHECK(jain_index({5}) == 1.0);
+  CHECK_FALSE(has_value(jain_index({})));  // fewer than 2 users: nothing to be fair between
+  CHECK_FALSE(has_value(jain_index({5})));
   CHECK(jain_index({3, 3, 3}) == doctest::Approx(1.0));
   CHECK(jain_index({1, 0, 0, 0}) == doctest::Approx(0.25));
   CHECK(jain_index({0, 0}) == 1.0);
 
-  // 20 jobs of 10 s alone, finishing 10, 20, ..., 200 s after submit: rho 1..20, p95 = 19.
+  // 20 jobs of 10 s alone, finishing 10, 20, ..., 200 s after submit: rho 1..20, p95 at
+  // rank 0.95 x 19 = 18.05: 19.05.
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 1, 4), catalog);
   Collector c(topo, 60 * kMicrosPerSecond);
@@ -203,8 +215,8 @@ TEST_CASE("Metrics.Summary.jain_index_and_finish_time_fairness_percentiles") {
   Summary s = summarize(c, 0);
   CHECK(s.finished == 20);
   CHECK(s.ftf_rho_max == doctest::Approx(20));
-  CHECK(s.ftf_rho_p95 == doctest::Approx(19));
-  CHECK(s.jain_fairness == 1.0);  // one user
+  CHECK(s.ftf_rho_p95 == doctest::Approx(19.05));
+  CHECK_FALSE(has_value(s.jain_fairness));  // one user
   CHECK(s.goodput == doctest::Approx(1.0));
 }
 

@@ -167,13 +167,15 @@ TEST_CASE("Metrics.Pools.allocation_entitlement_and_fairness_of_a_pool_kept_wait
     // Jobs: production's wait 900 s and JCT 1900 s; research's 0 and 1000.
     CHECK(prod.jobs == 2);
     CHECK(prod.finished == 2);
-    CHECK(prod.wait_mean_s == doctest::Approx(900));
+    CHECK(prod.first_wait_mean_s == doctest::Approx(900));
+    CHECK(prod.queueing_delay_mean_s == doctest::Approx(900));
     CHECK(prod.jct_p95_s == doctest::Approx(1900));
     CHECK(res.finished == 4);
-    CHECK(res.wait_p95_s == 0);
+    CHECK(res.first_wait_p95_s == 0);
     CHECK(res.jct_mean_s == doctest::Approx(1000));
     // The printed summary and summary.json carry them; the figures every run has are unchanged.
-    CHECK(format_summary_table(s).find("\n  pool fairness (min)             0.532\n") != std::string::npos);
+    CHECK(format_summary_table(s).find(fmt::format("\n  {:<28} {:>14}\n", "pool fairness (min)", "0.532")) !=
+          std::string::npos);
     std::ostringstream json;
     write_summary_json(json, s, "x");
     CHECK(json.str().find("\"pool_fairness_min\": 0.531915,\n  \"pools\": {\n    \"production\": {\n"
@@ -223,7 +225,7 @@ TEST_CASE("Metrics.Pools.jobs_csv_pool_and_kind_columns_and_services_left_out_of
 
   PoolRun run(rows, &pools, "none", kinds);
   const std::string csv = run.jobs_csv();
-  CHECK(csv.substr(0, csv.find('\n')).ends_with(",cpus,mem_gb,pool,kind"));
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",cpus_per_task,mem_gb_per_task,pool,kind"));
   CHECK(line_of(csv, "0,0,").ends_with(",0,0,production,batch"));
   CHECK(line_of(csv, "1,1,").ends_with(",0,0,research,service"));
   CHECK(line_of(csv, "2,2,").ends_with(",0,0,research,cron"));

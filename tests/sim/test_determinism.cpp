@@ -26,14 +26,14 @@ std::string read_file(const fs::path& p) {
 }
 
 // A fresh temporary folder, removed at the end of the test.
-struct TempDir {
+struct ScratchDir {
   fs::path path;
-  explicit TempDir(const std::string& tag)
+  explicit ScratchDir(const std::string& tag)
       : path(fs::temp_directory_path() / ("schedlab-test-" + tag + "-" + std::to_string(::getpid()))) {
     fs::remove_all(path);
     fs::create_directories(path);
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~ScratchDir() { fs::remove_all(path); }
 };
 
 const char* const kFiles[] = {"jobs.csv", "timeline.csv", "summary.json", "run.yaml"};
@@ -50,7 +50,7 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
       {root + "/scenarios/hetero-compare.yaml", {"scheduler.admission=incremental", "scheduler.backfill=easy"}},
       {root + "/tests/fixtures/scenarios/generated.yaml", {}},
   };
-  TempDir tmp("determinism");
+  ScratchDir tmp("determinism");
   int n = 0;
   for (const auto& c : cases) {
     CAPTURE(c.scenario);
@@ -88,7 +88,7 @@ TEST_CASE("Sim.Determinism.another_seed_gives_another_generated_run") {
 
 TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/tiny.yaml";
-  TempDir tmp("resolved");
+  ScratchDir tmp("resolved");
   auto out = tmp.path / "run";
   Notices notices;
   auto outcome = sim::run_scenario(
@@ -105,18 +105,18 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   CHECK(run["resolved"]["seed"].as<int>() == 5);
   CHECK(run["scenario_file"].as<std::string>() == scenario);
   std::string jobs = read_file(out / "jobs.csv");
-  CHECK(jobs.starts_with("id,trace_id,submit_s,start_s,end_s,wait_s,jct_s,tasks,gpus_per_task,gpu_milli,gpus,hosts,"
-                         "racks,gpu_model,placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,"
-                         "lost_gpu_s,cpus,mem_gb,pool,kind\n"));
+  CHECK(jobs.starts_with("id,trace_id,user,submit_s,start_s,end_s,first_wait_s,queueing_delay_s,run_s,jct_s,tasks,"
+                         "gpus_per_task,gpu_milli,gpus,hosts,racks,gpu_model,placement,state,drop_reason,preemptions,"
+                         "failures,restarts,attained_gpu_s,lost_gpu_s,cpus_per_task,mem_gb_per_task,pool,kind\n"));
   // No CPU or memory column in the trace: the defaults, 4 CPUs and 16 GB per GPU of a task; then
   // the trace's pool column (the scenario has no pools) and the job's kind.
-  CHECK(jobs.find("1,1,0.500000,0.500000,50.750000,0.000000,50.250000,2,4,1000,8,1,1,A100,h2:8,finished,,0,0,0,"
-                  "402.000000,0.000000,16,64,research,batch\n") != std::string::npos);
+  CHECK(jobs.find("1,1,bob,0.500000,0.500000,50.750000,0.000000,0.000000,50.250000,50.250000,2,4,1000,8,1,1,A100,"
+                  "h2:8,finished,,0,0,0,402.000000,0.000000,16,64,research,batch\n") != std::string::npos);
 }
 
 TEST_CASE("Sim.ScenarioRun.a_failed_run_leaves_no_results_folder") {
   // A trace row naming a GPU model the catalog lacks fails mid-run.
-  TempDir tmp("failed");
+  ScratchDir tmp("failed");
   const fs::path trace = tmp.path / "bad_model.csv";
   std::ofstream(trace) << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_model\n0,0,10,1,1,\n1,5,10,1,1,H10O\n";
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/minimal.yaml";
