@@ -15,7 +15,6 @@ std::optional<std::string> seeds_without_effect(const SweepSpec& spec) {
   const std::size_t points = cell_count(spec) / seeds;
   std::size_t fixed = 0, loaded = 0;
   std::string first;  // the first fixed point's grid values
-  config::keep_parsed_yaml_files(true);
   for (std::size_t p = 0; p < points; ++p) {
     const SweepCell cell = cell_at(spec, p * seeds);
     try {
@@ -28,7 +27,6 @@ std::optional<std::string> seeds_without_effect(const SweepSpec& spec) {
     } catch (const std::exception&) {
     }
   }
-  config::keep_parsed_yaml_files(false);
   if (fixed == 0) return std::nullopt;
   const std::string what = fmt::format(
       "a fixed trace and no random draws (no workload.generate, failure rates, perf.model placement, pools spread "

@@ -81,7 +81,7 @@ TEST_CASE("Metrics.Definitions.queueing_delay_counts_time_pending_after_a_preemp
   // finishes at 100. JCT 100 = queueing delay (10 + 30) + run time (30 + 30).
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 1, 4), catalog);
-  Collector c(topo, 60 * kMicrosPerSecond, false);
+  Collector c(topo, 60 * kMicrosPerSecond, nullptr);
   const auto j = one_gpu_job(0);
   const cluster::Placement p{{{0, 1, 0, 0}}};
   sched::JobLife l;
@@ -136,7 +136,7 @@ TEST_CASE("Metrics.Definitions.utilization_over_the_measurement_window") {
   };
   for (const auto& k : cases) {
     CAPTURE(k.name);
-    Collector c(topo, 60 * kMicrosPerSecond, false, k.window);
+    Collector c(topo, 60 * kMicrosPerSecond, nullptr, k.window);
     load_run(c);
     const Summary s = summarize(c, 0);
     CHECK(s.window_start_s == doctest::Approx(k.start_s));
@@ -152,9 +152,9 @@ TEST_CASE("Metrics.Definitions.an_empty_window_has_no_utilization") {
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 1, 4), catalog);
   // A warm-up past the last submission, and a run with one submission.
-  Collector late(topo, 60 * kMicrosPerSecond, false, {std::nullopt, std::nullopt, sec(150)});
+  Collector late(topo, 60 * kMicrosPerSecond, nullptr, {std::nullopt, std::nullopt, sec(150)});
   load_run(late);
-  Collector one(topo, 60 * kMicrosPerSecond, false);
+  Collector one(topo, 60 * kMicrosPerSecond, nullptr);
   one.on_submit(one_gpu_job(0), 0);
   one.on_instant(used(0, 1));
   one.on_instant(used(10, 0));
@@ -210,7 +210,7 @@ TEST_CASE("Metrics.Definitions.summary_json_names_the_percentile_method_and_ever
 TEST_CASE("Metrics.Definitions.a_job_without_a_trace_row_has_an_empty_trace_id") {
   auto catalog = small_catalog();
   cluster::Topology topo(uniform_cluster(1, 1, 4), catalog);
-  Collector c(topo, 60 * kMicrosPerSecond, false);
+  Collector c(topo, 60 * kMicrosPerSecond, nullptr);
   auto j = one_gpu_job(0);
   j.trace_number = kNoTraceNumber;  // submitted over the API
   c.on_submit(j, 0);

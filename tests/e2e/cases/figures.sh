@@ -86,9 +86,9 @@ run plot "$TMP/fig-sweep"
 $PDF_TEXT "$TMP/fig-sweep/sweep.pdf" >"$TMP/fig-sweep.txt" 2>"$TMP/stderr"
 # A fixed trace: the seeds give one value, so no band, and the title says so.
 has_lines figures_sweep_offered_load "$TMP/fig-sweep.txt" "tiny-test" \
-  "relative offered load (1 / workload.arrival_scale)" "mean JCT (hours)" "GPU utilization (% of GPUs)" \
+  "offered load (GPU-hours asked per GPU-hour of the cluster)" "mean JCT (hours)" "GPU utilization (% of GPUs)" \
   "mean JCT (seeds gave one value: no CI)" "scheduler.placement" "first-fit" "rack-pack"
-# The x axis runs with the load: 1 / 2.0 = 0.5 at the left, 1 / 0.5 = 2 at the right.
+# The x axis is the offered load summary.json reports (it runs with the load), never the raw scale.
 if ! grep -qx "workload.arrival_scale" "$TMP/fig-sweep.txt"; then pass figures_sweep_x_is_not_the_scale; else
   fail figures_sweep_x_is_not_the_scale "the x axis is labelled with the raw key"; fi
 
