@@ -45,12 +45,10 @@ std::vector<std::string> lines_of(const fs::path& p) {
 
 bool alive(pid_t pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
-}  // namespace
-
-TEST_CASE("Emu.LocalAgents.supervise_one_agent_per_host_not_adopted_restarted_when_killed_none_left_after_stop") {
-  testing::ScratchDir dir("local-agents");
-  // The stand-in: its work folder is the argument after --work-dir.
-  const fs::path exe = dir.path / "fake-schedlab";
+// A stand-in for the schedlab binary in `dir`: it notes its command line and pid in its work
+// folder (the argument after --work-dir) and sleeps.
+fs::path fake_schedlab(const fs::path& dir) {
+  const fs::path exe = dir / "fake-schedlab";
   std::ofstream(exe) << "#!/bin/sh\n"
                         "w=''; prev=''\n"
                         "for a in \"$@\"; do [ \"$prev\" = --work-dir ] && w=$a; prev=$a; done\n"
@@ -58,6 +56,14 @@ TEST_CASE("Emu.LocalAgents.supervise_one_agent_per_host_not_adopted_restarted_wh
                         "echo $$ >> \"$w/pids\"\n"
                         "exec sleep 30\n";
   fs::permissions(exe, fs::perms::owner_all);
+  return exe;
+}
+
+}  // namespace
+
+TEST_CASE("Emu.LocalAgents.supervise_one_agent_per_host_not_adopted_restarted_when_killed_none_left_after_stop") {
+  testing::ScratchDir dir("local-agents");
+  const fs::path exe = fake_schedlab(dir.path);
 
   const cluster::GpuCatalog catalog = testing::small_catalog();
   const cluster::Topology topo(testing::uniform_cluster(1, 3, 4), catalog);
@@ -96,13 +102,7 @@ TEST_CASE("Emu.LocalAgents.supervise_one_agent_per_host_not_adopted_restarted_wh
 
 TEST_CASE("Emu.LocalAgents.real_gpus_each_hosts_agent_gets_its_share_of_the_real_gpus") {
   testing::ScratchDir dir("local-agents-gpus");
-  const fs::path exe = dir.path / "fake-schedlab";
-  std::ofstream(exe) << "#!/bin/sh\n"
-                        "w=''; prev=''\n"
-                        "for a in \"$@\"; do [ \"$prev\" = --work-dir ] && w=$a; prev=$a; done\n"
-                        "echo \"$*\" >> \"$w/argv\"\n"
-                        "exec sleep 30\n";
-  fs::permissions(exe, fs::perms::owner_all);
+  const fs::path exe = fake_schedlab(dir.path);
   const cluster::GpuCatalog catalog = testing::small_catalog();
   const cluster::Topology topo(testing::uniform_cluster(1, 2, 2), catalog);
   LocalAgentsOptions o;
