@@ -143,6 +143,9 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       eo->journal_options = std::move(o);
     }
     Notices notices;
+    eo->simulate = [&notices](const config::Scenario& twin, const sim::RunHooks& hooks) {
+      sim::run_scenario(twin, notices, "", false, {}, hooks);
+    };
     emu::Emulation emulation(*eo, notices);
     if (journal) emulation.resume_from(std::move(*journal), temporary_work_dir);
     auto hooks = emulation.hooks(scenario,

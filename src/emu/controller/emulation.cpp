@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "emu/controller/api.h"
 #include "emu/endpoint.h"
 #include "metrics/summary.h"
-#include "run/scenario_run.h"
 #include "util/checked.h"
 #include "util/error.h"
 
@@ -299,7 +299,8 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   capture.finish = [&](const sim::RunHooks::PathOf&, const metrics::Collector& c, const metrics::Summary& s) {
     sim_records = records_of(c, s);
   };
-  sim::run_scenario(simulated, notices_, "", false, {}, capture);
+  if (!options_.simulate) throw std::logic_error("emulation: no simulate hook to run the twin with");
+  options_.simulate(simulated, capture);
   fidelity_ = compare_runs(records_of(collector, summary), sim_records);
   fidelity_.clock_lag_p50_ms = stats_.clock_lag_p50_ms;
   fidelity_.clock_lag_p99_ms = stats_.clock_lag_p99_ms;

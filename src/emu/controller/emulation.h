@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -53,6 +54,9 @@ struct EmulationOptions {
   // bf16 rates size the steps' GEMMs ("" = the datasheet).
   std::vector<std::uint32_t> gpus;
   std::string gpu_profile;
+  // Runs a scenario in simulation with these hooks, writing nothing: the twin the emulation is
+  // measured against. Given by the command, since running a scenario (run/) sits above emu/.
+  std::function<void(const config::Scenario&, const sim::RunHooks&)> simulate;
 };
 
 struct EmulationStats {
