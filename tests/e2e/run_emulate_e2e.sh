@@ -235,8 +235,9 @@ print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_
     fail emulate_api "$bad (stopped job: '$running')"
   else
     rows=$(($(wc -l <"$TMP/api/jobs.csv") - 1))
-    api_state=$(grep ',from-api,' "$TMP/api/jobs.csv" | cut -d, -f16)
-    stopped_state=$(awk -F, -v id="$running" '$1 == id { print $16 }' "$TMP/api/jobs.csv")
+    state_col=$(head -n 1 "$TMP/api/jobs.csv" | tr , '\n' | grep -nx state | cut -d: -f1)
+    api_state=$(grep ',from-api,' "$TMP/api/jobs.csv" | cut -d, -f"$state_col")
+    stopped_state=$(awk -F, -v id="$running" -v c="$state_col" '$1 == id { print $c }' "$TMP/api/jobs.csv")
     if [ "$rows" = 29 ] && [ "$api_state" = finished ] && [ "$stopped_state" = failed ]; then
       pass emulate_api
     else
