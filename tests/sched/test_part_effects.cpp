@@ -60,7 +60,8 @@ TEST_CASE("Sched.PartEffects.run_time_keys_need_preemption") {
 }
 
 TEST_CASE("Sched.PartEffects.promote_after_without_reorder") {
-  cluster::Topology topo(hetero_cluster(), small_catalog());
+  const auto catalog = small_catalog();  // the topology points at it
+  cluster::Topology topo(hetero_cluster(), catalog);
   auto c = config_of("las", "none");
   c.args["las"] = sched::PartArgs{{"promote_after", "4"}};
   auto said = sched::parts_without_effect(c, topo, {});
@@ -75,7 +76,8 @@ TEST_CASE("Sched.PartEffects.promote_after_without_reorder") {
 }
 
 TEST_CASE("Sched.PartEffects.fifo_keys_never_outrank_without_backfill") {
-  cluster::Topology topo(hetero_cluster(), small_catalog());
+  const auto catalog = small_catalog();  // the topology points at it
+  cluster::Topology topo(hetero_cluster(), catalog);
   CHECK(names(sched::parts_without_effect(config_of("fifo", "reorder"), topo, {}),
               "scheduler.preemption: reorder under queue fifo and backfill none never stops a job"));
   CHECK(sched::parts_without_effect(config_of("fifo", "reorder", "easy"), topo, {}).empty());
@@ -88,10 +90,11 @@ TEST_CASE("Sched.PartEffects.fifo_keys_never_outrank_without_backfill") {
 TEST_CASE("Sched.PartEffects.same_generation_on_one_generation") {
   auto c = config_of("fifo", "none");
   c.filters = {"gpu-model", "same-generation"};
-  cluster::Topology one(uniform_cluster(1, 2, 4, kA100), small_catalog());
+  const auto catalog = small_catalog();  // the topologies point at it
+  cluster::Topology one(uniform_cluster(1, 2, 4, kA100), catalog);
   const auto said = sched::parts_without_effect(c, one, {});
   REQUIRE(said.size() == 1);
   CHECK(said[0] == "scheduler.filters: same-generation has no effect: every GPU of cluster 'uniform' is of generation 80");
-  cluster::Topology mixed(hetero_cluster(), small_catalog());
+  cluster::Topology mixed(hetero_cluster(), catalog);
   CHECK(sched::parts_without_effect(c, mixed, {}).empty());
 }

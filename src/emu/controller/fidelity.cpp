@@ -147,13 +147,17 @@ void write_fidelity_csv(std::ostream& out, const Fidelity& f) {
 
 std::string format_fidelity_table(const Fidelity& f) {
   std::string s = fmt::format("{:<24}{:>14}{:>14}{:>10}\n", "", "emulated", "simulated", "error");
-  auto row = [&](const char* name, double e, double m, double err, const char* unit) {
-    s += fmt::format("{:<24}{:>14.1f}{:>14.1f}{:>9.1f}%{}\n", name, e, m, err * 100, unit);
+  // A figure with nothing to measure (no job compared, an empty measurement window) is a dash,
+  // as in every other table (docs/metrics.md).
+  auto cell = [](double v, const char* spec) { return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(spec), v); };
+  auto row = [&](const char* name, double e, double m, double err) {
+    s += fmt::format("{:<24}{:>14}{:>14}{:>10}\n", name, cell(e, "{:.1f}"), cell(m, "{:.1f}"), cell(err * 100, "{:.1f}%"));
   };
-  row("mean JCT (s)", f.emu_jct_mean_compared_s, f.sim_jct_mean_compared_s, f.mean_jct_error, "");
-  row("makespan (s)", f.emulated.makespan_s, f.simulated.makespan_s, f.makespan_error, "");
-  s += fmt::format("{:<24}{:>13.1f}%{:>13.1f}%{:>+9.1f} pt\n", "GPU utilization", f.emulated.gpu_utilization * 100,
-                   f.simulated.gpu_utilization * 100, f.utilization_error * 100);
+  row("mean JCT (s)", f.compared ? f.emu_jct_mean_compared_s : metrics::kNoValue,
+      f.compared ? f.sim_jct_mean_compared_s : metrics::kNoValue, f.compared ? f.mean_jct_error : metrics::kNoValue);
+  row("makespan (s)", f.emulated.makespan_s, f.simulated.makespan_s, f.makespan_error);
+  s += fmt::format("{:<24}{:>14}{:>14}{:>12}\n", "GPU utilization", cell(f.emulated.gpu_utilization * 100, "{:.1f}%"),
+                   cell(f.simulated.gpu_utilization * 100, "{:.1f}%"), cell(f.utilization_error * 100, "{:+.1f} pt"));
   s += fmt::format("{:<24}{:>14}{:>14}\n", "finished / failed",
                    fmt::format("{} / {}", f.emulated.finished, f.emulated.failed),
                    fmt::format("{} / {}", f.simulated.finished, f.simulated.failed));

@@ -91,3 +91,17 @@ TEST_CASE("Emu.Fidelity.each_reason_for_distrust_is_named") {
 }
 
 }  // namespace schedlab::emu
+
+namespace schedlab::emu {
+
+TEST_CASE("Emu.Fidelity.a_figure_with_nothing_to_measure_is_a_dash") {
+  RunRecords emu, sim;
+  emu.summary.gpu_utilization = metrics::kNoValue;  // an empty measurement window
+  sim.summary.gpu_utilization = metrics::kNoValue;
+  const Fidelity f = compare_runs(emu, sim);  // no job finished in both
+  const std::string table = format_fidelity_table(f);
+  CHECK(table.find("nan") == std::string::npos);
+  CHECK(table.find("mean JCT (s)                         -             -         -") != std::string::npos);
+}
+
+}  // namespace schedlab::emu
