@@ -23,7 +23,12 @@ bool ends_with(const std::string& s, const std::string& tail) {
 int decimals_for(double v, int digits, int min_decimals) {
   if (v == 0 || !std::isfinite(v)) return min_decimals;
   const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
-  return std::clamp(digits - 1 - magnitude, min_decimals, 17);
+  int d = std::clamp(digits - 1 - magnitude, min_decimals, 17);
+  // 0.9996 to three digits rounds up to 1.000, a magnitude higher: one decimal fewer (1.00), so
+  // that a ratio keeps its number of significant digits whichever side of a power of 10 it falls.
+  const double scale = std::pow(10.0, d);
+  if (d > min_decimals && std::abs(std::round(v * scale) / scale) >= std::pow(10.0, magnitude + 1)) --d;
+  return d;
 }
 
 // A value as both CSV files write it: counts as integers, other figures with six decimals.
