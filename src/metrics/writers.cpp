@@ -307,11 +307,11 @@ std::string format_summary_table(const Summary& s) {
   auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };
   row("pool fairness (min)", opt(s.pool_fairness_min));
   auto secs = [](double v) { return has_value(v) ? fmt::format("{:.1f}", v) : std::string("-"); };
-  out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "pool",
-                     "jobs", "finished", "dropped", "queue mean s", "1st wait m s", "1st wait p95", "JCT mean s",
-                     "JCT p95 s", "GPUs held", "entitled", "fairness");
+  out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>15} {:>15} {:>14} {:>11} {:>11} {:>9} {:>9} {:>8}\n", "pool",
+                     "jobs", "finished", "dropped", "queueing mean s", "1st wait mean s", "1st wait p95 s",
+                     "JCT mean s", "JCT p95 s", "GPUs held", "entitled", "fairness");
   for (const auto& p : s.pools)
-    out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>12} {:>12} {:>12} {:>11} {:>11} {:>9.1f} {:>9.1f} {:>8}\n",
+    out += fmt::format("  {:<22} {:>6} {:>8} {:>7} {:>15} {:>15} {:>14} {:>11} {:>11} {:>9.1f} {:>9.1f} {:>8}\n",
                        std::string(2 * std::size_t{p.depth}, ' ') + p.name, p.jobs, p.finished, p.dropped,
                        secs(p.queueing_delay_mean_s), secs(p.first_wait_mean_s), secs(p.first_wait_p95_s),
                        secs(p.jct_mean_s), secs(p.jct_p95_s), p.gpus_allocated_mean, p.gpus_entitled_mean,
