@@ -115,11 +115,11 @@ void emit(const perf::CalibrationProfile& profile, const std::string& out_path) 
                                        e.what()));
   }
   if (out_path.empty()) {
-    perf::write_profile(profile, std::cout);
+    std::cout << text.str();
     return;
   }
   StagedFile f(out_path, "--out", perf::kProfileFirstLine);
-  perf::write_profile(profile, f.stream());
+  f.stream() << text.str();
   f.commit();
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "calib/gpu_step.h"
+#include "metrics/summary.h"
 #include "emu/node/checkpoint_file.h"
 #include "emu/node/rendezvous.h"
 #include "perf/perf_model.h"
@@ -315,12 +316,11 @@ std::string format_gpu_steps(const std::vector<double>& step_ms) {
   if (step_ms.size() < 2) return line;
   std::vector<double> rest(step_ms.begin() + 1, step_ms.end());
   std::sort(rest.begin(), rest.end());
-  const std::size_t n = rest.size();
-  const double median = n % 2 ? rest[n / 2] : (rest[n / 2 - 1] + rest[n / 2]) / 2;
   double sum = 0;
   for (double v : rest) sum += v;
-  return line + fmt::format("; then median {:.3f} ms, mean {:.3f} ms, min {:.3f} ms, max {:.3f} ms", median,
-                            sum / static_cast<double>(n), rest.front(), rest.back());
+  return line + fmt::format("; then median {:.3f} ms, mean {:.3f} ms, min {:.3f} ms, max {:.3f} ms",
+                            metrics::percentile(rest, 50), sum / static_cast<double>(rest.size()), rest.front(),
+                            rest.back());
 }
 
 // ---- StopControl --------------------------------------------------------------------------------
