@@ -53,7 +53,8 @@ std::vector<std::pair<std::size_t, double>> read_weights(const ArgValue& map, co
   std::vector<std::pair<std::size_t, double>> out;
   for (const auto& [name, weight] : map.entries) {
     const auto& models = catalog.models();
-    auto it = std::find_if(models.begin(), models.end(), [&](const TrainingModel& m) { return m.name == name; });
+    // By its own name: clang before 16 cannot capture a structured binding.
+    auto it = std::find_if(models.begin(), models.end(), [&want = name](const TrainingModel& m) { return m.name == want; });
     if (it == models.end()) bad(file, weight, unknown_name_message("training model", name, catalog.names()));
     double w = 0;
     if (weight.shape != ArgValue::Shape::scalar || !try_parse_double(trim(weight.text), w))
