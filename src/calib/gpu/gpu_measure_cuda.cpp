@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "calib/gpu/device_stream.h"
 #include "calib/gpu/kernels.h"
 #include "calib/gpu/libraries.h"
 #include "calib/gpu_measure.h"
@@ -116,11 +117,8 @@ double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
 // ---- the measurements ------------------------------------------------------------------------
 
 void measure_launch(const GpuMeasureOptions& o, GpuReport& rep) {
-  cuda_check(cudaSetDevice(0), "cudaSetDevice");
-  cudaStream_t s;
-  cuda_check(cudaStreamCreate(&s), "cudaStreamCreate");
-  Cleanup c;
-  c.actions.push_back([s] { cudaStreamDestroy(s); });
+  const gpu::DeviceStream stream(0, gpu::StreamOrder::with_default_stream, kWho);
+  const cudaStream_t s = stream.get();
   for (int i = 0; i < 100; ++i) cuda_check(gpu::launch_empty(s), "empty kernel launch");
   cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   const int n = 2000;
@@ -157,10 +155,9 @@ void measure_copies(const GpuMeasureOptions& o, GpuReport& rep) {
   c.actions.push_back([b] { cudaFree(b); });
   cuda_check(cudaMallocHost(&h, bytes), "cudaMallocHost");
   c.actions.push_back([h] { cudaFreeHost(h); });
-  cudaStream_t s;
+  const gpu::DeviceStream stream(0, gpu::StreamOrder::with_default_stream, kWho);
+  const cudaStream_t s = stream.get();
   cudaEvent_t e0, e1;
-  cuda_check(cudaStreamCreate(&s), "cudaStreamCreate");
-  c.actions.push_back([s] { cudaStreamDestroy(s); });
   cuda_check(cudaEventCreate(&e0), "cudaEventCreate");
   c.actions.push_back([e0] { cudaEventDestroy(e0); });
   cuda_check(cudaEventCreate(&e1), "cudaEventCreate");
@@ -215,10 +212,9 @@ void measure_gemm(const GpuMeasureOptions& o, GpuReport& rep) {
     return;
   }
   c.actions.push_back([&blas, handle] { blas.Destroy(handle); });
-  cudaStream_t s;
+  const gpu::DeviceStream stream(0, gpu::StreamOrder::with_default_stream, kWho);
+  const cudaStream_t s = stream.get();
   cudaEvent_t e0, e1;
-  cuda_check(cudaStreamCreate(&s), "cudaStreamCreate");
-  c.actions.push_back([s] { cudaStreamDestroy(s); });
   cuda_check(cudaEventCreate(&e0), "cudaEventCreate");
   c.actions.push_back([e0] { cudaEventDestroy(e0); });
   cuda_check(cudaEventCreate(&e1), "cudaEventCreate");
@@ -284,6 +280,8 @@ void measure_allreduce(const NcclApi& nccl, int ranks, const GpuMeasureOptions& 
   });
   const size_t max_bytes = std::max<size_t>(8, static_cast<size_t>(o.max_bytes));
   std::vector<void*> send(ranks), recv(ranks);
+  std::vector<gpu::DeviceStream> rank_streams;
+  rank_streams.reserve(static_cast<size_t>(ranks));
   std::vector<cudaStream_t> streams(ranks);
   std::vector<cudaEvent_t> start(ranks), stop(ranks);
   for (int i = 0; i < ranks; ++i) {
@@ -298,11 +296,7 @@ void measure_allreduce(const NcclApi& nccl, int ranks, const GpuMeasureOptions& 
       cudaSetDevice(i);
       cudaFree(p);
     });
-    cuda_check(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking), "cudaStreamCreate");
-    c.actions.push_back([i, st = streams[i]] {
-      cudaSetDevice(i);
-      cudaStreamDestroy(st);
-    });
+    streams[i] = rank_streams.emplace_back(i, gpu::StreamOrder::independent, kWho).get();
     cuda_check(cudaEventCreate(&start[i]), "cudaEventCreate");
     cuda_check(cudaEventCreate(&stop[i]), "cudaEventCreate");
     c.actions.push_back([i, a = start[i], b = stop[i]] {

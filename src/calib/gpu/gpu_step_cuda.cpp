@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "calib/gpu/device_stream.h"
 #include "calib/gpu/kernels.h"
 #include "calib/gpu/libraries.h"
 #include "calib/gpu_step.h"
@@ -28,6 +30,7 @@ void check(cudaError_t e, const char* what) { gpu::cuda_check(e, what, kWho); }
 // One GPU of this process: its stream, GEMM operands, gradient buffer and communicator.
 struct Device {
   int index = 0;
+  std::optional<gpu::DeviceStream> owned_stream;
   cudaStream_t stream = nullptr;
   cudaEvent_t done = nullptr;
   gpu::cublasHandle_t blas = nullptr;
@@ -168,8 +171,7 @@ class CudaGpuStep final : public GpuStep {
     for (int i = 0; i < n; ++i) {
       Device& d = devices_[static_cast<std::size_t>(i)];
       d.index = i;
-      check(cudaSetDevice(i), "cudaSetDevice");
-      check(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      d.stream = d.owned_stream.emplace(i, gpu::StreamOrder::independent, kWho).get();
       check(cudaEventCreateWithFlags(&d.done, cudaEventDisableTiming), "cudaEventCreate");
       if (o.gemm_flops > 0) {
         std::size_t free_b = 0, total_b = 0;
@@ -207,7 +209,7 @@ class CudaGpuStep final : public GpuStep {
       for (void* p : {d.a, d.b, d.c, d.grad})
         if (p) cudaFree(p);
       if (d.done) cudaEventDestroy(d.done);
-      if (d.stream) cudaStreamDestroy(d.stream);
+      d.owned_stream.reset();
     }
     devices_.clear();
   }
