@@ -8,8 +8,8 @@ namespace schedlab::metrics {
 LongRunningObserver::LongRunningObserver(const workload::LongRunningWork& planned,
                                          const workload::StringPool& strings)
     : strings_(strings) {
-  for (const auto& s : planned.services) planned_services_[printable(s.name)] = stats_.add_service(s.name);
-  for (const auto& c : planned.cron) planned_cron_[printable(c.name)] = stats_.add_cron(c.name);
+  for (const auto& s : planned.services) planned_services_[util::printable(s.name)] = stats_.add_service(s.name);
+  for (const auto& c : planned.cron) planned_cron_[util::printable(c.name)] = stats_.add_cron(c.name);
 }
 
 namespace {
