@@ -28,6 +28,9 @@ class FanOut final : public RunObserver {
   void on_life(const LifeEvent& event) override {
     for (auto* o : observers_) o->on_life(event);
   }
+  void on_long_running(const LongRunningEvent& event) override {
+    for (auto* o : observers_) o->on_long_running(event);
+  }
   void on_instant(const InstantState& state) override {
     for (auto* o : observers_) o->on_instant(state);
   }

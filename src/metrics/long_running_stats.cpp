@@ -5,16 +5,16 @@
 
 namespace schedlab::metrics {
 
-void LongRunningStats::add_service(workload::Label group, const std::string& name) {
-  service_of_[group] = services_.size();
+std::size_t LongRunningStats::add_service(const std::string& name) {
   services_.push_back({});
   services_.back().fig.name = name;
+  return services_.size() - 1;
 }
 
-void LongRunningStats::add_cron(workload::Label group, const std::string& name) {
-  cron_of_[group] = cron_.size();
+std::size_t LongRunningStats::add_cron(const std::string& name) {
   cron_.push_back({});
   cron_.back().fig.name = name;
+  return cron_.size() - 1;
 }
 
 void LongRunningStats::advance(Service& s, engine::Time now) {
@@ -26,51 +26,35 @@ void LongRunningStats::advance(Service& s, engine::Time now) {
   s.since = std::max(s.since, now);
 }
 
-void LongRunningStats::wanted(workload::Label group, engine::Time now, int delta) {
-  auto it = service_of_.find(group);
-  if (it == service_of_.end()) return;
-  auto& s = services_[it->second];
+void LongRunningStats::wanted(std::size_t service, engine::Time now, int delta) {
+  auto& s = services_[service];
   advance(s, now);
   s.wanted += delta;
   s.fig.instances_max = std::max<std::uint64_t>(s.fig.instances_max, static_cast<std::uint64_t>(std::max<std::int64_t>(s.wanted, 0)));
 }
 
-void LongRunningStats::up(workload::Label group, engine::Time now, int delta) {
-  auto it = service_of_.find(group);
-  if (it == service_of_.end()) return;
-  auto& s = services_[it->second];
+void LongRunningStats::up(std::size_t service, engine::Time now, int delta) {
+  auto& s = services_[service];
   advance(s, now);
   s.up += delta;
 }
 
-void LongRunningStats::service_restarted(workload::Label group) {
-  if (auto it = service_of_.find(group); it != service_of_.end()) ++services_[it->second].fig.restarts;
-}
+void LongRunningStats::service_restarted(std::size_t service) { ++services_[service].fig.restarts; }
 
-void LongRunningStats::service_failed(workload::Label group) {
-  if (auto it = service_of_.find(group); it != service_of_.end()) ++services_[it->second].fig.failures;
-}
+void LongRunningStats::service_failed(std::size_t service) { ++services_[service].fig.failures; }
 
-void LongRunningStats::occurrence(workload::Label group, bool overlapping) {
-  auto it = cron_of_.find(group);
-  if (it == cron_of_.end()) return;
-  auto& c = cron_[it->second].fig;
+void LongRunningStats::occurrence(std::size_t cron, bool overlapping) {
+  auto& c = cron_[cron].fig;
   ++c.occurrences;
   c.overlapping += overlapping;
 }
 
-void LongRunningStats::skipped(workload::Label group) {
-  if (auto it = cron_of_.find(group); it != cron_of_.end()) ++cron_[it->second].fig.skipped;
-}
+void LongRunningStats::skipped(std::size_t cron) { ++cron_[cron].fig.skipped; }
 
-void LongRunningStats::dropped(workload::Label group) {
-  if (auto it = cron_of_.find(group); it != cron_of_.end()) ++cron_[it->second].fig.dropped;
-}
+void LongRunningStats::dropped(std::size_t cron) { ++cron_[cron].fig.dropped; }
 
-void LongRunningStats::started(workload::Label group, engine::Time delay) {
-  auto it = cron_of_.find(group);
-  if (it == cron_of_.end()) return;
-  auto& c = cron_[it->second];
+void LongRunningStats::started(std::size_t cron, engine::Time delay) {
+  auto& c = cron_[cron];
   const double s = engine::to_seconds(delay);
   ++c.fig.started;
   c.delay_sum_s += s;

@@ -4,16 +4,16 @@
 // those started, their start delay (from the scheduled instant: queueing plus waiting for
 // parents) mean and max, those skipped (parent failed, or `overlap: skip` with the previous one
 // still there), those that overlapped the previous one, and those dropped (never fitting).
-// The simulation reports to it at the points where it decides these things.
+// Entries are numbered in the order they are added; metrics/long_running_observer.h feeds it
+// from the run's events.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/time.h"
-#include "workload/job_spec.h"
 
 namespace schedlab::metrics {
 
@@ -38,20 +38,21 @@ struct CronFigures {
 
 class LongRunningStats {
  public:
-  // In list order: the summary keeps the scenario's order.
-  void add_service(workload::Label group, const std::string& name);
-  void add_cron(workload::Label group, const std::string& name);
+  // In list order: the summary keeps the scenario's order. Each returns the entry's number,
+  // which the calls below take.
+  std::size_t add_service(const std::string& name);
+  std::size_t add_cron(const std::string& name);
 
   // A service's instances wanted, and up (running), change by `delta` at `now`.
-  void wanted(workload::Label group, engine::Time now, int delta);
-  void up(workload::Label group, engine::Time now, int delta);
-  void service_restarted(workload::Label group);
-  void service_failed(workload::Label group);
+  void wanted(std::size_t service, engine::Time now, int delta);
+  void up(std::size_t service, engine::Time now, int delta);
+  void service_restarted(std::size_t service);
+  void service_failed(std::size_t service);
 
-  void occurrence(workload::Label group, bool overlapping);
-  void skipped(workload::Label group);
-  void dropped(workload::Label group);
-  void started(workload::Label group, engine::Time delay);
+  void occurrence(std::size_t cron, bool overlapping);
+  void skipped(std::size_t cron);
+  void dropped(std::size_t cron);
+  void started(std::size_t cron, engine::Time delay);
 
   // The run ended at `now`: the time since the last change counts.
   void finish(engine::Time now);
@@ -74,7 +75,6 @@ class LongRunningStats {
 
   std::vector<Service> services_;
   std::vector<Cron> cron_;
-  std::unordered_map<workload::Label, std::size_t> service_of_, cron_of_;
 };
 
 }  // namespace schedlab::metrics

@@ -56,6 +56,23 @@ struct LifeEvent {
   const cluster::Placement* placement = nullptr;        // for start and restart: where
 };
 
+// A step of a service's or cron entry's life that the events above do not tell apart; the
+// services and cron figures (metrics/long_running_observer.h) need them.
+enum class LongRunningStep : std::uint8_t {
+  cron_occurrence,           // a cron occurrence arrived (before its on_submit or on_drop)
+  cron_skipped,              // the occurrence is skipped (overlap, or a parent that did not
+                             // finish): the on_drop that follows at once is this skip, not a refusal
+  running_instance_retired,  // a running service instance is no longer wanted: it goes down
+                             // without a stop (its on_life finish follows)
+};
+
+struct LongRunningEvent {
+  LongRunningStep step = LongRunningStep::cron_occurrence;
+  engine::Time now = 0;
+  const workload::JobSpec* job = nullptr;
+  bool overlapping = false;  // for cron_occurrence: the entry's previous occurrence is still there
+};
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
@@ -69,6 +86,7 @@ class RunObserver {
   virtual void on_run_end(const workload::JobSpec& /*job*/, const cluster::Placement& /*tasks*/,
                           engine::Time /*start*/, engine::Time /*now*/, bool /*job_done*/) {}
   virtual void on_life(const LifeEvent& /*event*/) {}
+  virtual void on_long_running(const LongRunningEvent& /*event*/) {}
   virtual void on_instant(const InstantState& /*state*/) {}
   virtual void on_finish(engine::Time /*now*/) {}
 };

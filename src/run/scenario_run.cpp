@@ -10,6 +10,7 @@
 #include "metrics/collector.h"
 #include "metrics/event_log.h"
 #include "metrics/fan_out.h"
+#include "metrics/long_running_observer.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
 #include "sim/failures.h"
@@ -118,7 +119,8 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   std::optional<util::StagedFile> events;
   std::optional<metrics::EventLog> log;
   const std::string log_inside = events_file.empty() ? "" : events_inside_results(events_file, out_dir);
-  std::vector<metrics::RunObserver*> observers{&collector};
+  metrics::LongRunningObserver long_running(sc.workload.long_running, source->strings());
+  std::vector<metrics::RunObserver*> observers{&collector, &long_running};
   if (!events_file.empty()) {
     events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events", metrics::kEventLogHeader);
     observers.push_back(&log.emplace(events->stream(), source->strings()));
@@ -131,12 +133,11 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   std::optional<sim::PoolsReportObserver> pools_report;
   if (sc.pools.enabled && sc.pools.report_at) observers.push_back(&pools_report.emplace(*sc.pools.report_at));
   metrics::FanOut fan_out(observers);
-  metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
   auto failures = hooks.drive ? nullptr : sim::make_failure_source(sc.lifecycle.failures, topo, sc.seed);
   const sim::Driver driver = hooks.drive ? hooks.drive(topo, *perf) : sim::Driver{};
-  sim::Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
+  sim::Simulation simulation(topo, sc.scheduler, *source, *perf, fan_out,
                              sc.workload.generate        ? std::string("generator")
                              : sc.workload.trace.empty() ? sc.file
                                                          : sc.workload.trace,
@@ -153,8 +154,8 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   if (pools_report) outcome.pools_report = pools_report->report();
   outcome.summary = metrics::summarize(collector, source->skipped_rows());
   outcome.summary.skipped_by_reason = source->skipped_by_reason();
-  outcome.summary.services = simulation.long_running_stats().services();
-  outcome.summary.cron = simulation.long_running_stats().cron();
+  outcome.summary.services = long_running.services();
+  outcome.summary.cron = long_running.cron();
   outcome.summary.offered_load = scan.load;
   if (auto text = dropped_text(dropped_by_reason(collector), "dropped at submit (jobs.csv gives each its reason)");
       !text.empty())

@@ -57,13 +57,12 @@ void Simulation::pull_next_failure() {
   queue_.push(f.at, engine::EventClass::failure, pending_failures_.size() - 1);
 }
 
-void Simulation::job_left(workload::JobId id, engine::Time now) {
+void Simulation::job_left(workload::JobId id) {
   jobs_.left(id);
   const auto& job = jobs_.spec(id);
   if (job.kind == workload::JobKind::service) {
     live_services_.erase(id);
     if (auto s = service_state_.find(job.group); s != service_state_.end()) s->second.wanted.erase(id);
-    long_running_stats_.wanted(job.group, now, -1);
   } else {
     --active_batch_;
     if (job.kind == workload::JobKind::cron) cron_ended(id);
@@ -86,7 +85,6 @@ void Simulation::arrive(workload::JobId id, engine::Time now) {
     // and loses nothing when it stops (a service keeps no state of its own here).
     rt.ckpt = {};
     rt.life.work_total = static_cast<double>(engine::kTimeMax);
-    long_running_stats_.wanted(job.group, now, +1);
     service_arrived(job);
     if (job.duration == engine::kTimeMax)
       live_services_.insert(job.id);
@@ -121,7 +119,7 @@ void Simulation::complete(RunId id, engine::Time now) {
     life.state = sched::JobState::finished;
     jobs_.attempt_ended();
     scheduler_.job_ended(run.job, now);
-    job_left(run.job, now);
+    job_left(run.job);
   }
   const auto& job = jobs_.spec(run.job);
   observer_.on_run_end(job, run.placement, run.start, now, done);
@@ -204,12 +202,6 @@ void Simulation::start_decided(engine::Time now) {
       life.run_start = now;
       jobs_.attempt_started();
       if (!first_ever) ++life.restarts;
-      if (job.kind == workload::JobKind::service) {
-        long_running_stats_.up(job.group, now, +1);
-        if (!first_ever) long_running_stats_.service_restarted(job.group);
-      } else if (job.kind == workload::JobKind::cron && first_ever) {
-        long_running_stats_.started(job.group, now - job.submit);
-      }
       // A restart from a checkpoint first restores it: GPUs held, no progress.
       rt.progress_from = util::add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
     }
@@ -262,10 +254,6 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   else if (cause != sched::StopCause::killed)
     ++life.failures;
   rt.last_stop_failed = !preempted && cause != sched::StopCause::killed;
-  if (service) {
-    long_running_stats_.up(jobs_.spec(id).group, now, -1);
-    if (rt.last_stop_failed) long_running_stats_.service_failed(jobs_.spec(id).group);
-  }
   rt.restored_at_stop = life.work_done;
   life.work_done = price.saved;
   rt.done_at_stop = done;
@@ -317,7 +305,7 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
     // Retries exhausted (or killed by a user): the gang is terminated.
     life.state = sched::JobState::failed;
     scheduler_.forget(id, now);
-    job_left(id, now);
+    job_left(id);
     metrics::LifeEvent ev{metrics::LifeStep::fail, now, &job, &life,
                           rt.killed ? sched::StopCause::killed : sched::StopCause::host_failed};
     ev.lost_work_s = life.work_done / 1e6;
@@ -449,7 +437,6 @@ SimulationStats Simulation::run() {
     notices_->say(fmt::format("{} job(s) still waited when nothing more could happen (the scheduler never started them); "
                        "jobs.csv shows them without a start",
                        waiting));
-  long_running_stats_.finish(stats_.end_time);
   observer_.on_finish(stats_.end_time);
   return stats_;
 }

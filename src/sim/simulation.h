@@ -16,7 +16,6 @@
 
 #include "cluster/allocation.h"
 #include "engine/event_queue.h"
-#include "metrics/long_running_stats.h"
 #include "metrics/observer.h"
 #include "perf/perf_model.h"
 #include "sched/job_life.h"
@@ -69,7 +68,6 @@ class Simulation final : private OutsideEvents {
   // The scenario's services and cron entries (before run()): their jobs come from the source
   // (workload::MixedSource); this gives the rules the run applies to them.
   void use_long_running(const workload::LongRunningWork& work);
-  const metrics::LongRunningStats& long_running_stats() const { return long_running_stats_; }
 
   SimulationStats run();
 
@@ -103,7 +101,7 @@ class Simulation final : private OutsideEvents {
   void fail_host(const FailureEvent& f, engine::Time now);
   // A failure cuts the stopping job's save short: it keeps its periodic checkpoint only.
   void cut_save(workload::JobId id, engine::Time now, sched::StopCause cause, cluster::HostId host);
-  void job_left(workload::JobId id, engine::Time now);
+  void job_left(workload::JobId id);
   // Arrival and end of services and cron occurrences (sim/simulation_long_running.cpp).
   enum class Arrival { go, held, skipped };
   // A service or cron group the scenario did not list (a trace's rows): default rules, and a
@@ -186,7 +184,6 @@ class Simulation final : private OutsideEvents {
   std::vector<std::pair<workload::JobId, bool>> ended_parents_;  // occurrences with held children that ended this instant (failed?)
   std::set<workload::JobId> live_services_;     // instances that last as long as the run's other work
   std::uint64_t active_batch_ = 0;              // active jobs that are not services
-  metrics::LongRunningStats long_running_stats_;
 };
 
 }  // namespace schedlab::sim

@@ -27,18 +27,15 @@ void Simulation::use_long_running(const workload::LongRunningWork& work) {
     for (const auto& p : c.parents) e.parents.push_back(strings.intern(p));
     e.skip_overlap = c.skip_overlap;
     cron_entries_[group] = std::move(e);
-    long_running_stats_.add_cron(group, c.name);
   }
 }
 
 void Simulation::note_group(const workload::JobSpec& job) {
   if (job.group == workload::kNoLabel) return;
-  const std::string name(source_.strings().str(job.group));
   if (job.kind == workload::JobKind::service && !service_state_.count(job.group)) {
-    add_service_state(job.group, name, workload::ServiceSpec{});
+    add_service_state(job.group, std::string(source_.strings().str(job.group)), workload::ServiceSpec{});
   } else if (job.kind == workload::JobKind::cron && !cron_entries_.count(job.group)) {
     cron_entries_[job.group] = {};
-    long_running_stats_.add_cron(job.group, name);
   }
 }
 
@@ -50,7 +47,6 @@ Simulation::ServiceState& Simulation::add_service_state(workload::Label group, c
   state.factor = rules.backoff_factor;
   state.order = service_names_.size();
   service_names_[name] = group;
-  long_running_stats_.add_service(group, name);
   return state;
 }
 
@@ -94,8 +90,7 @@ void Simulation::enter_scheduler(workload::JobId id, engine::Time now, bool anno
   auto why = scheduler_.submit(job, requests_.of(job), now);
   if (why) {
     jobs_.record(id).life.state = sched::JobState::dropped;
-    if (job.kind == workload::JobKind::cron) long_running_stats_.dropped(job.group);
-    job_left(id, now);
+    job_left(id);
     observer_.on_drop(job, job.submit, *why);
     jobs_.release(id);
   } else if (announce) {
@@ -107,8 +102,8 @@ void Simulation::skip(workload::JobId id, engine::Time now, const std::string& r
   const auto& job = jobs_.spec(id);
   jobs_.record(id).life.state = sched::JobState::dropped;
   waiting_for_.erase(id);
-  long_running_stats_.skipped(job.group);
-  job_left(id, now);
+  observer_.on_long_running({metrics::LongRunningStep::cron_skipped, now, &job});
+  job_left(id);
   observer_.on_drop(job, job.submit, reason);
   jobs_.release(id);
 }
@@ -120,7 +115,7 @@ Simulation::Arrival Simulation::cron_arrives(workload::JobId id, engine::Time no
   auto& entry = it->second;
   const auto& strings = source_.strings();
   const bool overlapping = entry.last != sched::kNoJob && jobs_.active(entry.last);
-  long_running_stats_.occurrence(job.group, overlapping);
+  observer_.on_long_running({metrics::LongRunningStep::cron_occurrence, now, &job, overlapping});
   if (overlapping && entry.skip_overlap) {
     skip(id, now, fmt::format("skipped: the previous occurrence ({}) has not ended", strings.str(jobs_.spec(entry.last).trace_id)));
     return Arrival::skipped;
@@ -207,7 +202,7 @@ void Simulation::retire(workload::JobId id, engine::Time now) {
       scheduler_.job_ended(id, now);
       // The work its runs report is not kept: an instance has none to finish (end_retired).
       for (RunId r : rt.runs) executor_->stop(r, now, false);
-      long_running_stats_.up(jobs_.spec(id).group, now, -1);
+      observer_.on_long_running({metrics::LongRunningStep::running_instance_retired, now, &jobs_.spec(id)});
       release_runs(id, now, true, true);
       break;
     case sched::JobState::pending:
@@ -224,7 +219,7 @@ void Simulation::end_retired(workload::JobId id, engine::Time now) {
   life.state = sched::JobState::finished;
   // An instance has no work to finish: what it did is all there was.
   life.work_total = life.work_done;
-  job_left(id, now);
+  job_left(id);
   observer_.on_life({metrics::LifeStep::finish, now, &jobs_.spec(id), &life});
   jobs_.release(id);
 }

@@ -70,7 +70,7 @@ bool Simulation::kill(workload::JobId id, engine::Time now) {
   // Waiting, never started in this attempt: it leaves the queue.
   life.state = sched::JobState::failed;
   scheduler_.forget(id, now);
-  job_left(id, now);
+  job_left(id);
   metrics::LifeEvent ev{metrics::LifeStep::fail, now, &jobs_.spec(id), &life, sched::StopCause::killed};
   observer_.on_life(ev);
   jobs_.release(id);

@@ -16,6 +16,8 @@
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
 #include "metrics/collector.h"
+#include "metrics/fan_out.h"
+#include "metrics/long_running_observer.h"
 #include "pools/pool_book.h"
 #include "perf/perf_model.h"
 #include "sched/scheduler.h"
@@ -447,13 +449,17 @@ struct SimRun {
     std::unique_ptr<workload::JobSource> mixed;
     if (options.long_running)
       mixed = std::make_unique<workload::MixedSource>(std::make_unique<BorrowedSource>(source), *options.long_running);
-    sim::Simulation simulation(topo, config, mixed ? *mixed : source, *perf, observer, "memory", options.lifecycle,
+    // The services and cron figures are an observer of their own, beside the recording one.
+    metrics::LongRunningObserver long_running(options.long_running ? *options.long_running : workload::LongRunningWork{},
+                                              source.strings());
+    metrics::FanOut both({&observer, &long_running});
+    sim::Simulation simulation(topo, config, mixed ? *mixed : source, *perf, both, "memory", options.lifecycle,
                                options.failures.empty() ? nullptr : &failures);
     if (options.pools) simulation.use_pools(*options.pools, 1);
     if (options.long_running) simulation.use_long_running(*options.long_running);
     stats = simulation.run();
-    services = simulation.long_running_stats().services();
-    cron = simulation.long_running_stats().cron();
+    services = long_running.services();
+    cron = long_running.cron();
   }
 
   const JobLog& job(workload::JobId id) const { return observer.job(id); }
