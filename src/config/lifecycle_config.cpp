@@ -28,10 +28,10 @@ workload::CheckpointCost read_checkpoint(const YAML::Node& n, const At& at) {
   return c;
 }
 
-sim::FailureSpec read_failures(const YAML::Node& n, const At& at, std::uint32_t& max_retries,
+lifecycle::FailureSpec read_failures(const YAML::Node& n, const At& at, std::uint32_t& max_retries,
                                const cluster::ClusterSpec& cluster, const cluster::GpuCatalog& catalog) {
   check_keys(n, {"host_mtbf_h", "shape", "repair_h", "gpu_failures_per_gpu_h", "trace", "max_retries"}, at);
-  sim::FailureSpec s;
+  lifecycle::FailureSpec s;
   auto& r = s.rates;
   if (const auto& v = n["host_mtbf_h"]) r.host_mtbf_h = checked_positive(get_double(v, at / "host_mtbf_h"), where(v, at / "host_mtbf_h"), kMaxHours);
   if (const auto& v = n["shape"]) {
@@ -54,7 +54,7 @@ sim::FailureSpec read_failures(const YAML::Node& n, const At& at, std::uint32_t&
     if (!std::filesystem::exists(s.trace)) fail(v, at / "trace", "no such file '" + s.trace + "'");
     // Read it now, against the cluster's host names, so that validate reports its errors.
     cluster::Topology topo(cluster, catalog);
-    sim::check_failure_trace(s.trace, topo);
+    lifecycle::check_failure_trace(s.trace, topo);
   }
   return s;
 }

@@ -7,12 +7,12 @@
 #include <map>
 #include <optional>
 
+#include "lifecycle/failures.h"
 #include "metrics/collector.h"
 #include "metrics/event_log.h"
 #include "metrics/fan_out.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
-#include "sim/failures.h"
 #include "sim/job_story.h"
 #include "sim/pools_report_observer.h"
 #include "run/results_files.h"
@@ -134,7 +134,7 @@ RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std:
   metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
-  auto failures = hooks.drive ? nullptr : make_failure_source(sc.lifecycle.failures, topo, sc.seed);
+  auto failures = hooks.drive ? nullptr : lifecycle::make_failure_source(sc.lifecycle.failures, topo, sc.seed);
   const Driver driver = hooks.drive ? hooks.drive(topo, *perf) : Driver{};
   Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
                         sc.workload.generate ? std::string("generator")
