@@ -29,7 +29,7 @@ workload::CheckpointCost read_checkpoint(const YAML::Node& n, const At& at) {
 }
 
 lifecycle::FailureSpec read_failures(const YAML::Node& n, const At& at, std::uint32_t& max_retries,
-                               const cluster::ClusterSpec& cluster, const cluster::GpuCatalog& catalog) {
+                                     const cluster::ClusterSpec& cluster, const cluster::GpuCatalog& catalog) {
   check_keys(n, {"host_mtbf_h", "shape", "repair_h", "gpu_failures_per_gpu_h", "trace", "max_retries"}, at);
   lifecycle::FailureSpec s;
   auto& r = s.rates;

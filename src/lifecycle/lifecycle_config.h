@@ -14,7 +14,7 @@ namespace schedlab::lifecycle {
 struct LifecycleConfig {
   bool checkpoint_set = false;  // the scenario gave `checkpoint:` (else per trace or model, else none)
   workload::CheckpointCost checkpoint;
-  engine::Time grace = 0;       // preemption.grace_s: a preempted job may save for this long
+  engine::Time grace = 0;  // preemption.grace_s: a preempted job may save for this long
   std::uint32_t max_retries = 3;
 };
 

@@ -53,7 +53,8 @@ struct JobRecord {
 class JobTable final : public sched::JobLedger {
  public:
   // `executor` answers for the progress of running attempts; `lifecycle` prices stops.
-  JobTable(const Executor& executor, const lifecycle::LifecycleConfig& lifecycle) : executor_(executor), lifecycle_(lifecycle) {}
+  JobTable(const Executor& executor, const lifecycle::LifecycleConfig& lifecycle)
+      : executor_(executor), lifecycle_(lifecycle) {}
 
   // sched::JobLedger. A job that ended (its record given back) reads as finished, holding nothing.
   const sched::JobLife& life(workload::JobId id) const override { return active(id) ? record(id).life : ended_life_; }

@@ -16,8 +16,8 @@ namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
-                       std::string trace_name, lifecycle::LifecycleConfig lifecycle, lifecycle::FailureSource* failures, Driver driver,
-                       Notices* notices)
+                       std::string trace_name, lifecycle::LifecycleConfig lifecycle,
+                       lifecycle::FailureSource* failures, Driver driver, Notices* notices)
     : topo_(topo),
       source_(source),
       perf_(perf),

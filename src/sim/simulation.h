@@ -56,8 +56,8 @@ class Simulation final : private OutsideEvents {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
-             lifecycle::LifecycleConfig lifecycle = {}, lifecycle::FailureSource* failures = nullptr, Driver driver = {},
-             Notices* notices = nullptr);
+             lifecycle::LifecycleConfig lifecycle = {}, lifecycle::FailureSource* failures = nullptr,
+             Driver driver = {}, Notices* notices = nullptr);
 
   // The scenario's pools (before run()): each arriving job is given its pool, and the
   // scheduler keeps the pools' usage and entitlements (observers see them at each instant).

@@ -37,8 +37,8 @@ double job_progress(const sched::JobLife& life, bool fully_started, bool has_run
   return std::min(life.work_done + least_run, life.work_total);
 }
 
-engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt, const lifecycle::LifecycleConfig& lifecycle,
-                             engine::Time now) {
+engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt,
+                             const lifecycle::LifecycleConfig& lifecycle, engine::Time now) {
   if (a.done >= a.total) return now;
   const bool every_bit = saves_on_preemption(lifecycle, ckpt) || ckpt.interval <= 0;
   // The work a stop must keep beyond `restored`: at least what the stop and the restart cost

@@ -44,8 +44,8 @@ struct Attempt {
 // `restored` (sched::JobLedger::keeps_work_from): at least what the stop and the restart cost,
 // and past the next periodic checkpoint unless a graceful stop saves everything; an estimate
 // at the attempt's speed so far. kTimeMax when the job finishes first.
-engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt, const lifecycle::LifecycleConfig& lifecycle,
-                             engine::Time now);
+engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt,
+                             const lifecycle::LifecycleConfig& lifecycle, engine::Time now);
 
 // A stop of a job's runs at `now`, priced.
 struct StopPrice {
