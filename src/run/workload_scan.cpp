@@ -14,7 +14,7 @@
 #include "sim/model_requests.h"
 #include "workload/trace_stats.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 std::string workload_name(const config::Scenario& sc) {
   return sc.workload.generate ? std::string("generator") : sc.workload.trace.empty() ? sc.file : sc.workload.trace;
@@ -24,10 +24,10 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   // The run writes the skipped rows' file; this pass must not write it first.
   config::Scenario sc = scenario;
   sc.workload.options.skipped_file.clear();
-  Notices quiet(true);  // the run's own read of the workload says what its readers say
+  util::Notices quiet(true);  // the run's own read of the workload says what its readers say
   auto source = open_workload(sc, quiet);
   const std::string name = workload_name(sc);
-  ModelRequests requests(topo.catalog(), source->strings(), name);
+  sim::ModelRequests requests(topo.catalog(), source->strings(), name);
   std::unique_ptr<pools::PoolAssigner> pools;
   if (sc.pools.enabled) pools = std::make_unique<pools::PoolAssigner>(sc.pools, sc.seed);
   // The scheduler's own never-fits check (filters included), on a scheduler that never runs;
@@ -73,4 +73,4 @@ std::string dropped_text(const std::vector<std::pair<std::string, std::uint64_t>
   return text;
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

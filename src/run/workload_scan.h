@@ -15,7 +15,7 @@
 #include "config/scenario.h"
 #include "metrics/offered_load.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 struct WorkloadScan {
   std::uint64_t jobs = 0;
@@ -34,4 +34,4 @@ std::string workload_name(const config::Scenario& sc);
 // first, then how many more); "" for none.
 std::string dropped_text(const std::vector<std::pair<std::string, std::uint64_t>>& by_reason, const char* verb);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

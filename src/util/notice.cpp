@@ -5,7 +5,7 @@
 
 #include "util/text.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 void Notices::say(const std::string& text) {
   std::lock_guard lock(mutex_);
@@ -13,4 +13,4 @@ void Notices::say(const std::string& text) {
   std::fprintf(stderr, "schedlab: notice: %s\n", printable(text).c_str());
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

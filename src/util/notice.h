@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 class Notices {
  public:
@@ -28,4 +28,4 @@ class Notices {
   bool quiet_;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

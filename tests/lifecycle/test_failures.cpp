@@ -33,7 +33,7 @@ lifecycle::FailureRates rates(double mtbf_h, double shape, double gpu_rate, doub
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";

@@ -110,8 +110,8 @@ TEST_CASE("Failures.Scenario.same_seed_same_results_other_seed_other_failures") 
                                   "failures: {host_mtbf_h: 2, repair_h: 0.5, gpu_failures_per_gpu_h: 0.05}\n");
   auto jobs_csv = [&](std::uint64_t seed, const std::string& out) {
     auto sc = config::load_scenario(scenario, {}, seed);
-    Notices notices;
-    auto outcome = sim::run_scenario(sc, notices, out, true);
+    util::Notices notices;
+    auto outcome = run::run_scenario(sc, notices, out, true);
     std::ifstream in(out + "/jobs.csv");
     std::stringstream s;
     s << in.rdbuf();

@@ -67,10 +67,10 @@ std::size_t entries(const fs::path& dir) {
 }
 
 std::string input_error(const EmulationOptions& o) {
-  Notices notices(true);
+  util::Notices notices(true);
   try {
     Emulation e(o, notices);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";
@@ -123,14 +123,14 @@ TEST_CASE("Emu.Emulation.refuses_shared_link_models_and_gpus_with_external_agent
   const auto catalog = testing::small_catalog();
   const cluster::Topology topo(testing::uniform_cluster(1, 2, 4), catalog);
   config::Scenario scenario;
-  Notices notices(true);
+  util::Notices notices(true);
 
   Emulation shared(EmulationOptions{}, notices);
   SharedLinks links;
   auto hooks = shared.hooks(scenario, {});
   REQUIRE(hooks.drive);
   CHECK_THROWS_WITH_AS(hooks.drive(topo, links), doctest::Contains("perf model 'shared': speeds that change"),
-                       InputError);
+                       util::InputError);
 
   EmulationOptions o;
   o.external_agents = true;
@@ -139,7 +139,7 @@ TEST_CASE("Emu.Emulation.refuses_shared_link_models_and_gpus_with_external_agent
   const auto trace = perf::make_trace_rate_model();
   CHECK_THROWS_WITH_AS(gpus.hooks(scenario, {}).drive(topo, *trace),
                        "--gpus: the agents of --external-agents name their own GPUs (schedlab agent --gpus)",
-                       InputError);
+                       util::InputError);
   CHECK(entries(tmp.path) == 0);  // no work folder was made
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("Emu.Emulation.external_agents_that_never_come_are_an_environment_erro
   const auto catalog = testing::small_catalog();
   const cluster::Topology topo(testing::uniform_cluster(1, 2, 4), catalog);
   config::Scenario scenario;
-  Notices notices(true);
+  util::Notices notices(true);
   const auto perf = perf::make_trace_rate_model();
   std::string announced;
   {
@@ -159,7 +159,7 @@ TEST_CASE("Emu.Emulation.external_agents_that_never_come_are_an_environment_erro
     Emulation e(o, notices);
     auto hooks = e.hooks(scenario, [&](const std::string& line) { announced = line; });
     CHECK_THROWS_WITH_AS(hooks.drive(topo, *perf), "no agent registered within 0.2 s for host(s) h0, h1",
-                         EnvironmentError);
+                         util::EnvironmentError);
     CHECK(announced.starts_with("controller listening on 127.0.0.1:"));
     CHECK(entries(tmp.path) == 1);  // its temporary work folder, until it ends
   }
@@ -172,7 +172,7 @@ TEST_CASE("Emu.Emulation.external_agents_registered_the_journal_header_names_the
   const auto catalog = testing::small_catalog();
   const cluster::Topology topo(testing::uniform_cluster(1, 2, 4), catalog);
   config::Scenario scenario;
-  Notices notices(true);
+  util::Notices notices(true);
   const auto perf = perf::make_trace_rate_model();
   JoinedThread agents;
   {
