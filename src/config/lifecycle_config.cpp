@@ -30,10 +30,10 @@ workload::CheckpointCost read_checkpoint(const YAML::Node& n, const util::At& at
   return c;
 }
 
-sim::FailureSpec read_failures(const YAML::Node& n, const util::At& at, std::uint32_t& max_retries,
-                               const cluster::ClusterSpec& cluster, const cluster::GpuCatalog& catalog) {
+lifecycle::FailureSpec read_failures(const YAML::Node& n, const util::At& at, std::uint32_t& max_retries,
+                                     const cluster::ClusterSpec& cluster, const cluster::GpuCatalog& catalog) {
   util::check_keys(n, {"host_mtbf_h", "shape", "repair_h", "gpu_failures_per_gpu_h", "trace", "max_retries"}, at);
-  sim::FailureSpec s;
+  lifecycle::FailureSpec s;
   auto& r = s.rates;
   if (const auto& v = n["host_mtbf_h"])
     r.host_mtbf_h =
@@ -61,7 +61,7 @@ sim::FailureSpec read_failures(const YAML::Node& n, const util::At& at, std::uin
     if (!std::filesystem::exists(s.trace)) fail(v, at / "trace", "no such file '" + s.trace + "'");
     // Read it now, against the cluster's host names, so that validate reports its errors.
     cluster::Topology topo(cluster, catalog);
-    sim::check_failure_trace(s.trace, topo);
+    lifecycle::check_failure_trace(s.trace, topo);
   }
   return s;
 }

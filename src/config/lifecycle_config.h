@@ -1,6 +1,7 @@
 // The scenario's top-level `checkpoint:`, `preemption:` and `failures:` sections as validated
 // values: how jobs save and restore, how long a preempted job may hold its GPUs to save, and
-// where failures come from. Defaults live here (and in sim::LifecycleConfig / FailureRates).
+// where failures come from. The types and their defaults are lifecycle/'s (LifecycleConfig,
+// FailureSpec); this file only fills them from YAML.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -9,15 +10,15 @@
 
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
+#include "lifecycle/failures.h"
+#include "lifecycle/lifecycle_config.h"
 #include "util/yaml_util.h"
-#include "sim/failure_source.h"
-#include "sim/failures.h"
 
 namespace schedlab::config {
 
 struct LifecycleSettings {
-  sim::LifecycleConfig config;  // checkpoint (when set), grace, max_retries
-  sim::FailureSpec failures;    // rates and/or a failure trace; none by default
+  lifecycle::LifecycleConfig config;  // checkpoint (when set), grace, max_retries
+  lifecycle::FailureSpec failures;    // rates and/or a failure trace; none by default
 };
 
 // Reads the three sections of a scenario's root map (each optional). A failure trace is

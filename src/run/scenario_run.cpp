@@ -7,13 +7,13 @@
 #include <map>
 #include <optional>
 
+#include "lifecycle/failures.h"
 #include "metrics/collector.h"
 #include "metrics/event_log.h"
 #include "metrics/fan_out.h"
 #include "metrics/long_running_observer.h"
 #include "metrics/writers.h"
 #include "perf/perf_registry.h"
-#include "sim/failures.h"
 #include "sim/job_story.h"
 #include "sim/pools_report_observer.h"
 #include "run/results_files.h"
@@ -135,7 +135,7 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   metrics::FanOut fan_out(observers);
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
-  auto failures = hooks.drive ? nullptr : sim::make_failure_source(sc.lifecycle.failures, topo, sc.seed);
+  auto failures = hooks.drive ? nullptr : lifecycle::make_failure_source(sc.lifecycle.failures, topo, sc.seed);
   const sim::Driver driver = hooks.drive ? hooks.drive(topo, *perf) : sim::Driver{};
   sim::Simulation simulation(topo, sc.scheduler, *source, *perf, fan_out,
                              sc.workload.generate        ? std::string("generator")

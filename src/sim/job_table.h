@@ -13,9 +13,9 @@
 
 #include "cluster/placement.h"
 #include "engine/time.h"
+#include "lifecycle/lifecycle_config.h"
 #include "sched/job_life.h"
 #include "sim/executor.h"
-#include "sim/failure_source.h"
 #include "workload/checkpoint.h"
 #include "workload/job_spec.h"
 
@@ -53,7 +53,8 @@ struct JobRecord {
 class JobTable final : public sched::JobLedger {
  public:
   // `executor` answers for the progress of running attempts; `lifecycle` prices stops.
-  JobTable(const Executor& executor, const LifecycleConfig& lifecycle) : executor_(executor), lifecycle_(lifecycle) {}
+  JobTable(const Executor& executor, const lifecycle::LifecycleConfig& lifecycle)
+      : executor_(executor), lifecycle_(lifecycle) {}
 
   // sched::JobLedger. A job that ended (its record given back) reads as finished, holding nothing.
   const sched::JobLife& life(workload::JobId id) const override { return active(id) ? record(id).life : ended_life_; }
@@ -98,7 +99,7 @@ class JobTable final : public sched::JobLedger {
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
   const Executor& executor_;
-  const LifecycleConfig& lifecycle_;
+  const lifecycle::LifecycleConfig& lifecycle_;
   std::deque<workload::JobSpec> specs_;  // stable addresses: the scheduler holds pointers
   std::vector<JobRecord> records_;
   std::vector<std::uint32_t> free_slots_;

@@ -16,8 +16,8 @@ namespace schedlab::sim {
 
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
-                       std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures, Driver driver,
-                       util::Notices* notices)
+                       std::string trace_name, lifecycle::LifecycleConfig lifecycle, lifecycle::FailureSource* failures,
+                       Driver driver, util::Notices* notices)
     : topo_(topo),
       source_(source),
       perf_(perf),
@@ -51,7 +51,7 @@ bool Simulation::pull_next_job() {
 }
 
 void Simulation::pull_next_failure() {
-  FailureEvent f;
+  lifecycle::FailureEvent f;
   if (!failures_ || !failures_->next(f)) return;
   pending_failures_.push_back(f);
   queue_.push(f.at, engine::EventClass::failure, pending_failures_.size() - 1);
@@ -151,7 +151,7 @@ void Simulation::handle(const engine::Event& e) {
       break;
     }
     case engine::EventClass::failure: {
-      const FailureEvent f = pending_failures_[e.subject];
+      const lifecycle::FailureEvent f = pending_failures_[e.subject];
       fail_host(f, e.time);
       if (!f.until_back) pull_next_failure();
       break;
@@ -341,13 +341,13 @@ void Simulation::cut_save(workload::JobId id, engine::Time now, sched::StopCause
   finish_stop(id, now, true);
 }
 
-void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
+void Simulation::fail_host(const lifecycle::FailureEvent& f, engine::Time now) {
   const cluster::HostId h = f.host;
   const std::uint16_t gpus = topo_.host(h).gpus;
   const std::uint16_t already = alloc_.down(h);
   if (already >= gpus) return;  // the whole host is down already
   ++stats_.failures;
-  const bool whole = f.gpu == kWholeHost;
+  const bool whole = f.gpu == lifecycle::kWholeHost;
   // Runs with tasks on the host, in start order (deterministic).
   std::vector<std::pair<RunId, HeldRun>> on_host;
   for (const auto& [id, run] : jobs_.runs())

@@ -16,13 +16,14 @@
 
 #include "cluster/allocation.h"
 #include "engine/event_queue.h"
+#include "lifecycle/failure_source.h"
+#include "lifecycle/lifecycle_config.h"
 #include "metrics/observer.h"
 #include "perf/perf_model.h"
 #include "sched/job_life.h"
 #include "sched/scheduler.h"
 #include "sim/clock.h"
 #include "sim/executor.h"
-#include "sim/failure_source.h"
 #include "sim/job_table.h"
 #include "sim/model_requests.h"
 #include "sim/run_inspector.h"
@@ -54,8 +55,8 @@ class Simulation final : private OutsideEvents {
  public:
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
-             LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr, Driver driver = {},
-             util::Notices* notices = nullptr);
+             lifecycle::LifecycleConfig lifecycle = {}, lifecycle::FailureSource* failures = nullptr,
+             Driver driver = {}, util::Notices* notices = nullptr);
 
   // The scenario's pools (before run()): each arriving job is given its pool, and the
   // scheduler keeps the pools' usage and entitlements (observers see them at each instant).
@@ -98,7 +99,7 @@ class Simulation final : private OutsideEvents {
                 engine::Time hold, cluster::HostId host);
   // The stopped job frees its GPUs (now, or when its save ends) and waits again or fails.
   void finish_stop(workload::JobId id, engine::Time now, bool free_gpus);
-  void fail_host(const FailureEvent& f, engine::Time now);
+  void fail_host(const lifecycle::FailureEvent& f, engine::Time now);
   // A failure cuts the stopping job's save short: it keeps its periodic checkpoint only.
   void cut_save(workload::JobId id, engine::Time now, sched::StopCause cause, cluster::HostId host);
   void job_left(workload::JobId id);
@@ -137,8 +138,8 @@ class Simulation final : private OutsideEvents {
   std::string trace_name_;
   std::unique_ptr<pools::PoolBook> pool_book_;
   std::unique_ptr<pools::PoolAssigner> pool_assigner_;
-  LifecycleConfig lifecycle_;
-  FailureSource* failures_;
+  lifecycle::LifecycleConfig lifecycle_;
+  lifecycle::FailureSource* failures_;
   engine::EventQueue queue_;
   cluster::AllocationState alloc_;
   ModelRequests requests_;
@@ -150,7 +151,7 @@ class Simulation final : private OutsideEvents {
   std::unordered_set<workload::JobId> outside_jobs_;  // submitted from outside, not yet arrived
   RunInspector inspector_;
   bool source_done_ = false;
-  std::vector<FailureEvent> pending_failures_;  // by event subject
+  std::vector<lifecycle::FailureEvent> pending_failures_;  // by event subject
   std::vector<std::pair<cluster::HostId, std::uint16_t>> repairs_;  // by event subject
   std::vector<std::pair<RunId, cluster::HostId>> run_failures_;      // by event subject
   std::unordered_map<cluster::HostId, std::uint16_t> lost_down_;    // GPUs set down when lost from outside

@@ -14,7 +14,7 @@ void Simulation::run_failed(RunId run, cluster::HostId host, engine::Time now) {
 }
 
 void Simulation::host_lost(cluster::HostId host, engine::Time now) {
-  pending_failures_.push_back(FailureEvent{.at = now, .host = host, .until_back = true});
+  pending_failures_.push_back(lifecycle::FailureEvent{.at = now, .host = host, .until_back = true});
   queue_.push(now, engine::EventClass::failure, pending_failures_.size() - 1);
 }
 

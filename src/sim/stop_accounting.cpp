@@ -8,7 +8,7 @@
 
 namespace schedlab::sim {
 
-workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
+workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const lifecycle::LifecycleConfig& lifecycle,
                                         const perf::PerfModel& perf) {
   workload::CheckpointCost model;
   const bool has_model = perf.checkpoint_cost(job, model);
@@ -23,11 +23,11 @@ workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const Life
           pick(job.ckpt_restore_s, s.restore, model.restore)};
 }
 
-bool saves_on_preemption(const LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt) {
+bool saves_on_preemption(const lifecycle::LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt) {
   return lifecycle.grace > 0 && ckpt.save <= lifecycle.grace;
 }
 
-engine::Time stop_hold(const LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt) {
+engine::Time stop_hold(const lifecycle::LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt) {
   if (lifecycle.grace <= 0) return 0;
   return std::min(lifecycle.grace, ckpt.save);
 }
@@ -37,8 +37,8 @@ double job_progress(const sched::JobLife& life, bool fully_started, bool has_run
   return std::min(life.work_done + least_run, life.work_total);
 }
 
-engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt, const LifecycleConfig& lifecycle,
-                             engine::Time now) {
+engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt,
+                             const lifecycle::LifecycleConfig& lifecycle, engine::Time now) {
   if (a.done >= a.total) return now;
   const bool every_bit = saves_on_preemption(lifecycle, ckpt) || ckpt.interval <= 0;
   // The work a stop must keep beyond `restored`: at least what the stop and the restart cost
@@ -64,7 +64,7 @@ engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& c
   return std::max(util::add_time(now, 1), util::add_time(began, wait));
 }
 
-bool keeps_all_work(bool preempted, bool service, const LifecycleConfig& lifecycle,
+bool keeps_all_work(bool preempted, bool service, const lifecycle::LifecycleConfig& lifecycle,
                     const workload::CheckpointCost& ckpt) {
   // A graceful preemption saves everything if the save fits in the grace period; otherwise
   // (and always after a failure) the job keeps only its last periodic checkpoint. A service

@@ -10,9 +10,9 @@
 
 #include "cluster/placement.h"
 #include "engine/time.h"
+#include "lifecycle/lifecycle_config.h"
 #include "perf/perf_model.h"
 #include "sched/job_life.h"
-#include "sim/failure_source.h"
 #include "workload/checkpoint.h"
 #include "workload/job_spec.h"
 
@@ -20,13 +20,13 @@ namespace schedlab::sim {
 
 // A job's checkpoint costs: per field, the trace's column, else the scenario's `checkpoint:`,
 // else the model catalog's estimate, else none (docs/lifecycle.md).
-workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const LifecycleConfig& lifecycle,
+workload::CheckpointCost checkpoint_for(const workload::JobSpec& job, const lifecycle::LifecycleConfig& lifecycle,
                                         const perf::PerfModel& perf);
 
 // A graceful preemption saves all the job's work: its save fits in the grace period.
-bool saves_on_preemption(const LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt);
+bool saves_on_preemption(const lifecycle::LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt);
 // How long a preempted job keeps its GPUs to save (0: freed at once).
-engine::Time stop_hold(const LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt);
+engine::Time stop_hold(const lifecycle::LifecycleConfig& lifecycle, const workload::CheckpointCost& ckpt);
 
 // The work (trace microseconds) of a job whose runs report their own progress: its tasks resume
 // from one checkpoint, so it is as far as its slowest run (`least_run`); a job that is not
@@ -44,8 +44,8 @@ struct Attempt {
 // `restored` (sched::JobLedger::keeps_work_from): at least what the stop and the restart cost,
 // and past the next periodic checkpoint unless a graceful stop saves everything; an estimate
 // at the attempt's speed so far. kTimeMax when the job finishes first.
-engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt, const LifecycleConfig& lifecycle,
-                             engine::Time now);
+engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& ckpt,
+                             const lifecycle::LifecycleConfig& lifecycle, engine::Time now);
 
 // A stop of a job's runs at `now`, priced.
 struct StopPrice {
@@ -62,7 +62,7 @@ StopPrice price_stop(const workload::CheckpointCost& ckpt, bool keeps_all, doubl
                      engine::Time progress_from, engine::Time now, double gpus, engine::Time hold);
 // Whether a stop keeps all the job's work (see price_stop); `preempted`: a preemption (or a
 // pool's reclaim), not a failure or a kill.
-bool keeps_all_work(bool preempted, bool service, const LifecycleConfig& lifecycle,
+bool keeps_all_work(bool preempted, bool service, const lifecycle::LifecycleConfig& lifecycle,
                     const workload::CheckpointCost& ckpt);
 
 // A failure cuts a graceful stop's save short: only the periodic checkpoint survives.

@@ -17,7 +17,7 @@
 #include "perf/calibration_profile.h"
 #include "perf/perf_registry.h"
 #include "config/scenario.h"
-#include "sim/failures.h"
+#include "lifecycle/failures.h"
 #include "run/packing_run.h"
 #include "sim/simulation.h"
 #include "util/error.h"
@@ -184,15 +184,15 @@ int fuzz_failure_trace(const std::uint8_t* data, std::size_t size) {
   const SmallCluster& small = small_cluster();
   const cluster::Topology topo(small.spec, small.catalog);
   try {
-    auto source = sim::open_failure_trace(path, topo);
-    sim::FailureEvent f;
+    auto source = lifecycle::open_failure_trace(path, topo);
+    lifecycle::FailureEvent f;
     engine::Time last = 0;
     while (source->next(f)) {
       expect(f.at >= last, "failure at " + std::to_string(f.at) + " before the one before (" + std::to_string(last) + ")");
       last = f.at;
       expect(f.host < topo.hosts().size(), "failure on host " + std::to_string(f.host));
       expect(f.down_for >= 1, "down for " + std::to_string(f.down_for) + " us");
-      expect(f.gpu == sim::kWholeHost || f.gpu < topo.host(f.host).gpus, "failure of GPU " + std::to_string(f.gpu));
+      expect(f.gpu == lifecycle::kWholeHost || f.gpu < topo.host(f.host).gpus, "failure of GPU " + std::to_string(f.gpu));
     }
   } catch (const util::InputError& e) {
     expect(e.file() == path, std::string("error names another file: ") + e.what());

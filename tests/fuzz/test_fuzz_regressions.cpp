@@ -15,7 +15,7 @@
 #include "emu/controller/api.h"
 #include "emu/controller/journal.h"
 #include "fuzz/fuzz_targets.h"
-#include "sim/failures.h"
+#include "lifecycle/failures.h"
 #include "util/line_reader.h"
 
 namespace fs = std::filesystem;
@@ -111,7 +111,7 @@ TEST_CASE("Fuzz.Seeds.accepted_by_their_parsers") {
   const schedlab::cluster::Topology topo(small.spec, small.catalog);
   for (const char* name : {"tiny.csv", "no_gpu_column.csv"}) {
     CAPTURE(name);
-    CHECK(schedlab::sim::check_failure_trace((seeds / "failure_trace" / name).string(), topo) >= 2);
+    CHECK(schedlab::lifecycle::check_failure_trace((seeds / "failure_trace" / name).string(), topo) >= 2);
   }
   for (const auto& file : sorted_entries(seeds / "gzip")) {
     CAPTURE(file.string());

@@ -298,10 +298,10 @@ TEST_CASE("Metrics.EventLog.failures_graceful_stops_and_drops_in_words") {
 
 namespace {
 // One failure, then none.
-class OneFailure final : public sim::FailureSource {
+class OneFailure final : public lifecycle::FailureSource {
  public:
-  explicit OneFailure(sim::FailureEvent f) : f_(f) {}
-  bool next(sim::FailureEvent& out) override {
+  explicit OneFailure(lifecycle::FailureEvent f) : f_(f) {}
+  bool next(lifecycle::FailureEvent& out) override {
     if (done_) return false;
     done_ = true;
     out = f_;
@@ -309,7 +309,7 @@ class OneFailure final : public sim::FailureSource {
   }
 
  private:
-  sim::FailureEvent f_;
+  lifecycle::FailureEvent f_;
   bool done_ = false;
 };
 }  // namespace
@@ -328,8 +328,8 @@ TEST_CASE("Metrics.Results.a_host_failure_shows_in_jobs_csv_summary_and_event_lo
   std::ostringstream events;
   EventLog log(events, source.strings());
   FanOut both({&collector, &log});
-  OneFailure failure({sec(10), 0, sim::kWholeHost, sec(1000)});
-  sim::LifecycleConfig lifecycle;
+  OneFailure failure({sec(10), 0, lifecycle::kWholeHost, sec(1000)});
+  lifecycle::LifecycleConfig lifecycle;
   lifecycle.checkpoint_set = true;
   lifecycle.checkpoint = {sec(4), 0, sec(2)};
   sim::Simulation simulation(topo, scheduler_config("best-fit"), source, *perf, both, "memory", lifecycle, &failure);

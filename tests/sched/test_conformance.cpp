@@ -183,17 +183,17 @@ ModelMask requested_of(const JobRow& j, const GpuCatalog& catalog) {
 
 // Injected failures for one run: whole hosts down for a while (never overlapping on one
 // host) and single GPUs, at random instants within the workload's span.
-std::vector<sim::FailureEvent> random_failures(std::uint64_t seed, const ClusterSpec& spec, double span_s) {
+std::vector<lifecycle::FailureEvent> random_failures(std::uint64_t seed, const ClusterSpec& spec, double span_s) {
   GpuCatalog catalog = small_catalog();
   Topology topo(spec, catalog);
   engine::Rng rng(seed * 7919 + 17);
-  std::vector<sim::FailureEvent> out;
+  std::vector<lifecycle::FailureEvent> out;
   std::vector<engine::Time> free_from(topo.hosts().size(), 0);
   for (int i = 0; i < 8; ++i) {
-    sim::FailureEvent f;
+    lifecycle::FailureEvent f;
     f.at = engine::from_seconds(std::round(rng.uniform() * span_s));
     f.host = static_cast<HostId>(rng.uniform_int(0, static_cast<std::int64_t>(topo.hosts().size()) - 1));
-    f.gpu = i % 2 ? static_cast<std::uint16_t>(rng.uniform_int(0, 7)) : sim::kWholeHost;
+    f.gpu = i % 2 ? static_cast<std::uint16_t>(rng.uniform_int(0, 7)) : lifecycle::kWholeHost;
     f.down_for = engine::from_seconds(static_cast<double>(rng.uniform_int(20, 200)));
     if (f.at < free_from[f.host]) continue;
     free_from[f.host] = f.at + f.down_for + 1;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/failures.h"
+#include "lifecycle/failures.h"
 #include "../support/sim_harness.h"
 
 namespace schedlab::testing {
@@ -97,7 +97,7 @@ struct LifeRun {
   LifeRecorder recorder;
   sim::SimulationStats stats;
 
-  LifeRun(const cluster::ClusterSpec& spec, const std::vector<CkptRow>& rows, sim::LifecycleConfig lifecycle,
+  LifeRun(const cluster::ClusterSpec& spec, const std::vector<CkptRow>& rows, lifecycle::LifecycleConfig lifecycle,
           const std::string& failure_csv, const std::string& name = "failures.csv",
           const sched::SchedulerConfig& config = scheduler_config("first-fit"))
       : catalog(small_catalog()),
@@ -107,8 +107,8 @@ struct LifeRun {
         collector(topo, 60 * kMicrosPerSecond),
         observer(topo, collector),
         recorder(observer) {
-    std::unique_ptr<sim::FailureSource> failures;
-    if (!failure_csv.empty()) failures = sim::open_failure_trace(temp_file(name, failure_csv), topo);
+    std::unique_ptr<lifecycle::FailureSource> failures;
+    if (!failure_csv.empty()) failures = lifecycle::open_failure_trace(temp_file(name, failure_csv), topo);
     sim::Simulation simulation(topo, config, source, *perf, recorder, "memory", lifecycle,
                                failures.get());
     stats = simulation.run();
@@ -135,9 +135,9 @@ struct LifeRun {
   }
 };
 
-inline sim::LifecycleConfig lifecycle(double interval_s, double save_s, double restore_s,
-                                      std::uint32_t max_retries = 3) {
-  sim::LifecycleConfig c;
+inline lifecycle::LifecycleConfig lifecycle_config(double interval_s, double save_s, double restore_s,
+                                                  std::uint32_t max_retries = 3) {
+  lifecycle::LifecycleConfig c;
   c.checkpoint_set = true;
   c.checkpoint = {sec(interval_s), sec(save_s), sec(restore_s)};
   c.max_retries = max_retries;

@@ -24,7 +24,7 @@ TEST_CASE("Checkpoint.Failure.loses_work_since_the_last_checkpoint_and_pays_rest
   //   It restarts at once on h1 (free), restores until 720, then does the 400 s left: ends 1120.
   //   Lost GPU-s: thrown-away work 100 s x (wall 700 / work 700) x 4 GPUs = 400,
   //               plus the restore 20 s x 4 GPUs = 80  -> 480.
-  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle(300, 0, 20),
+  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle_config(300, 0, 20),
               "time_s,host,down_s\n700,h0,50\n");
   CHECK(run.starts_s(0) == std::vector<double>{0, 700});
   CHECK(run.observer.job(0).placements[1].tasks[0].host == 1);
@@ -51,7 +51,7 @@ TEST_CASE("Checkpoint.Failure.restart_waits_for_the_repair_and_then_restores") {
   // One host: the same failure, but the job must wait for h0's repair at 750.
   //   restart 750, restore to 770, 400 s left -> ends 1170. Waiting holds no GPUs, so the
   //   lost GPU-s are still 400 (thrown away) + 80 (restore) = 480.
-  LifeRun run(uniform_cluster(1, 1, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle(300, 0, 20),
+  LifeRun run(uniform_cluster(1, 1, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle_config(300, 0, 20),
               "time_s,host,down_s\n700,h0,50\n");
   CHECK(run.starts_s(0) == std::vector<double>{0, 750});
   CHECK(run.end_s(0) == doctest::Approx(1170));
@@ -61,7 +61,7 @@ TEST_CASE("Checkpoint.Failure.restart_waits_for_the_repair_and_then_restores") {
 TEST_CASE("Checkpoint.Failure.continuous_checkpoints_lose_nothing_but_the_restore") {
   // interval 0: every instant is saved. Restarted at 700 on h1, restore 5 s: ends 1005;
   // lost GPU-s = 5 s x 4 GPUs = 20.
-  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle(0, 0, 5),
+  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle_config(0, 0, 5),
               "time_s,host,down_s\n700,h0,50\n");
   CHECK(run.end_s(0) == doctest::Approx(1005));
   CHECK(lost_gpu_s(run.last(0)) == doctest::Approx(20));
@@ -70,7 +70,7 @@ TEST_CASE("Checkpoint.Failure.continuous_checkpoints_lose_nothing_but_the_restor
 TEST_CASE("Checkpoint.Failure.without_checkpoint_settings_a_stop_is_free") {
   // No trace columns, no scenario section, the trace perf model (no catalog): the classic
   // simulators' free preemption. Restart at 700 on h1 with nothing lost: ends 1000.
-  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, sim::LifecycleConfig{},
+  LifeRun run(uniform_cluster(1, 2, 4), {{JobRow(0, 1000, 1, 4)}}, lifecycle::LifecycleConfig{},
               "time_s,host,down_s\n700,h0,50\n");
   CHECK(run.end_s(0) == doctest::Approx(1000));
   CHECK(lost_gpu_s(run.last(0)) == doctest::Approx(0));
@@ -83,7 +83,7 @@ TEST_CASE("Checkpoint.Precedence.trace_columns_then_scenario") {
   //   600 s left -> ends 1320. Lost GPU-s = 300 x 4 + 20 x 4 = 1280.
   CkptRow row{JobRow(0, 1000, 1, 4)};
   row.interval_s = 400;
-  LifeRun run(uniform_cluster(1, 2, 4), {row}, lifecycle(300, 0, 20), "time_s,host,down_s\n700,h0,50\n");
+  LifeRun run(uniform_cluster(1, 2, 4), {row}, lifecycle_config(300, 0, 20), "time_s,host,down_s\n700,h0,50\n");
   CHECK(run.end_s(0) == doctest::Approx(1320));
   CHECK(lost_gpu_s(run.last(0)) == doctest::Approx(1280));
 }
@@ -111,7 +111,7 @@ TEST_CASE("Checkpoint.ThrashGuard.a_victim_is_stopped_at_its_first_checkpoint_wo
   // least its restore (20 s), i.e. at its first checkpoint, t=100, losing no work.
   //   J1 runs 100..200. J0 restarts at 200, restores to 220, does its 900 s left: ends 1120.
   //   Lost GPU-s: the restore only, 20 s x 4 GPUs = 80.
-  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 1000, 0), prio_row(50, 100, 1)}, lifecycle(100, 0, 20), "",
+  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 1000, 0), prio_row(50, 100, 1)}, lifecycle_config(100, 0, 20), "",
               "failures.csv", preempting_priority());
   CHECK(run.starts_s(1) == std::vector<double>{100});
   CHECK(run.end_s(1) == doctest::Approx(200));
@@ -124,7 +124,7 @@ TEST_CASE("Checkpoint.ThrashGuard.a_victim_is_stopped_at_its_first_checkpoint_wo
 TEST_CASE("Checkpoint.ThrashGuard.a_job_that_ends_before_its_next_checkpoint_is_not_evicted") {
   // The same, but J0 has 90 s of work: its first checkpoint (100) comes after its end, so
   // stopping it would only throw work away. J1 waits: J0 ends at 90, J1 runs 90..190.
-  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 90, 0), prio_row(50, 100, 1)}, lifecycle(100, 0, 20), "",
+  LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 90, 0), prio_row(50, 100, 1)}, lifecycle_config(100, 0, 20), "",
               "failures.csv", preempting_priority());
   CHECK(run.starts_s(0) == std::vector<double>{0});
   CHECK(run.end_s(0) == doctest::Approx(90));
@@ -142,7 +142,7 @@ TEST_CASE("Checkpoint.ThrashGuard.a_restarted_job_is_not_evicted_while_it_restor
   //   J0 did 50 + 30 = 80 s. J2 runs 210..310; J0 restarts 310, restores to 340, has 920 s
   //   left: ends 1260.
   LifeRun run(uniform_cluster(1, 1, 4), {prio_row(0, 1000, 0), prio_row(50, 100, 2), prio_row(160, 100, 1)},
-              lifecycle(0, 0, 30), "", "failures.csv", preempting_priority());
+              lifecycle_config(0, 0, 30), "", "failures.csv", preempting_priority());
   CHECK(run.starts_s(0) == std::vector<double>{0, 150, 310});
   CHECK(run.starts_s(2) == std::vector<double>{210});
   CHECK(run.end_s(0) == doctest::Approx(1260));

@@ -153,7 +153,7 @@ struct DrivenRun {
   sim::SimulationStats stats;
 
   DrivenRun(const cluster::ClusterSpec& spec, const std::vector<JobRow>& rows, ScriptedWorld& world,
-            sim::LifecycleConfig lifecycle = {}, const workload::LongRunningWork* long_running = nullptr)
+            lifecycle::LifecycleConfig lifecycle = {}, const workload::LongRunningWork* long_running = nullptr)
       : topo(spec, catalog), source(rows), collector(topo, 60 * kMicrosPerSecond), observer(topo, collector) {
     std::unique_ptr<workload::JobSource> mixed;
     if (long_running)
@@ -201,7 +201,7 @@ TEST_CASE("Emulation.Loop.a_task_that_dies_fails_its_jobs_attempt_which_restarts
 TEST_CASE("Emulation.Loop.a_task_that_dies_loses_the_work_since_its_last_checkpoint") {
   ScriptedWorld world;
   world.script.push_back({sec(30), 0});
-  sim::LifecycleConfig lc;
+  lifecycle::LifecycleConfig lc;
   lc.checkpoint_set = true;
   lc.checkpoint.interval = sec(25);
   DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 4}}, world, lc);
@@ -212,7 +212,7 @@ TEST_CASE("Emulation.Loop.a_task_that_dies_loses_the_work_since_its_last_checkpo
 TEST_CASE("Emulation.Loop.a_task_dying_more_often_than_the_retries_fails_the_job_for_good") {
   ScriptedWorld world;
   for (double t : {10, 20, 30}) world.script.push_back({sec(t), 0});
-  sim::LifecycleConfig lc;
+  lifecycle::LifecycleConfig lc;
   lc.max_retries = 2;
   DrivenRun driven(uniform_cluster(1, 1, 8), {{0, 100, 1, 4}}, world, lc);
   CHECK(driven.observer.job(0).fails == 1);

@@ -40,8 +40,8 @@ workload::LongRunningWork work_of(std::vector<workload::ServiceSpec> services, s
   return w;
 }
 
-sim::FailureEvent host_down(double at_s, cluster::HostId h, double for_s) {
-  sim::FailureEvent f;
+lifecycle::FailureEvent host_down(double at_s, cluster::HostId h, double for_s) {
+  lifecycle::FailureEvent f;
   f.at = sec(at_s);
   f.host = h;
   f.down_for = sec(for_s);

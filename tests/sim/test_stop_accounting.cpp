@@ -11,8 +11,8 @@ using namespace schedlab;
 using namespace schedlab::sim;
 
 namespace {
-LifecycleConfig grace_of(engine::Time grace) {
-  LifecycleConfig c;
+lifecycle::LifecycleConfig grace_of(engine::Time grace) {
+  lifecycle::LifecycleConfig c;
   c.grace = grace;
   return c;
 }

@@ -15,13 +15,14 @@
 #include "cluster/allocation.h"
 #include "cluster/gpu_catalog.h"
 #include "cluster/topology.h"
+#include "lifecycle/failure_source.h"
+#include "lifecycle/lifecycle_config.h"
 #include "metrics/collector.h"
 #include "metrics/fan_out.h"
 #include "metrics/long_running_observer.h"
 #include "pools/pool_book.h"
 #include "perf/perf_model.h"
 #include "sched/scheduler.h"
-#include "sim/failure_source.h"
 #include "sim/simulation.h"
 #include "workload/job_spec.h"
 #include "workload/long_running.h"
@@ -158,17 +159,17 @@ struct JobLog {
 };
 
 // Failures a test injects: a list in time order.
-class ListFailureSource final : public sim::FailureSource {
+class ListFailureSource final : public lifecycle::FailureSource {
  public:
-  explicit ListFailureSource(std::vector<sim::FailureEvent> events) : events_(std::move(events)) {}
-  bool next(sim::FailureEvent& out) override {
+  explicit ListFailureSource(std::vector<lifecycle::FailureEvent> events) : events_(std::move(events)) {}
+  bool next(lifecycle::FailureEvent& out) override {
     if (next_ == events_.size()) return false;
     out = events_[next_++];
     return true;
   }
 
  private:
-  std::vector<sim::FailureEvent> events_;
+  std::vector<lifecycle::FailureEvent> events_;
   std::size_t next_ = 0;
 };
 
@@ -362,7 +363,7 @@ class RecordingObserver final : public metrics::RunObserver {
   // Breaches of the lifecycle invariants, described (empty when none).
   const std::vector<std::string>& lifecycle_errors() const { return lifecycle_errors_; }
   // Whole-host failures the run injects, for the "nothing on a down host" check.
-  void expect_down(std::vector<sim::FailureEvent> f) { down_ = std::move(f); }
+  void expect_down(std::vector<lifecycle::FailureEvent> f) { down_ = std::move(f); }
 
  private:
   JobLog& log(const workload::JobSpec& job) { return jobs_[job.id]; }
@@ -377,7 +378,7 @@ class RecordingObserver final : public metrics::RunObserver {
   };
   std::map<workload::JobId, Attempt> attempt_;
   std::vector<std::string> lifecycle_errors_;
-  std::vector<sim::FailureEvent> down_;
+  std::vector<lifecycle::FailureEvent> down_;
 
   const cluster::Topology* topo_;
   metrics::Collector* collector_;
@@ -398,8 +399,8 @@ class RecordingObserver final : public metrics::RunObserver {
 
 // How jobs stop and come back in a SimRun: checkpoints, grace, retries, injected failures.
 struct SimOptions {
-  sim::LifecycleConfig lifecycle;
-  std::vector<sim::FailureEvent> failures;  // in time order
+  lifecycle::LifecycleConfig lifecycle;
+  std::vector<lifecycle::FailureEvent> failures;  // in time order
   const pools::PoolsConfig* pools = nullptr;
   // Services and cron entries beside the rows (their jobs follow the rows' at equal instants).
   const workload::LongRunningWork* long_running = nullptr;
@@ -442,9 +443,9 @@ struct SimRun {
         collector(topo, 60 * kMicrosPerSecond),
         observer(topo, collector) {
     ListFailureSource failures(options.failures);
-    std::vector<sim::FailureEvent> whole;
+    std::vector<lifecycle::FailureEvent> whole;
     for (const auto& f : options.failures)
-      if (f.gpu == sim::kWholeHost) whole.push_back(f);
+      if (f.gpu == lifecycle::kWholeHost) whole.push_back(f);
     observer.expect_down(whole);
     std::unique_ptr<workload::JobSource> mixed;
     if (options.long_running)

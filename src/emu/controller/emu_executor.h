@@ -17,10 +17,10 @@
 
 #include "emu/controller/gang_ports.h"
 #include "emu/protocol.h"
+#include "lifecycle/lifecycle_config.h"
 #include "perf/perf_model.h"
 #include "sim/clock.h"
 #include "sim/executor.h"
-#include "sim/failure_source.h"
 
 namespace schedlab::emu {
 
@@ -59,7 +59,7 @@ struct EmuExecutorOptions {
   // This emulation's identity, given to every task (SCHEDLAB_EMULATION_ID): a rank joins only
   // a rank 0 of the same emulation (rendezvous.h). One token of printable characters.
   std::string emulation_id = "-";
-  sim::LifecycleConfig lifecycle;
+  lifecycle::LifecycleConfig lifecycle;
   GpuSteps gpu;
 };
 

@@ -95,7 +95,7 @@ void Emulation::resume_from(Journal journal, bool temporary_work_dir) {
 }
 
 sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& perf,
-                             const sim::LifecycleConfig& lifecycle) {
+                             const lifecycle::LifecycleConfig& lifecycle) {
   if (perf.shares_links())
     throw util::InputError(
         fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "

@@ -85,7 +85,7 @@ class Emulation {
   const Fidelity& fidelity() const { return fidelity_; }
 
  private:
-  sim::Driver drive(const cluster::Topology& topo, perf::PerfModel& perf, const sim::LifecycleConfig& lifecycle);
+  sim::Driver drive(const cluster::Topology& topo, perf::PerfModel& perf, const lifecycle::LifecycleConfig& lifecycle);
   // Starts the controller and the agents, and waits until every host has one (`adopting`:
   // first for the agents of a killed controller, then new ones for the hosts still missing).
   void connect(const cluster::Topology& topo, bool adopting);

@@ -1,6 +1,6 @@
 // The controller's API parsers (emu/controller/api.h): what a body or a query may say, the
 // defaults of what it leaves out, and the message that names the field it got wrong. The
-// routes themselves run in the emulate e2e (curl against a live controller).
+// routes over loopback HTTP: test_api_routes.cpp; against a live run: the emulate e2e (curl).
 #include <doctest/doctest.h>
 
 #include <map>

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cluster/topology.h"
-#include "sim/failure_source.h"
+#include "lifecycle/failure_source.h"
 
-namespace schedlab::sim {
+namespace schedlab::lifecycle {
 
 // Seeded failure rates. Zero rates mean "no failures of that kind".
 struct FailureRates {
@@ -49,4 +49,4 @@ std::uint64_t check_failure_trace(const std::string& path, const cluster::Topolo
 std::unique_ptr<FailureSource> make_failure_source(const FailureSpec& spec, const cluster::Topology& topo,
                                                    std::uint64_t seed);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::lifecycle

@@ -1,15 +1,14 @@
 // Where failures come from: a stream of (time, host, GPU or whole host, down time) in time
 // order. The simulation pulls one at a time, like jobs; seeded rate models and failure trace
-// files implement it (sim/failures.*), and the emulator's agents report real ones.
+// files implement it (lifecycle/failures.*), and the emulator's agents report real ones.
 #pragma once
 
 #include <cstdint>
 
 #include "cluster/topology.h"
 #include "engine/time.h"
-#include "workload/checkpoint.h"
 
-namespace schedlab::sim {
+namespace schedlab::lifecycle {
 
 inline constexpr std::uint16_t kWholeHost = 0xFFFF;
 
@@ -28,12 +27,4 @@ class FailureSource {
   virtual bool next(FailureEvent& out) = 0;
 };
 
-// How jobs stop and come back: checkpoints, graceful preemption, retries after failures.
-struct LifecycleConfig {
-  bool checkpoint_set = false;  // the scenario gave `checkpoint:` (else per trace or model, else none)
-  workload::CheckpointCost checkpoint;
-  engine::Time grace = 0;       // preemption.grace_s: a preempted job may save for this long
-  std::uint32_t max_retries = 3;
-};
-
-}  // namespace schedlab::sim
+}  // namespace schedlab::lifecycle

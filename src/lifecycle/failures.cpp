@@ -1,6 +1,6 @@
 // The seeded failure model (a heap of each host's next failure plus the next GPU failure,
 // drawn lazily) and the failure trace reader.
-#include "sim/failures.h"
+#include "lifecycle/failures.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "util/parse.h"
 #include "util/suggest.h"
 
-namespace schedlab::sim {
+namespace schedlab::lifecycle {
 
 namespace {
 constexpr double kMicrosPerHour = 3600.0 * 1e6;
@@ -284,4 +284,4 @@ std::unique_ptr<FailureSource> make_failure_source(const FailureSpec& spec, cons
   return std::make_unique<MergedFailures>(std::move(trace), std::move(model));
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::lifecycle
