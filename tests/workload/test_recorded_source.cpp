@@ -40,17 +40,17 @@ class TellingSource final : public JobSource {
 }  // namespace
 
 TEST_CASE("Workload.RecordedSource.replays_the_jobs_and_says_each_notice_at_its_place") {
-  constexpr std::uint32_t kJobs = 50000;  // several blocks, freed as they are handed out
-  RecordedSource source([](Notices& n) { return std::make_unique<TellingSource>(kJobs, n); });
+  std::uint32_t jobs = 50000;  // several blocks, freed as they are handed out
+  RecordedSource source([jobs](Notices& n) { return std::make_unique<TellingSource>(jobs, n); });
   JobSpec job;
   std::uint32_t read = 0;
   while (source.next(job)) REQUIRE(job.line == ++read);
-  REQUIRE(read == kJobs);
+  REQUIRE(read == jobs);
 
   Notices said(Notices::Hold{});
   source.replay_to(said);
   CHECK(said.take_held() == std::vector<std::string>{"opened"});
-  for (std::uint32_t i = 1; i <= kJobs; ++i) {
+  for (std::uint32_t i = 1; i <= jobs; ++i) {
     REQUIRE(source.next(job));
     REQUIRE(job.line == i);
     REQUIRE(job.id == i - 1);
