@@ -66,16 +66,16 @@ AlphaBetaFit fit_alpha_beta(const std::vector<FitSample>& samples) {
     sizes.insert(s.bytes);
   }
   if (used < 2 || sizes.size() < 2)
-    throw InputError(
+    throw util::InputError(
         fmt::format("an alpha-beta fit needs rows at two or more sizes with 2 or more ranks; got {} row(s)"
                     " at {} size(s)",
                     used, sizes.size()));
   double det = sxx * syy - sxy * sxy;
   if (!(det > 1e-12 * sxx * syy))  // all rows on one (ranks, size) line: α and β cannot be told apart
-    throw InputError("an alpha-beta fit needs rows that differ in size");
+    throw util::InputError("an alpha-beta fit needs rows that differ in size");
   double a = (sxt * syy - syt * sxy) / det;
   double b = (syt * sxx - sxt * sxy) / det;
-  if (!(b > 0)) throw InputError("cannot fit a bandwidth: the times do not grow with the message size");
+  if (!(b > 0)) throw util::InputError("cannot fit a bandwidth: the times do not grow with the message size");
   if (!(a >= 0)) {  // constrained: α = 0 and fit β alone
     a = 0;
     b = syt / syy;
@@ -160,7 +160,7 @@ std::vector<FitSample> samples_from_log(const NcclTestsLog& log, TableHalf half,
 
 perf::CalibrationProfile profile_from_nccl_tests(const std::vector<NcclTestsLog>& logs, const ImportOptions& options,
                                                  AlphaBetaFit* report) {
-  if (logs.empty()) throw InputError("no nccl-tests logs given");
+  if (logs.empty()) throw util::InputError("no nccl-tests logs given");
   perf::CalibrationProfile p;
   p.provenance.source = "nccl-tests";
   p.provenance.command = options.command;
@@ -176,16 +176,17 @@ perf::CalibrationProfile profile_from_nccl_tests(const std::vector<NcclTestsLog>
     paths.push_back(log.path);
     int ranks = options.ranks_override > 0 ? options.ranks_override : log.ranks;
     if (ranks > perf::kMaxRanks)
-      throw InputError(log.path, 0, "--ranks",
-                       fmt::format("{} ranks is more than a profile holds ({})", ranks, perf::kMaxRanks));
+      throw util::InputError(log.path, 0, "--ranks",
+                             fmt::format("{} ranks is more than a profile holds ({})", ranks, perf::kMaxRanks));
     if (ranks <= 0)
-      throw InputError(log.path, 0, "",
-                       "cannot tell the number of ranks (no '#  Rank N' device lines, no NCCL 'nranks', and "
-                       "busbw/algbw gives none); pass --ranks N");
+      throw util::InputError(log.path, 0, "",
+                             "cannot tell the number of ranks (no '#  Rank N' device lines, no NCCL 'nranks', and "
+                             "busbw/algbw gives none); pass --ranks N");
     if (ranks < 2)
-      throw InputError(log.path, 0, "",
-                       "1 rank: a single-rank allreduce crosses no link (busbw is 0), so it cannot calibrate the '" +
-                           tier + "' tier");
+      throw util::InputError(
+          log.path, 0, "",
+          "1 rank: a single-rank allreduce crosses no link (busbw is 0), so it cannot calibrate the '" + tier +
+              "' tier");
     add_unique(hosts, log.host);
     add_unique(gpus, log.gpu);
     add_unique(nccls, log.nccl_version);
@@ -196,32 +197,33 @@ perf::CalibrationProfile profile_from_nccl_tests(const std::vector<NcclTestsLog>
       p.measurements.push_back({"allreduce_inplace", tier, ranks, r.bytes, r.ip_time_us, r.ip_algbw, r.ip_busbw, 0});
     }
   }
-  p.provenance.host = join(hosts, ", ");
-  p.provenance.gpu = join(gpus, ", ");
-  p.provenance.nccl = join(nccls, ", ");
+  p.provenance.host = util::join(hosts, ", ");
+  p.provenance.gpu = util::join(gpus, ", ");
+  p.provenance.nccl = util::join(nccls, ", ");
   // The fit sees samples, not files: its errors (too few sizes, times that do not grow) and a fit
   // outside the profile's sense ranges are reported naming the logs they came from.
-  const std::string from = join(paths, ", ");
+  const std::string from = util::join(paths, ", ");
   try {
     p.tiers[options.tier] = fit_tier(samples, report);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     if (!e.file().empty()) throw;
-    throw InputError(from, 0, "", e.what());
+    throw util::InputError(from, 0, "", e.what());
   }
   const perf::TierParams& t = p.tiers[options.tier];
   if (!(t.alpha_us >= 0 && t.alpha_us <= perf::kMaxAlphaUs))
-    throw InputError(from, 0, "",
-                     fmt::format("the fitted alpha, {} us per ring step, is outside [0, {}]: are these {} logs?",
-                                 t.alpha_us, perf::kMaxAlphaUs, tier));
+    throw util::InputError(from, 0, "",
+                           fmt::format("the fitted alpha, {} us per ring step, is outside [0, {}]: are these {} logs?",
+                                       t.alpha_us, perf::kMaxAlphaUs, tier));
   if (!(t.beta_gbps >= perf::kMinBetaGbps && t.beta_gbps <= perf::kMaxBetaGbps))
-    throw InputError(from, 0, "",
-                     fmt::format("the fitted beta, {} GB/s, is outside [{}, {}]: are these {} logs?", t.beta_gbps,
-                                 perf::kMinBetaGbps, perf::kMaxBetaGbps, tier));
+    throw util::InputError(from, 0, "",
+                           fmt::format("the fitted beta, {} GB/s, is outside [{}, {}]: are these {} logs?", t.beta_gbps,
+                                       perf::kMinBetaGbps, perf::kMaxBetaGbps, tier));
   for (const auto& c : t.corrections)
     if (!(c.factor >= perf::kMinCorrection && c.factor <= perf::kMaxCorrection))
-      throw InputError(from, 0, "",
-                       fmt::format("at {} bytes the measured time is {} times the alpha-beta fit, outside [{}, {}]",
-                                   c.bytes, c.factor, perf::kMinCorrection, perf::kMaxCorrection));
+      throw util::InputError(
+          from, 0, "",
+          fmt::format("at {} bytes the measured time is {} times the alpha-beta fit, outside [{}, {}]", c.bytes,
+                      c.factor, perf::kMinCorrection, perf::kMaxCorrection));
   return p;
 }
 

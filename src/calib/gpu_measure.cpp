@@ -11,7 +11,7 @@ namespace schedlab::calib {
 bool gpu_measurement_built() { return false; }
 
 GpuReport measure_local_gpus(const GpuMeasureOptions&) {
-  throw EnvironmentError(
+  throw util::EnvironmentError(
       "calibrate: this schedlab was built without CUDA, so it cannot measure GPUs; rebuild with the CUDA toolkit "
       "(-DSCHEDLAB_CUDA=ON) or import nccl-tests output with --from-nccl-tests LOG --tier TIER");
 }

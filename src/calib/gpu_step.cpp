@@ -46,7 +46,7 @@ class SimulatedGpuStep final : public GpuStep {
 bool gpu_step_built() { return false; }
 
 std::unique_ptr<GpuStep> open_cuda_gpu_step(const GpuStepOptions&) {
-  throw EnvironmentError(
+  throw util::EnvironmentError(
       "worker --gpu: this schedlab was built without CUDA (no CUDA), so it cannot run GPU steps; rebuild with the "
       "CUDA toolkit (-DSCHEDLAB_CUDA=ON) or run the worker without --gpu");
 }
@@ -54,7 +54,8 @@ std::unique_ptr<GpuStep> open_cuda_gpu_step(const GpuStepOptions&) {
 
 std::unique_ptr<GpuStep> open_gpu_step(const GpuStepOptions& options) {
   if (const char* v = std::getenv(kSimulatedGpuVariable); v && *v) {
-    const double tflops = checked_number<double>(v, FieldContext{"", 0, "env SCHEDLAB_SIMULATED_GPU_TFLOPS"}, 1e-6, 1e6);
+    const double tflops =
+        util::checked_number<double>(v, util::FieldContext{"", 0, "env SCHEDLAB_SIMULATED_GPU_TFLOPS"}, 1e-6, 1e6);
     return std::make_unique<SimulatedGpuStep>(tflops * 1e12, options.gemm_flops);
   }
   return open_cuda_gpu_step(options);

@@ -39,9 +39,9 @@ class Parser {
   explicit Parser(std::string name) { log_.path = std::move(name); }
 
   void feed(std::string_view raw, long line_no) {
-    std::string_view body = trim(strip_rank_prefix(raw));
+    std::string_view body = util::trim(strip_rank_prefix(raw));
     if (body.empty()) return;
-    split_whitespace(body, tok_);
+    util::split_whitespace(body, tok_);
     if (body.front() == '#') {
       comment(body.substr(1), line_no);
       return;
@@ -51,14 +51,14 @@ class Parser {
       return;
     }
     std::int64_t first;
-    if (tok_.empty() || !try_parse_int(tok_[0], first)) return;  // some other line in between
+    if (tok_.empty() || !util::try_parse_int(tok_[0], first)) return;  // some other line in between
     row(line_no);
   }
 
   NcclTestsLog finish() {
     if (log_.rows.empty())
-      throw InputError(log_.path, 0, "",
-                       "no all_reduce_perf table rows found (expected lines of 'size count type redop ...')");
+      throw util::InputError(log_.path, 0, "",
+                             "no all_reduce_perf table rows found (expected lines of 'size count type redop ...')");
     if (device_ranks_ > 0) {
       log_.ranks = device_ranks_;
       log_.ranks_source = "device lines";
@@ -74,12 +74,13 @@ class Parser {
 
  private:
   void comment(std::string_view text, long line_no) {
-    split_whitespace(text, tok_);
+    util::split_whitespace(text, tok_);
     if (tok_.size() >= 2 && tok_[0] == "Rank") {  // "#  Rank  0 Group  0 Pid 1 on HOST device  0 [0x07] NAME"
       std::int64_t r;
-      if (!try_parse_int(tok_[1], r) || r < 0) return;
+      if (!util::try_parse_int(tok_[1], r) || r < 0) return;
       // A rank number is a count of ranks minus one: within the profile's rank limit.
-      const int rank = checked_int<int>(r, FieldContext{log_.path, line_no, "rank"}, 0, perf::kMaxRanks - 1);
+      const int rank =
+          util::checked_int<int>(r, util::FieldContext{log_.path, line_no, "rank"}, 0, perf::kMaxRanks - 1);
       device_ranks_ = std::max(device_ranks_, rank + 1);
       if (r == 0) {
         for (std::size_t i = 2; i + 1 < tok_.size(); ++i)
@@ -105,9 +106,9 @@ class Parser {
   void nccl_line(long line_no) {
     for (std::size_t i = 0; i + 1 < tok_.size(); ++i) {
       std::int64_t n;
-      if (tok_[i] == "nranks" && try_parse_int(tok_[i + 1], n) && n > 0)
-        nranks_ =
-            std::max(nranks_, checked_int<int>(n, FieldContext{log_.path, line_no, "nranks"}, 1, perf::kMaxRanks));
+      if (tok_[i] == "nranks" && util::try_parse_int(tok_[i + 1], n) && n > 0)
+        nranks_ = std::max(
+            nranks_, util::checked_int<int>(n, util::FieldContext{log_.path, line_no, "nranks"}, 1, perf::kMaxRanks));
       if (tok_[i] == "version" && i > 0 && tok_[i - 1] == "NCCL" && log_.nccl_version.empty())
         log_.nccl_version = std::string(tok_[i + 1]);
     }
@@ -129,26 +130,27 @@ class Parser {
       std::string expected = want == without_root ? "12 (size count type redop, then time algbw busbw error twice)"
                              : want == with_root ? "13 (size count type redop root, then time algbw busbw #wrong twice)"
                                                  : "12 (before nccl-tests 2.13) or 13 (since 2.13)";
-      throw InputError(log_.path, line_no, "",
-                       fmt::format("all_reduce_perf table row has {} columns, expected {}", tok_.size(), expected));
+      throw util::InputError(
+          log_.path, line_no, "",
+          fmt::format("all_reduce_perf table row has {} columns, expected {}", tok_.size(), expected));
     }
     std::size_t c = 0;
-    auto at = [&](std::string_view column) { return FieldContext{log_.path, line_no, column}; };
+    auto at = [&](std::string_view column) { return util::FieldContext{log_.path, line_no, column}; };
     NcclTestsRow r;
     r.line = line_no;
-    r.bytes = checked_real(static_cast<double>(parse_int_at_least(tok_[c++], 0, at("size"))), at("size"), 0,
-                           perf::kMaxMessageBytes);
-    r.count = parse_int_at_least(tok_[c++], 0, at("count"));
+    r.bytes = util::checked_real(static_cast<double>(util::parse_int_at_least(tok_[c++], 0, at("size"))), at("size"), 0,
+                                 perf::kMaxMessageBytes);
+    r.count = util::parse_int_at_least(tok_[c++], 0, at("count"));
     r.type = std::string(tok_[c++]);
     r.redop = std::string(tok_[c++]);
-    if (log_.has_root_column) parse_int(tok_[c++], at("root"));
+    if (log_.has_root_column) util::parse_int(tok_[c++], at("root"));
     // Within the ranges a profile accepts for its measurements, so that the import writes a
     // profile that loads back.
     auto time_us = [&](std::string_view column) {
-      return checked_real(parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxMeasuredUs);
+      return util::checked_real(util::parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxMeasuredUs);
     };
     auto gbps = [&](std::string_view column) {
-      return checked_real(parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxBetaGbps);
+      return util::checked_real(util::parse_double(tok_[c++], at(column)), at(column), 0, perf::kMaxBetaGbps);
     };
     r.oop_time_us = time_us("out-of-place time");
     r.oop_algbw = gbps("out-of-place algbw");
@@ -186,7 +188,7 @@ class Parser {
 }  // namespace
 
 NcclTestsLog parse_nccl_tests_log(const std::string& path) {
-  LineReader reader(path);
+  util::LineReader reader(path);
   Parser parser(path);
   std::string_view line;
   while (reader.next(line)) parser.feed(line, reader.line_number());

@@ -34,7 +34,7 @@ emu::AgentOptions agent_options(const AgentCliOptions& o) {
   const emu::Endpoint controller = emu::parse_endpoint(o.controller, "--controller");
   a.controller_host = controller.host;
   a.controller_port = controller.port;
-  if (o.host.empty()) throw InputError("", 0, "--host", "expected the emulated host's name");
+  if (o.host.empty()) throw util::InputError("", 0, "--host", "expected the emulated host's name");
   a.host = o.host;
   if (!o.gpus.empty()) {
     a.gpus = emu::parse_gpu_list(o.gpus, "--gpus");
@@ -45,12 +45,12 @@ emu::AgentOptions agent_options(const AgentCliOptions& o) {
     a.virtual_gpus = true;
   }
   if (!o.token_file.empty()) {
-    Notices notices;
+    util::Notices notices;
     a.token = emu::read_token_file(o.token_file, "--token-file", notices);
   }
   a.work_dir = o.work_dir;
   if (!std::isfinite(o.lost_timeout_s) || o.lost_timeout_s <= 0 || o.lost_timeout_s > 30 * 24 * 3600.0)
-    throw InputError("", 0, "--lost-timeout", fmt::format("{} s is out of range (0, 2592000]", o.lost_timeout_s));
+    throw util::InputError("", 0, "--lost-timeout", fmt::format("{} s is out of range (0, 2592000]", o.lost_timeout_s));
   a.lost_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(o.lost_timeout_s * 1000)));
   return a;
 }

@@ -69,13 +69,13 @@ std::string today_utc() {
 
 perf::LinkTier tier_option(const std::string& name) {
   auto tier = perf::link_tier_from_name(name);
-  if (!tier) throw InputError("", 0, "--tier", unknown_name_message("tier", name, perf::link_tier_names()));
+  if (!tier) throw util::InputError("", 0, "--tier", util::unknown_name_message("tier", name, perf::link_tier_names()));
   return *tier;
 }
 
 // "1048576", "64K", "256M", "1G" (binary multiples, as nccl-tests' -e takes them).
 double bytes_option(const std::string& text) {
-  std::string_view s = trim(text);
+  std::string_view s = util::trim(text);
   double mult = 1;
   if (!s.empty()) {
     switch (s.back()) {
@@ -97,8 +97,9 @@ double bytes_option(const std::string& text) {
     if (mult != 1) s.remove_suffix(1);
   }
   std::int64_t v;
-  if (!try_parse_int(s, v) || v * mult < 8)
-    throw InputError("", 0, "--max-bytes", fmt::format("'{}' is not a size of at least 8 bytes (e.g. 1G, 256M)", text));
+  if (!util::try_parse_int(s, v) || v * mult < 8)
+    throw util::InputError("", 0, "--max-bytes",
+                           fmt::format("'{}' is not a size of at least 8 bytes (e.g. 1G, 256M)", text));
   return static_cast<double>(v) * mult;
 }
 
@@ -109,25 +110,26 @@ void emit(const perf::CalibrationProfile& profile, const std::string& out_path) 
   perf::write_profile(profile, text);
   try {
     perf::load_profile_text(text.str(), out_path.empty() ? "the profile" : out_path);
-  } catch (const InputError& e) {
-    throw EnvironmentError(fmt::format("calibrate: the measurements give a profile that does not read back, so "
-                                       "nothing was written: {}",
-                                       e.what()));
+  } catch (const util::InputError& e) {
+    throw util::EnvironmentError(
+        fmt::format("calibrate: the measurements give a profile that does not read back, so "
+                    "nothing was written: {}",
+                    e.what()));
   }
   if (out_path.empty()) {
     std::cout << text.str();
     return;
   }
-  StagedFile f(out_path, "--out", perf::kProfileFirstLine);
+  util::StagedFile f(out_path, "--out", perf::kProfileFirstLine);
   f.stream() << text.str();
   f.commit();
 }
 
 void run_import(const CalibrateOptions& o) {
   if (o.tier.empty())
-    throw InputError(
-        "", 0, "--tier",
-        "required with --from-nccl-tests: which link the logs measured; valid: " + join(perf::link_tier_names(), ", "));
+    throw util::InputError("", 0, "--tier",
+                           "required with --from-nccl-tests: which link the logs measured; valid: " +
+                               util::join(perf::link_tier_names(), ", "));
   calib::ImportOptions io;
   io.tier = tier_option(o.tier);
   io.ranks_override = o.ranks;
@@ -150,8 +152,8 @@ void run_import(const CalibrateOptions& o) {
 }
 
 void run_measure(const CalibrateOptions& o) {
-  if (o.iters < 1) throw InputError("", 0, "--iters", fmt::format("{} must be >= 1", o.iters));
-  if (o.warmup < 0) throw InputError("", 0, "--warmup", fmt::format("{} must be >= 0", o.warmup));
+  if (o.iters < 1) throw util::InputError("", 0, "--iters", fmt::format("{} must be >= 1", o.iters));
+  if (o.warmup < 0) throw util::InputError("", 0, "--warmup", fmt::format("{} must be >= 0", o.warmup));
   perf::LinkTier tier = o.tier.empty() ? perf::LinkTier::nvlink : tier_option(o.tier);
   calib::GpuMeasureOptions mo;
   mo.nccl_lib = o.nccl_lib;

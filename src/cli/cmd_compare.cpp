@@ -31,9 +31,9 @@ namespace {
 config::Variant parse_variant(const std::string& text) {
   auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0)
-    throw InputError("--variant", 0, text, "expected NAME:key.path=value[,key.path=value...]");
+    throw util::InputError("--variant", 0, text, "expected NAME:key.path=value[,key.path=value...]");
   config::Variant v{text.substr(0, colon), {}, std::nullopt, 0};
-  check_path_name(v.name, FieldContext{"", 0, "--variant"});
+  util::check_path_name(v.name, util::FieldContext{"", 0, "--variant"});
   std::string rest = text.substr(colon + 1);
   std::size_t start = 0;
   while (start < rest.size()) {
@@ -56,9 +56,11 @@ void check_variant_names(const std::vector<config::Variant>& list, const std::st
     const std::string field = v.index ? fmt::format("variants.{}.name", *v.index) : "--variant";
     const std::string file = v.index ? scenario : "";
     if (v.name == "compare.csv" || v.name == "compare-long.csv")
-      throw InputError(file, v.line, field,
-                       fmt::format("'{}' is one of the compare's own tables; name the variant otherwise", v.name));
-    if (!seen.insert(v.name).second) throw InputError(file, v.line, field, fmt::format("'{}' is named twice", v.name));
+      throw util::InputError(
+          file, v.line, field,
+          fmt::format("'{}' is one of the compare's own tables; name the variant otherwise", v.name));
+    if (!seen.insert(v.name).second)
+      throw util::InputError(file, v.line, field, fmt::format("'{}' is named twice", v.name));
   }
 }
 }  // namespace
@@ -88,12 +90,13 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto quiet = std::make_shared<bool>(false);
   cmd->add_flag("-q,--quiet", *quiet, "No progress line on the terminal, no notices");
   cmd->callback([opts, variants, out, jobs, force, format, explain, explain_opt, quiet, &exit_code] {
-    Notices notices(*quiet);  // one for all variants: each notice is said once
+    util::Notices notices(*quiet);  // one for all variants: each notice is said once
     auto base = load(*opts);
     std::vector<config::Variant> list;
     for (const auto& v : *variants) list.push_back(parse_variant(v));
     if (list.empty()) list = base.variants;
-    if (list.empty()) throw InputError(opts->scenario, 0, "variants", "no variants: add a `variants:` list or --variant");
+    if (list.empty())
+      throw util::InputError(opts->scenario, 0, "variants", "no variants: add a `variants:` list or --variant");
     check_variant_names(list, opts->scenario);
     std::vector<config::Scenario> scenarios;
     for (const auto& v : list) {
@@ -105,14 +108,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     const bool packing = base.workload.packing_mode;
     for (std::size_t i = 0; i < scenarios.size(); ++i)
       if (scenarios[i].workload.packing_mode != packing)
-        throw InputError(opts->scenario, 0, "variants",
-                         fmt::format("'{}' changes workload.mode: the variants of one compare share the mode",
-                                     list[i].name));
+        throw util::InputError(
+            opts->scenario, 0, "variants",
+            fmt::format("'{}' changes workload.mode: the variants of one compare share the mode", list[i].name));
     if (packing && explain_opt->count() > 0)
-      throw InputError(base.file, base.workload.mode_line, "workload.mode", "packing: --explain follows a replay in time");
-    StagingDir staging(dir, *force);
-    std::vector<sim::RunOutcome> outcomes(scenarios.size());
-    std::vector<sim::PackingOutcome> packed(scenarios.size());
+      throw util::InputError(base.file, base.workload.mode_line, "workload.mode",
+                             "packing: --explain follows a replay in time");
+    util::StagingDir staging(dir, *force);
+    std::vector<run::RunOutcome> outcomes(scenarios.size());
+    std::vector<run::PackingOutcome> packed(scenarios.size());
     std::vector<std::exception_ptr> errors(scenarios.size());
     unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
@@ -126,9 +130,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
             if (explain_opt->count() > 0) hooks.explain = *explain;
             if (tty) hooks.progress = board.reporter(i);
             if (packing)
-              packed[i] = sim::run_packing(scenarios[i], notices, staging.file(list[i].name));
+              packed[i] = run::run_packing(scenarios[i], notices, staging.file(list[i].name));
             else
-              outcomes[i] = sim::run_scenario(scenarios[i], notices, staging.file(list[i].name), false, {}, hooks);
+              outcomes[i] = run::run_scenario(scenarios[i], notices, staging.file(list[i].name), false, {}, hooks);
           } catch (...) {
             errors[i] = std::current_exception();
           }
@@ -146,14 +150,14 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     const auto table = metrics::make_compare_table(names, figures);
     std::FILE* human = human_stream(*format);
     // Table: rows are figures, columns variants, with the ratio to the first variant.
-    fmt::print(human, "scenario {} on {}: {} variants\n", printable(base.name), printable(base.cluster.name),
-               list.size());
+    fmt::print(human, "scenario {} on {}: {} variants\n", util::printable(base.name),
+               util::printable(base.cluster.name), list.size());
     fmt::print(human, "{}", metrics::format_compare_table(table));
     auto write_file = [&staging, &table](const std::string& file, auto writer) {
       std::ofstream csv(staging.file(file), std::ios::binary);
       writer(csv, table);
       csv.close();
-      if (!csv) throw InputError(staging.file(file), 0, "", "write failed");
+      if (!csv) throw util::InputError(staging.file(file), 0, "", "write failed");
     };
     write_file("compare.csv", metrics::write_compare_csv);
     write_file("compare-long.csv", metrics::write_compare_long_csv);
@@ -166,10 +170,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       for (std::size_t i = 0; i < list.size(); ++i) {
         std::ostringstream one;
         if (packing)
-          sim::write_packing_summary_json(one, packed[i], list[i].name);
+          run::write_packing_summary_json(one, packed[i], list[i].name);
         else
           metrics::write_summary_json(one, outcomes[i].summary, list[i].name);
-        doc["variants"].push_back({{"name", list[i].name}, {"summary", parse_ordered_json(one.str())}});
+        doc["variants"].push_back({{"name", list[i].name}, {"summary", util::parse_ordered_json(one.str())}});
       }
       fmt::print("{}\n", doc.dump(2));
     }

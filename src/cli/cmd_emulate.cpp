@@ -51,7 +51,7 @@ Resumed resumed_options(const emu::Journal& journal, const std::string& path) {
     if (f.has("gpu_profile")) e.gpu_profile = f.string("gpu_profile");
     e.journal_options = journal.options;
   } catch (const emu::ProtocolException& ex) {
-    throw InputError(path, 1, "", ex.error.message);
+    throw util::InputError(path, 1, "", ex.error.message);
   }
   return r;
 }
@@ -111,20 +111,21 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       *force = r.force;
       temporary_work_dir = r.temporary_work_dir;
     } else if (opts->scenario.empty()) {
-      throw InputError("scenario: a scenario file is required (or --resume WORK_DIR)");
+      throw util::InputError("scenario: a scenario file is required (or --resume WORK_DIR)");
     }
     auto scenario = load(*opts);
     if (scenario.workload.packing_mode)
-      throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
-                       "packing places pods that never end: there is nothing to emulate in wall-clock time");
+      throw util::InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
+                             "packing places pods that never end: there is nothing to emulate in wall-clock time");
     std::string dir = out->empty() ? "results/" + scenario.name + "-emulated" : *out;
-    check_results_target(dir, *force);
+    util::check_results_target(dir, *force);
     if (!journal) {
       if (!(*agents_timeout_s > 0 && *agents_timeout_s <= 86400))
-        throw InputError(fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
+        throw util::InputError(
+            fmt::format("--agents-timeout: must be in (0, 86400] seconds, got {}", *agents_timeout_s));
       eo->agents_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(*agents_timeout_s * 1000));
       if (!gpus->empty()) eo->gpus = emu::parse_gpu_list(*gpus, "--gpus");
-      if (!eo->gpu_profile.empty() && eo->gpus.empty()) throw InputError("--gpu-profile: only with --gpus");
+      if (!eo->gpu_profile.empty() && eo->gpus.empty()) throw util::InputError("--gpu-profile: only with --gpus");
       nlohmann::json o = {{"scenario", absolute(opts->scenario)},
                           {"sets", opts->sets},
                           {"out", absolute(dir)},
@@ -142,15 +143,15 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
       }
       eo->journal_options = std::move(o);
     }
-    Notices notices;
+    util::Notices notices;
     eo->simulate = [&notices](const config::Scenario& twin, const sim::RunHooks& hooks) {
-      sim::run_scenario(twin, notices, "", false, {}, hooks);
+      run::run_scenario(twin, notices, "", false, {}, hooks);
     };
     emu::Emulation emulation(*eo, notices);
     if (journal) emulation.resume_from(std::move(*journal), temporary_work_dir);
     auto hooks = emulation.hooks(scenario,
                                  [](const std::string& line) { fmt::print(stderr, "schedlab emulate: {}\n", line); });
-    auto outcome = sim::run_scenario(scenario, notices, dir, *force, {}, hooks);
+    auto outcome = run::run_scenario(scenario, notices, dir, *force, {}, hooks);
     const auto& st = emulation.stats();
     fmt::print("scenario {} (emulated, speedup {}): {} on {} ({} GPUs), seed {}\n", scenario.name, eo->speedup,
                policy_label(scenario.scheduler), scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);

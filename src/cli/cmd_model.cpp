@@ -48,8 +48,8 @@ Shape parse_placement(const std::string& text, int gpus) {
   while (true) {
     auto x = s.find('x');
     std::int64_t v = 0;
-    if (!try_parse_int(s.substr(0, x), v) || v < 1)
-      throw InputError("--placement: '" + text + "' must be HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
+    if (!util::try_parse_int(s.substr(0, x), v) || v < 1)
+      throw util::InputError("--placement: '" + text + "' must be HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
     parts.push_back(static_cast<int>(v));
     if (x == std::string_view::npos) break;
     s = s.substr(x + 1);
@@ -62,10 +62,11 @@ Shape parse_placement(const std::string& text, int gpus) {
   } else if (parts.size() == 3) {
     sh.racks = parts[0], sh.hosts = parts[1], sh.gpus = parts[2];
   } else {
-    throw InputError("--placement: '" + text + "' has too many parts; use HOSTSxGPUS or RACKSxHOSTSxGPUS");
+    throw util::InputError("--placement: '" + text + "' has too many parts; use HOSTSxGPUS or RACKSxHOSTSxGPUS");
   }
   if (gpus > 0 && sh.racks * sh.hosts * sh.gpus != gpus)
-    throw InputError(fmt::format("--placement {} holds {} GPUs, but --gpus is {}", text, sh.racks * sh.hosts * sh.gpus, gpus));
+    throw util::InputError(
+        fmt::format("--placement {} holds {} GPUs, but --gpus is {}", text, sh.racks * sh.hosts * sh.gpus, gpus));
   return sh;
 }
 
@@ -119,7 +120,9 @@ void explain(const ExplainOptions& o) {
   auto models = perf::load_model_catalog(o.models);
   const auto& model = models.get(o.model);
   auto algorithm = perf::algorithm_from_name(o.algorithm);
-  if (!algorithm) throw InputError("--algorithm: " + unknown_name_message("algorithm", o.algorithm, perf::algorithm_names()));
+  if (!algorithm)
+    throw util::InputError("--algorithm: " +
+                           util::unknown_name_message("algorithm", o.algorithm, perf::algorithm_names()));
   perf::CommSettings comm;
   comm.algorithm = *algorithm;
   comm.overlap = o.overlap;
@@ -149,7 +152,8 @@ void explain(const ExplainOptions& o) {
       if (t.gpus_of_model(m) > most) most = t.gpus_of_model(m), gpu_id = m;
   } else {
     gpu_id = catalog->find(gpu_name);
-    if (!gpu_id) throw InputError("--gpu: " + unknown_name_message("GPU model", gpu_name, catalog->names()));
+    if (!gpu_id)
+      throw util::InputError("--gpu: " + util::unknown_name_message("GPU model", gpu_name, catalog->names()));
   }
   // The host NIC of a made-up cluster: --nic-gbps, else the catalog's figure for the model.
   double nic_gbps = o.nic_gbps;
@@ -188,8 +192,8 @@ void explain(const ExplainOptions& o) {
     racks.push_back(r);
   }
   if (static_cast<int>(racks.size()) < sh.racks)
-    throw InputError(fmt::format("--cluster {}: no {} racks with {} hosts of {} x {} free GPUs each", o.cluster, sh.racks,
-                                 sh.hosts, sh.gpus, catalog->model(*gpu_id).name));
+    throw util::InputError(fmt::format("--cluster {}: no {} racks with {} hosts of {} x {} free GPUs each", o.cluster,
+                                       sh.racks, sh.hosts, sh.gpus, catalog->model(*gpu_id).name));
   auto cross = perf::static_cross_rack_rate(racks, topo);
   auto shape = perf::make_gang_shape(hosts, *catalog, profile, cross);
   auto b = perf::iteration_time(model, shape, comm, *catalog, profile);

@@ -31,12 +31,13 @@ namespace fs = std::filesystem;
 int run_python(const std::string& script_text, const std::vector<std::string>& args, bool quiet = false) {
   std::string path = (fs::temp_directory_path() / "schedlab-plot-XXXXXX").string();
   const int fd = ::mkstemp(path.data());
-  if (fd < 0) throw EnvironmentError(fmt::format("plot: cannot create a temporary file: {}", std::strerror(errno)));
+  if (fd < 0)
+    throw util::EnvironmentError(fmt::format("plot: cannot create a temporary file: {}", std::strerror(errno)));
   ::close(fd);
   {
     std::ofstream out(path, std::ios::binary);
     out << script_text;
-    if (!out) throw EnvironmentError(fmt::format("plot: cannot write {}", path));
+    if (!out) throw util::EnvironmentError(fmt::format("plot: cannot write {}", path));
   }
   // Debian's python3 first: python3-matplotlib is installed for it, and a python3 earlier in
   // PATH (a virtual environment, pyenv) may lack matplotlib.
@@ -60,7 +61,7 @@ int run_python(const std::string& script_text, const std::vector<std::string>& a
   if (pid > 0) ::waitpid(pid, &status, 0);
   std::error_code ec;
   fs::remove(path, ec);
-  if (pid < 0) throw EnvironmentError(fmt::format("plot: fork: {}", std::strerror(errno)));
+  if (pid < 0) throw util::EnvironmentError(fmt::format("plot: fork: {}", std::strerror(errno)));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 // A compare folder of the packing mode: its variants' folders hold packing.csv.
@@ -88,21 +89,22 @@ std::vector<fs::path> figure_files(const fs::path& png) {
 void check_figure_target(const std::string& out) {
   const fs::path png(out);
   if (png.extension() != ".png")
-    throw InputError(out, 0, "--out", "the figure is a PNG file (a PDF is written beside it): give a name ending in .png");
+    throw util::InputError(out, 0, "--out",
+                           "the figure is a PNG file (a PDF is written beside it): give a name ending in .png");
   for (const fs::path& f : figure_files(png)) {
     std::error_code ec;
     const auto st = fs::symlink_status(f, ec);
     if (st.type() == fs::file_type::not_found) continue;
     if (st.type() != fs::file_type::regular)
-      throw InputError(f.string(), 0, "--out", "exists and is not a file; give another name");
+      throw util::InputError(f.string(), 0, "--out", "exists and is not a file; give another name");
     const std::string magic = f.extension() == ".png" ? "\x89PNG" : "%PDF";
     std::ifstream in(f, std::ios::binary);
     std::string head(magic.size(), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     if (fs::file_size(f, ec) > 0 && head != magic)
-      throw InputError(f.string(), 0, "--out",
-                       fmt::format("exists and is not a {} figure; remove it or give another name",
-                                   f.extension() == ".png" ? "PNG" : "PDF"));
+      throw util::InputError(f.string(), 0, "--out",
+                             fmt::format("exists and is not a {} figure; remove it or give another name",
+                                         f.extension() == ".png" ? "PNG" : "PDF"));
   }
 }
 }  // namespace
@@ -121,12 +123,12 @@ void add_plot_command(CLI::App& app, int& exit_code) {
     const bool results = fs::exists(fs::path(*dir) / "timeline.csv", ec) || fs::exists(fs::path(*dir) / "compare.csv", ec);
     const bool packing = fs::exists(fs::path(*dir) / "packing.csv", ec) || packing_compare(*dir);
     if (!sweep_folder && !results && !packing)
-      throw InputError(*dir, 0, "",
-                       "is not a run, compare or sweep folder (no timeline.csv, packing.csv, compare.csv or sweep)");
+      throw util::InputError(
+          *dir, 0, "", "is not a run, compare or sweep folder (no timeline.csv, packing.csv, compare.csv or sweep)");
     std::vector<std::string> args{*dir};
     // -o: the figures are drawn in a staging folder beside the target and renamed into place,
     // so that a script that fails half-way leaves the previous figures as they were.
-    std::optional<StagingDir> staging;
+    std::optional<util::StagingDir> staging;
     fs::path final_png;
     if (!out->empty()) {
       check_figure_target(*out);
@@ -146,9 +148,11 @@ void add_plot_command(CLI::App& app, int& exit_code) {
                                       : k_plot_results_py;
     const int rc = run_python(script, args, staging.has_value());
     if (rc == 127)
-      throw EnvironmentError("plot: python3 not found: install python3 and python3-matplotlib (scripts/setup.sh)");
+      throw util::EnvironmentError(
+          "plot: python3 not found: install python3 and python3-matplotlib (scripts/setup.sh)");
     if (rc != 0)
-      throw EnvironmentError(fmt::format("plot: the figure script ended with {} (is python3-matplotlib installed?)", rc));
+      throw util::EnvironmentError(
+          fmt::format("plot: the figure script ended with {} (is python3-matplotlib installed?)", rc));
     if (staging) {
       std::vector<std::string> wrote;
       const fs::path drawn = fs::path(staging->path()) / final_png.filename();
@@ -156,7 +160,8 @@ void add_plot_command(CLI::App& app, int& exit_code) {
       for (std::size_t i = 0; i < from.size(); ++i) {
         if (!fs::exists(from[i], ec)) continue;
         if (std::rename(from[i].c_str(), to[i].c_str()) != 0)
-          throw InputError(to[i].string(), 0, "--out", fmt::format("cannot move the figure into place: {}", std::strerror(errno)));
+          throw util::InputError(to[i].string(), 0, "--out",
+                                 fmt::format("cannot move the figure into place: {}", std::strerror(errno)));
         wrote.push_back(to[i].string());
       }
       fmt::print("wrote {}\n", fmt::join(wrote, ", "));

@@ -26,21 +26,23 @@ namespace schedlab::cli {
 
 namespace {
 // `run` of a scenario in the packing mode (sim/packing_run.h).
-void run_packing_command(const config::Scenario& scenario, Notices& notices, const std::string& dir, bool force,
+void run_packing_command(const config::Scenario& scenario, util::Notices& notices, const std::string& dir, bool force,
                          const std::string& format, bool replay_options) {
   if (replay_options)
-    throw InputError(scenario.file, scenario.workload.mode_line, "workload.mode",
-                     "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
+    throw util::InputError(
+        scenario.file, scenario.workload.mode_line, "workload.mode",
+        "packing: --explain, --events and --pools-report follow a replay in time; this run has none");
   auto t0 = std::chrono::steady_clock::now();
-  auto outcome = sim::run_packing(scenario, notices, dir, force);
+  auto outcome = run::run_packing(scenario, notices, dir, force);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::FILE* human = human_stream(format);
-  fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
-             policy_label(scenario.scheduler), printable(scenario.cluster.name), outcome.total_gpus, scenario.seed);
+  fmt::print(human, "scenario {}: packing with {} on {} ({} GPUs), seed {}\n", util::printable(scenario.name),
+             policy_label(scenario.scheduler), util::printable(scenario.cluster.name), outcome.total_gpus,
+             scenario.seed);
   if (format == "json") {
-    sim::write_packing_summary_json(std::cout, outcome, scenario.name);
+    run::write_packing_summary_json(std::cout, outcome, scenario.name);
   } else {
-    fmt::print("{}", sim::format_packing_table(outcome));
+    fmt::print("{}", run::format_packing_table(outcome));
   }
   fmt::print(human, "results: {}/\n", dir);
   fmt::print(human, "run: {} pods in {:.2f} s wall\n", outcome.pods_arrived, wall);
@@ -51,23 +53,23 @@ void run_packing_command(const config::Scenario& scenario, Notices& notices, con
 // generator's counts) through the run's own checks of each job (run/workload_scan.h), the perf
 // model built. Says what `run` would say at its start (the offered load, parts without effect)
 // and how many jobs it would drop. Returns the jobs the workload holds.
-std::uint64_t validate_workload(const config::Scenario& scenario, Notices& notices) {
+std::uint64_t validate_workload(const config::Scenario& scenario, util::Notices& notices) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
   perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
                         scenario.perf.model_line, &notices);
   if (scenario.workload.packing_mode) {
-    auto source = sim::open_workload(scenario, notices);
+    auto source = run::open_workload(scenario, notices);
     workload::JobSpec job;
     std::uint64_t jobs = 0;
     while (source->next(job)) ++jobs;
     return jobs;
   }
-  const auto scan = sim::scan_workload(scenario, topo, {.fits = true});
+  const auto scan = run::scan_workload(scenario, topo, {.fits = true});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(scenario.scheduler, topo, {scenario.lifecycle.failures.any()}))
     notices.say(why);
-  if (auto text = sim::dropped_text(scan.never_fit, "would be dropped at submit"); !text.empty()) notices.say(text);
+  if (auto text = run::dropped_text(scan.never_fit, "would be dropped at submit"); !text.empty()) notices.say(text);
   return scan.jobs;
 }
 
@@ -110,13 +112,14 @@ void add_run_command(CLI::App& app, int& exit_code) {
     scenario.workload.options.skipped_file = *skipped;
     if (pools_report->count() > 0) {
       if (!scenario.pools.enabled)
-        throw InputError(fmt::format("--pools-report: scenario {} has no pools: section", scenario.file));
-      scenario.pools.report_at = checked_duration_seconds(*pools_report_s, FieldContext{"", 0, "--pools-report"});
+        throw util::InputError(fmt::format("--pools-report: scenario {} has no pools: section", scenario.file));
+      scenario.pools.report_at =
+          util::checked_duration_seconds(*pools_report_s, util::FieldContext{"", 0, "--pools-report"});
     }
     std::string dir = out->empty() ? "results/" + scenario.name : *out;
     // Refused now rather than after a long simulation.
-    check_results_target(dir, *force);
-    Notices notices(*quiet);
+    util::check_results_target(dir, *force);
+    util::Notices notices(*quiet);
     if (scenario.workload.packing_mode) {
       run_packing_command(scenario, notices, dir, *force, *format, explain_opt->count() > 0 || pools_report->count() > 0 ||
                                                               !events->empty());
@@ -127,12 +130,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
     sim::RunHooks hooks;
     if (explain_opt->count() > 0) hooks.explain = *explain;
     if (!*quiet && ::isatty(STDERR_FILENO)) hooks.progress = progress_line;
-    auto outcome = sim::run_scenario(scenario, notices, dir, *force, *events, hooks);
+    auto outcome = run::run_scenario(scenario, notices, dir, *force, *events, hooks);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::FILE* human = human_stream(*format);
     // Names from the scenario are printed as util/text.h makes them: an ESC must not drive the terminal.
-    fmt::print(human, "scenario {}: {} on {} ({} GPUs), seed {}\n", printable(scenario.name),
-               policy_label(scenario.scheduler), printable(scenario.cluster.name), outcome.summary.total_gpus,
+    fmt::print(human, "scenario {}: {} on {} ({} GPUs), seed {}\n", util::printable(scenario.name),
+               policy_label(scenario.scheduler), util::printable(scenario.cluster.name), outcome.summary.total_gpus,
                scenario.seed);
     if (*format == "json")
       metrics::write_summary_json(std::cout, outcome.summary, scenario.name);
@@ -160,7 +163,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   add_scenario_options(cmd, *opts);
   cmd->callback([opts, &exit_code] {
     auto scenario = load(*opts);
-    Notices notices;  // one for the scenario and its variants: each notice is said once
+    util::Notices notices;  // one for the scenario and its variants: each notice is said once
     const std::uint64_t jobs = validate_workload(scenario, notices);
     const auto& w = scenario.workload;
     std::string workload = w.generate ? "generated" : w.trace.empty() ? "" : w.trace;
@@ -168,8 +171,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       workload += fmt::format("{}{} services, {} cron entries", workload.empty() ? "" : " + ",
                               w.long_running.services.size(), w.long_running.cron.size());
     workload += fmt::format(": {} {}", jobs, w.packing_mode ? "pods" : "jobs");
-    fmt::print("{}: ok ({}; cluster {}; workload {})\n", printable(opts->scenario), policy_label(scenario.scheduler),
-               printable(scenario.cluster.name), printable(workload));
+    fmt::print("{}: ok ({}; cluster {}; workload {})\n", util::printable(opts->scenario),
+               policy_label(scenario.scheduler), util::printable(scenario.cluster.name), util::printable(workload));
     // Each variant is checked as compare would run it; its own errors name its line.
     for (const auto& v : scenario.variants) {
       auto variant = load(*opts, &v);

@@ -70,7 +70,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
   add_number_option(run_cell, "index", *index, "The cell's index (0 to cells - 1)")->required();
   run_cell->callback([dir, index, &exit_code] {
     const auto spec = sweep::read_folder(*dir);
-    Notices notices;
+    util::Notices notices;
     sweep::run_cell(spec, sweep::SweepFolder{*dir}, *index, notices);
     exit_code = 0;
   });
@@ -126,21 +126,21 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
 
   cmd->callback([cmd, file, out, jobs, force, quiet, slurm, dry_run, slurm_opts, &exit_code] {
     if (!cmd->get_subcommands().empty()) return;
-    if (file->empty()) throw InputError("sweep: give a sweep file, or one of run-cell, status, collect");
+    if (file->empty()) throw util::InputError("sweep: give a sweep file, or one of run-cell, status, collect");
     const auto spec = sweep::load_sweep(*file);
     const std::size_t cells = sweep::cell_count(spec);
     if (cells > sweep::kMaxCellsUnforced && !*force)
-      throw InputError(*file, 0, "grid",
-                       fmt::format("expands to {} cells ({}), more than {}: add --force to run them all", cells,
-                                   grid_shape(spec), sweep::kMaxCellsUnforced));
+      throw util::InputError(*file, 0, "grid",
+                             fmt::format("expands to {} cells ({}), more than {}: add --force to run them all", cells,
+                                         grid_shape(spec), sweep::kMaxCellsUnforced));
     const std::string target =
         out->empty() ? "results/" + std::filesystem::path(*file).stem().string() : *out;
     if (!*slurm && (*dry_run || !slurm_opts->partition.empty() || !slurm_opts->time.empty() ||
                     slurm_opts->max_running))
-      throw InputError("--partition, --time, --max-running and --dry-run go with --slurm");
+      throw util::InputError("--partition, --time, --max-running and --dry-run go with --slurm");
     const auto folder = sweep::prepare_folder(spec, target);
     {
-      Notices expansion(*quiet);  // what the grid itself says, once, before any cell runs
+      util::Notices expansion(*quiet);  // what the grid itself says, once, before any cell runs
       if (auto same = sweep::seeds_without_effect(spec)) expansion.say(*same);
     }
     if (*slurm) {
@@ -161,7 +161,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const unsigned width = *jobs ? *jobs : std::max(1u, std::thread::hardware_concurrency());
     fmt::print("sweep {}: {} cells ({}), {} at a time\n", *file, cells, grid_shape(spec), width);
     std::fflush(stdout);
-    Notices notices(*quiet);  // each cell, a fork, says its notices to its copy
+    util::Notices notices(*quiet);  // each cell, a fork, says its notices to its copy
     const bool tty = !*quiet && ::isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
     const auto report = sweep::run_local(spec, folder, width, notices, [tty, t0](std::size_t n,

@@ -27,7 +27,7 @@ void write_trace(workload::JobSource& src, const std::string& out_path) {
     return;
   }
   // A bad row found half-way leaves neither a partial file nor a clobbered OUT.
-  StagedFile file(out_path, "--out", workload::kNativeHeaderStart);
+  util::StagedFile file(out_path, "--out", workload::kNativeHeaderStart);
   workload::write_native_header(file.stream());
   workload::JobSpec j;
   while (src.next(j)) workload::write_native_row(file.stream(), j, src.strings());
@@ -87,13 +87,13 @@ void add_trace_command(CLI::App& app, int& exit_code) {
         if (opt->count() && !opt->check_name("--like") && !opt->check_name("--like-format") &&
             !opt->check_name("--load") && !opt->check_name("--jobs") && !opt->check_name("--seed") &&
             !opt->check_name("--out") && !opt->check_name("--help"))
-          throw InputError("", 0, opt->get_name(),
-                           "has no effect with --like (the trace gives arrivals, durations, shapes and users); "
-                           "only --jobs, --load and --seed apply");
+          throw util::InputError("", 0, opt->get_name(),
+                                 "has no effect with --like (the trace gives arrivals, durations, shapes and users); "
+                                 "only --jobs, --load and --seed apply");
       workload::TraceOptions options;
       options.format = go->like_format;
       options.format_field = "--like-format";
-      Notices notices;
+      util::Notices notices;
       options.notices = &notices;
       workload::ResampleReport report;
       auto src = workload::make_resampler(workload::open_trace(go->like, options), go->load,
@@ -104,7 +104,8 @@ void add_trace_command(CLI::App& app, int& exit_code) {
       exit_code = 0;
       return;
     }
-    if (gen->count("--load")) throw InputError("--load", 0, "", "--load scales a trace's demand: use it with --like");
+    if (gen->count("--load"))
+      throw util::InputError("--load", 0, "", "--load scales a trace's demand: use it with --like");
     auto src = workload::make_generator(go->g, go->seed);
     write_trace(*src, go->out);
     if (go->out != "-") fmt::print(stderr, "wrote {} jobs to {}\n", go->g.jobs, go->out);
@@ -135,18 +136,18 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   stats->callback([so, output, &exit_code] {
     for (const auto& a : so->args) {
       auto eq = a.find('=');
-      if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
-      so->options.args.values[a.substr(0, eq)] = ArgValue(a.substr(eq + 1));
+      if (eq == std::string::npos) throw util::InputError("--arg", 0, a, "expected KEY=VALUE");
+      so->options.args.values[a.substr(0, eq)] = util::ArgValue(a.substr(eq + 1));
     }
     if (*output != "text" && *output != "json") {
       const auto& formats = workload::trace_formats();
       if (std::none_of(formats.begin(), formats.end(), [&](const auto& f) { return f.name == *output; }))
-        throw InputError("--format", 0, *output, "expected text or json (the trace's format is --trace-format)");
+        throw util::InputError("--format", 0, *output, "expected text or json (the trace's format is --trace-format)");
       so->options.format = *output;
       so->options.format_field = "--format";
       *output = "text";
     }
-    Notices notices;
+    util::Notices notices;
     so->options.notices = &notices;
     auto src = workload::open_trace(so->file, so->options);
     auto s = workload::compute_trace_stats(*src);
@@ -170,10 +171,10 @@ void add_trace_command(CLI::App& app, int& exit_code) {
   convert->callback([co, cout_path, &exit_code] {
     for (const auto& a : co->args) {
       auto eq = a.find('=');
-      if (eq == std::string::npos) throw InputError("--arg", 0, a, "expected KEY=VALUE");
-      co->options.args.values[a.substr(0, eq)] = ArgValue(a.substr(eq + 1));
+      if (eq == std::string::npos) throw util::InputError("--arg", 0, a, "expected KEY=VALUE");
+      co->options.args.values[a.substr(0, eq)] = util::ArgValue(a.substr(eq + 1));
     }
-    Notices notices;
+    util::Notices notices;
     co->options.notices = &notices;
     auto src = workload::open_trace(co->file, co->options);
     write_trace(*src, *cout_path);

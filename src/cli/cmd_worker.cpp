@@ -30,10 +30,10 @@ class SignalWatcher {
     sigemptyset(&set_);
     sigaddset(&set_, SIGTERM);
     sigaddset(&set_, SIGINT);
-    if (pthread_sigmask(SIG_BLOCK, &set_, nullptr) != 0) throw EnvironmentError("worker: cannot block SIGTERM");
+    if (pthread_sigmask(SIG_BLOCK, &set_, nullptr) != 0) throw util::EnvironmentError("worker: cannot block SIGTERM");
     signal_fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC);
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
-    if (signal_fd_ < 0 || wake_fd_ < 0) throw EnvironmentError("worker: cannot watch for SIGTERM (signalfd)");
+    if (signal_fd_ < 0 || wake_fd_ < 0) throw util::EnvironmentError("worker: cannot watch for SIGTERM (signalfd)");
     thread_ = std::thread([this] { watch(); });
   }
 
@@ -87,7 +87,9 @@ class SignalWatcher {
 
 void run_worker_command(const emu::WorkerArgs& args, CLI::App* cmd, int& exit_code) {
   if (!cmd->remaining().empty())
-    throw InputError("", 0, "worker", fmt::format("unexpected argument '{}' (see schedlab worker --help)", cmd->remaining().front()));
+    throw util::InputError(
+        "", 0, "worker",
+        fmt::format("unexpected argument '{}' (see schedlab worker --help)", cmd->remaining().front()));
   const emu::WorkerConfig config = emu::worker_config(args, emu::process_environment());
   emu::StopControl stop;
   SignalWatcher signals(stop);

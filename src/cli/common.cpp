@@ -94,8 +94,8 @@ void progress_line(const metrics::Progress& p) {
 
 std::string policy_label(const sched::SchedulerConfig& c) {
   if (!c.external.command.empty()) return "external '" + c.external.command + "'";
-  std::string s = c.queue + " + " + join(c.admission, "/") + " + " + c.placement;
-  if (!c.filters.empty()) s += " [" + join(c.filters, ", ") + "]";
+  std::string s = c.queue + " + " + util::join(c.admission, "/") + " + " + c.placement;
+  if (!c.filters.empty()) s += " [" + util::join(c.filters, ", ") + "]";
   if (c.backfill != "none") s += " backfill=" + c.backfill;
   if (c.preemption != "none") s += " preempt=" + c.preemption;
   return s;

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   } catch (const std::exception& e) {
-    return schedlab::report_error(e);
+    return schedlab::util::report_error(e);
   }
   return exit_code;
 }

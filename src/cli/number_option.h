@@ -59,7 +59,7 @@ inline CLI::Option* mark(CLI::Option* opt, const char* type_name) {
 
 template <class T>
 T convert(const std::string& text, const std::string& label, const NumberRange<T>& range) {
-  return checked_number<T>(text, FieldContext{"", 0, label}, range.lo, range.hi);
+  return util::checked_number<T>(text, util::FieldContext{"", 0, label}, range.lo, range.hi);
 }
 }  // namespace detail
 

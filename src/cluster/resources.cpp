@@ -10,29 +10,29 @@
 
 namespace schedlab::cluster {
 
-std::uint32_t checked_cpu_milli(double cpus, const FieldContext& where, bool positive) {
-  checked_real(cpus, where, 0, kMaxCpus, positive);
+std::uint32_t checked_cpu_milli(double cpus, const util::FieldContext& where, bool positive) {
+  util::checked_real(cpus, where, 0, kMaxCpus, positive);
   const double milli = cpus * kMilliPerCpu;
   if (std::fabs(milli - std::round(milli)) > 1e-6)
-    throw_out_of_range(where, fmt::format("{} is finer than a thousandth of a CPU", cpus));
+    util::throw_out_of_range(where, fmt::format("{} is finer than a thousandth of a CPU", cpus));
   const auto v = static_cast<std::uint32_t>(std::round(milli));
-  if (positive && v == 0) throw_out_of_range(where, fmt::format("{} CPUs: a host needs at least 0.001", cpus));
+  if (positive && v == 0) util::throw_out_of_range(where, fmt::format("{} CPUs: a host needs at least 0.001", cpus));
   return v;
 }
 
-std::uint32_t checked_cpu_milli_int(std::int64_t milli, const FieldContext& where) {
-  return checked_int<std::uint32_t>(milli, where, 0, static_cast<std::uint32_t>(kMaxCpus * kMilliPerCpu));
+std::uint32_t checked_cpu_milli_int(std::int64_t milli, const util::FieldContext& where) {
+  return util::checked_int<std::uint32_t>(milli, where, 0, static_cast<std::uint32_t>(kMaxCpus * kMilliPerCpu));
 }
 
-std::uint32_t checked_mem_mib(double gb, const FieldContext& where, bool positive) {
-  checked_real(gb, where, 0, kMaxMemGb, positive);
+std::uint32_t checked_mem_mib(double gb, const util::FieldContext& where, bool positive) {
+  util::checked_real(gb, where, 0, kMaxMemGb, positive);
   // Rounded up, so that a task never gets less than it asked for (1e-9: binary fractions of decimals).
   const auto v = static_cast<std::uint32_t>(std::max(0.0, std::ceil(gb * kMibPerGb - 1e-9)));
   return positive && v == 0 ? 1 : v;
 }
 
-std::uint32_t checked_mem_mib_int(std::int64_t mib, const FieldContext& where) {
-  return checked_int<std::uint32_t>(mib, where, 0, static_cast<std::uint32_t>(kMaxMemGb * kMibPerGb));
+std::uint32_t checked_mem_mib_int(std::int64_t mib, const util::FieldContext& where) {
+  return util::checked_int<std::uint32_t>(mib, where, 0, static_cast<std::uint32_t>(kMaxMemGb * kMibPerGb));
 }
 
 namespace {

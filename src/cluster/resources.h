@@ -21,14 +21,14 @@ inline constexpr double kMaxMemGb = 4'000'000;
 
 // CPUs given as a decimal count, as thousandths: a finite number within [0, kMaxCpus] (more
 // than 0 when `positive`), no finer than a thousandth; else an InputError at `where`.
-std::uint32_t checked_cpu_milli(double cpus, const FieldContext& where, bool positive = false);
+std::uint32_t checked_cpu_milli(double cpus, const util::FieldContext& where, bool positive = false);
 // Thousandths of a CPU given as an integer (openb's cpu_milli), within the same limits.
-std::uint32_t checked_cpu_milli_int(std::int64_t milli, const FieldContext& where);
+std::uint32_t checked_cpu_milli_int(std::int64_t milli, const util::FieldContext& where);
 // Memory given in GB (GiB), as MiB rounded up: finite, within [0, kMaxMemGb] (more than 0 when
 // `positive`); else an InputError at `where`.
-std::uint32_t checked_mem_mib(double gb, const FieldContext& where, bool positive = false);
+std::uint32_t checked_mem_mib(double gb, const util::FieldContext& where, bool positive = false);
 // Memory given as an integer count of MiB (openb's memory_mib), within the same limits.
-std::uint32_t checked_mem_mib_int(std::int64_t mib, const FieldContext& where);
+std::uint32_t checked_mem_mib_int(std::int64_t mib, const util::FieldContext& where);
 
 // "12", "0.5", "2.25": CPUs from thousandths, without trailing zeros.
 std::string cpu_text(std::uint64_t cpu_milli);

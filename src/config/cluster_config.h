@@ -32,7 +32,7 @@ inline constexpr double kMaxOversubscription = 1e6;
 
 // `files` (may be null): parsed copies set aside for forks (util/parsed_yaml_files.h), for
 // these loads and load_scenario's.
-cluster::GpuCatalog load_catalog(const std::string& path, ParsedYamlFiles* files = nullptr);
+cluster::GpuCatalog load_catalog(const std::string& path, util::ParsedYamlFiles* files = nullptr);
 
 struct ClusterFile {
   std::string path;
@@ -42,8 +42,8 @@ struct ClusterFile {
 
 // Reads a cluster file; its GPU model names are checked against `catalog`.
 ClusterFile load_cluster(const std::string& path, const cluster::GpuCatalog& catalog,
-                         ParsedYamlFiles* files = nullptr);
+                         util::ParsedYamlFiles* files = nullptr);
 // The catalog a cluster file names (its `catalog:` key, relative to the file).
-std::string catalog_path_of(const std::string& cluster_path, ParsedYamlFiles* files = nullptr);
+std::string catalog_path_of(const std::string& cluster_path, util::ParsedYamlFiles* files = nullptr);
 
 }  // namespace schedlab::config

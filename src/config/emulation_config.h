@@ -28,6 +28,6 @@ struct EmulationConfig {
 };
 
 // Reads `emulation:` (a map; missing = none). Hosts are named h0..h<hosts-1>.
-EmulationConfig read_emulation(const YAML::Node& root, const At& at, std::uint32_t hosts, std::uint64_t seed);
+EmulationConfig read_emulation(const YAML::Node& root, const util::At& at, std::uint32_t hosts, std::uint64_t seed);
 
 }  // namespace schedlab::config

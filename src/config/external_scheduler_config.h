@@ -9,6 +9,6 @@
 
 namespace schedlab::config {
 
-sched::ExternalConfig read_external_scheduler(const YAML::Node& n, const At& at);
+sched::ExternalConfig read_external_scheduler(const YAML::Node& n, const util::At& at);
 
 }  // namespace schedlab::config

@@ -22,7 +22,7 @@ struct LifecycleSettings {
 
 // Reads the three sections of a scenario's root map (each optional). A failure trace is
 // opened and read to its end against the cluster, so `validate` reports its bad rows too.
-LifecycleSettings read_lifecycle(const YAML::Node& root, const At& at, const cluster::ClusterSpec& cluster,
+LifecycleSettings read_lifecycle(const YAML::Node& root, const util::At& at, const cluster::ClusterSpec& cluster,
                                  const cluster::GpuCatalog& catalog);
 
 }  // namespace schedlab::config

@@ -12,6 +12,6 @@ namespace schedlab::config {
 
 // Reads either key of `w` (the scenario's `workload:` map) into out.arrival_scale (and out.load);
 // InputError at the line of `load:` when both are given, or at a value out of range.
-void read_load_knob(const YAML::Node& w, const At& wat, WorkloadConfig& out);
+void read_load_knob(const YAML::Node& w, const util::At& wat, WorkloadConfig& out);
 
 }  // namespace schedlab::config

@@ -19,7 +19,8 @@ inline const std::vector<std::string> kLongRunningKeys{"services", "cron", "epoc
 
 // `has_trace`: the workload also has a trace or generator (an unbounded schedule then ends
 // with it; without one it needs `until_s`).
-workload::LongRunningWork read_long_running(const YAML::Node& workload, const At& at, const cluster::GpuCatalog& catalog,
-                                            const pools::PoolsConfig& pools, bool has_trace);
+workload::LongRunningWork read_long_running(const YAML::Node& workload, const util::At& at,
+                                            const cluster::GpuCatalog& catalog, const pools::PoolsConfig& pools,
+                                            bool has_trace);
 
 }  // namespace schedlab::config

@@ -11,6 +11,7 @@ namespace schedlab::config {
 
 // Reads both keys of `m` (the scenario's `metrics:` map) into `out`; InputError at the line of
 // a value out of range or a window that ends where it starts or before.
-void read_measure_window(const YAML::Node& m, const At& mat, const std::string& path, metrics::MeasureWindow& out);
+void read_measure_window(const YAML::Node& m, const util::At& mat, const std::string& path,
+                         metrics::MeasureWindow& out);
 
 }  // namespace schedlab::config

@@ -18,47 +18,47 @@ std::string amount_text(double v, std::size_t r) {
 }
 
 // {gpus: N, cpus: N, mem_gb: N}; a plain number is GPUs only (`all`: every resource).
-pools::PoolAmounts read_amounts(const YAML::Node& n, const At& at, pools::PoolAmounts base, bool all) {
+pools::PoolAmounts read_amounts(const YAML::Node& n, const util::At& at, pools::PoolAmounts base, bool all) {
   if (n.IsScalar()) {
-    const double v = get_real_in(n, at, 0, 1e12);
+    const double v = util::get_real_in(n, at, 0, 1e12);
     if (all) return {v, v, v};
     base[0] = v;
     return base;
   }
-  require_map(n, at);
-  check_keys(n, {"gpus", "cpus", "mem_gb"}, at);
+  util::require_map(n, at);
+  util::check_keys(n, {"gpus", "cpus", "mem_gb"}, at);
   for (std::size_t r = 0; r < 3; ++r) {
     const char* key = pools::kPoolResourceKeys[r];
-    if (n[key]) base[r] = get_real_in(n[key], at / key, 0, 1e12);
+    if (n[key]) base[r] = util::get_real_in(n[key], at / key, 0, 1e12);
   }
   return base;
 }
 
 struct Reader {
-  const At& root_at;
+  const util::At& root_at;
   pools::PoolsConfig& c;
 
-  void pools(const YAML::Node& list, const At& at, std::int32_t parent, int depth) {
+  void pools(const YAML::Node& list, const util::At& at, std::int32_t parent, int depth) {
     if (!list.IsSequence() || list.size() == 0)
       fail(list, at, "expected a list of pools ({name, reservation, limit, share, type, preemptible, children})");
     if (depth > kMaxDepth) fail(list, at, fmt::format("pools nest deeper than {} levels", kMaxDepth));
     for (std::size_t i = 0; i < list.size(); ++i) pool(list[i], at / std::to_string(i), parent, depth);
   }
 
-  void pool(const YAML::Node& n, const At& at, std::int32_t parent, int depth) {
-    require_map(n, at);
-    check_keys(n, {"name", "type", "reservation", "limit", "share", "preemptible", "children"}, at);
+  void pool(const YAML::Node& n, const util::At& at, std::int32_t parent, int depth) {
+    util::require_map(n, at);
+    util::check_keys(n, {"name", "type", "reservation", "limit", "share", "preemptible", "children"}, at);
     if (c.pools.size() >= kMaxPools) fail(n, at, fmt::format("more than {} pools", kMaxPools));
     pools::PoolSpec p;
     p.parent = parent;
-    p.line = line_of(n);
+    p.line = util::line_of(n);
     if (!n["name"]) fail(n, at / "name", "required key is missing");
-    p.name = get_string(n["name"], at / "name");
+    p.name = util::get_string(n["name"], at / "name");
     if (p.name.empty()) fail(n["name"], at / "name", "must not be empty");
     if (c.find(p.name) >= 0)
       fail(n["name"], at / "name", fmt::format("'{}' names two pools (the other at line {})", p.name,
                                                c.pools[static_cast<std::size_t>(c.find(p.name))].line));
-    if (n["type"]) p.static_reservation = get_choice(n["type"], at / "type", {"elastic", "static"}) == "static";
+    if (n["type"]) p.static_reservation = util::get_choice(n["type"], at / "type", {"elastic", "static"}) == "static";
     if (n["reservation"]) p.reservation = read_amounts(n["reservation"], at / "reservation", p.reservation, false);
     if (n["limit"]) p.limit = read_amounts(n["limit"], at / "limit", p.limit, false);
     if (n["share"]) {
@@ -66,7 +66,7 @@ struct Reader {
       for (std::size_t r = 0; r < 3; ++r)
         if (!(p.share[r] > 0)) fail(n["share"], at / "share", "every share must be above 0");
     }
-    if (n["preemptible"]) p.preemptible = get_bool(n["preemptible"], at / "preemptible");
+    if (n["preemptible"]) p.preemptible = util::get_bool(n["preemptible"], at / "preemptible");
     for (std::size_t r = 0; r < 3; ++r)
       if (p.limit[r] < p.reservation[r])
         fail(n["limit"], at / "limit" / pools::kPoolResourceKeys[r],
@@ -92,36 +92,36 @@ struct Reader {
   }
 
   // A pool a job may be placed in: a leaf, named with the closest name when it is no pool.
-  void leaf_name(const YAML::Node& n, const At& at, const std::string& name) {
+  void leaf_name(const YAML::Node& n, const util::At& at, const std::string& name) {
     const auto i = c.find(name);
     if (i < 0) {
       std::vector<std::string> names;
       for (const auto& p : c.pools) names.push_back(p.name);
-      const auto near = closest_match(name, names);
+      const auto near = util::closest_match(name, names);
       fail(n, at, fmt::format("'{}' is not a pool{}", name, near.empty() ? "" : fmt::format(" (closest: '{}')", near)));
     }
     if (!c.pools[static_cast<std::size_t>(i)].leaf)
       fail(n, at, fmt::format("'{}' has pools under it: jobs go to pools without children", name));
   }
 
-  void rules(const YAML::Node& list, const At& at) {
+  void rules(const YAML::Node& list, const util::At& at) {
     if (!list.IsSequence()) fail(list, at, "expected a list of rules ({user|label|user_prefix|label_prefix: V, pool: P} or {spread: [P, ...], on: label|user|job})");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const auto& n = list[i];
-      const At rat = at / std::to_string(i);
-      require_map(n, rat);
-      check_keys(n, {"user", "label", "user_prefix", "label_prefix", "pool", "spread", "on"}, rat);
+      const util::At rat = at / std::to_string(i);
+      util::require_map(n, rat);
+      util::check_keys(n, {"user", "label", "user_prefix", "label_prefix", "pool", "spread", "on"}, rat);
       pools::PoolRule r;
-      r.line = line_of(n);
+      r.line = util::line_of(n);
       if (n["spread"]) {
         if (n["pool"] || n["user"] || n["label"] || n["user_prefix"] || n["label_prefix"])
           fail(n, rat, "a spread rule has only spread: [pools] and on: label|user|job");
-        r.spread = get_string_list(n["spread"], rat / "spread");
+        r.spread = util::get_string_list(n["spread"], rat / "spread");
         if (r.spread.empty()) fail(n["spread"], rat / "spread", "names no pool");
         for (std::size_t k = 0; k < r.spread.size(); ++k)
           leaf_name(n["spread"].IsSequence() ? n["spread"][k] : n["spread"], rat / "spread", r.spread[k]);
         if (n["on"]) {
-          const auto on = get_choice(n["on"], rat / "on", {"label", "user", "job"});
+          const auto on = util::get_choice(n["on"], rat / "on", {"label", "user", "job"});
           using On = pools::PoolRule::On;
           r.on = on == "user" ? On::user : on == "job" ? On::job : On::label;
         }
@@ -135,13 +135,13 @@ struct Reader {
           ++given;
           const std::string key = k;
           r.on = key.rfind("user", 0) == 0 ? pools::PoolRule::On::user : pools::PoolRule::On::label;
-          (key.find("prefix") != std::string::npos ? r.prefix : r.equals) = get_string(n[k], rat / key);
+          (key.find("prefix") != std::string::npos ? r.prefix : r.equals) = util::get_string(n[k], rat / key);
           if (key.find("prefix") != std::string::npos && r.prefix.empty())
             fail(n[k], rat / key, "an empty prefix would match every job: use default: instead");
         }
       if (given != 1) fail(n, rat, "give exactly one of user, label, user_prefix, label_prefix");
       if (!n["pool"]) fail(n, rat / "pool", "required key is missing");
-      r.pool = get_string(n["pool"], rat / "pool");
+      r.pool = util::get_string(n["pool"], rat / "pool");
       leaf_name(n["pool"], rat / "pool", r.pool);
       c.rules.push_back(std::move(r));
     }
@@ -149,14 +149,14 @@ struct Reader {
 };
 }  // namespace
 
-pools::PoolsConfig read_pools(const YAML::Node& root, const At& at0, const cluster::ClusterSpec& cluster) {
+pools::PoolsConfig read_pools(const YAML::Node& root, const util::At& at0, const cluster::ClusterSpec& cluster) {
   pools::PoolsConfig c;
   c.file = at0.file;
   const auto& n = root["pools"];
   if (!n || n.IsNull()) return c;  // `pools: ~` (a variant's way to run without pools)
-  const At at = at0 / "pools";
-  require_map(n, at);
-  check_keys(n, {"tree", "assign", "default", "entitlement_period_s", "sustained_periods"}, at);
+  const util::At at = at0 / "pools";
+  util::require_map(n, at);
+  util::check_keys(n, {"tree", "assign", "default", "entitlement_period_s", "sustained_periods"}, at);
   c.enabled = true;
   Reader rd{at, c};
   if (!n["tree"]) fail(n, at / "tree", "required key is missing (a list of pools)");
@@ -176,22 +176,23 @@ pools::PoolsConfig read_pools(const YAML::Node& root, const At& at0, const clust
       if (p.parent < 0) {
         sum += p.reservation[r];
         if (sum > capacity[r] * (1 + 1e-12))
-          throw InputError(at.file, p.line, (at / "tree").path + "." + p.name + ".reservation",
-                           fmt::format("the top-level pools reserve {} up to here, more than the cluster's {}",
-                                       amount_text(sum, r), amount_text(capacity[r], r)));
+          throw util::InputError(at.file, p.line, (at / "tree").path + "." + p.name + ".reservation",
+                                 fmt::format("the top-level pools reserve {} up to here, more than the cluster's {}",
+                                             amount_text(sum, r), amount_text(capacity[r], r)));
       }
   }
   if (n["entitlement_period_s"]) {
-    const At pat = at / "entitlement_period_s";
-    c.period = checked_duration_seconds(get_real_in(n["entitlement_period_s"], pat, 0, 1e9, true),
-                                        FieldContext{at.file, line_of(n["entitlement_period_s"]), pat.path});
+    const util::At pat = at / "entitlement_period_s";
+    c.period =
+        util::checked_duration_seconds(util::get_real_in(n["entitlement_period_s"], pat, 0, 1e9, true),
+                                       util::FieldContext{at.file, util::line_of(n["entitlement_period_s"]), pat.path});
     if (c.period < 1) fail(n["entitlement_period_s"], pat, "must be at least a microsecond");
   }
   if (n["sustained_periods"])
-    c.sustained_periods = get_int_in<std::uint32_t>(n["sustained_periods"], at / "sustained_periods", 1, 1000000);
+    c.sustained_periods = util::get_int_in<std::uint32_t>(n["sustained_periods"], at / "sustained_periods", 1, 1000000);
   if (n["assign"]) rd.rules(n["assign"], at / "assign");
   if (n["default"]) {
-    c.default_pool = get_string(n["default"], at / "default");
+    c.default_pool = util::get_string(n["default"], at / "default");
     rd.leaf_name(n["default"], at / "default", c.default_pool);
   }
   return c;

@@ -25,6 +25,6 @@ namespace schedlab::config {
 
 // Reads `pools:` (missing = no pools). `cluster` gives the capacity the top-level reservations
 // must fit in.
-pools::PoolsConfig read_pools(const YAML::Node& root, const At& at, const cluster::ClusterSpec& cluster);
+pools::PoolsConfig read_pools(const YAML::Node& root, const util::At& at, const cluster::ClusterSpec& cluster);
 
 }  // namespace schedlab::config

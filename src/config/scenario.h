@@ -53,7 +53,7 @@ struct WorkloadConfig {
 struct PerfConfig {
   std::string model = "trace";
   long model_line = 0;  // where `perf.model` is written, for an unknown name
-  NamedArgs args;       // the other `perf:` keys: the model's settings, validated by the model
+  util::NamedArgs args;  // the other `perf:` keys: the model's settings, validated by the model
 };
 
 // A named variant of a scenario, for compare: either one of the scenario's own `variants:`
@@ -92,7 +92,7 @@ struct Scenario {
 // of the scenario, cluster and catalog files set aside (util/parsed_yaml_files.h); null: parse.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets = {},
                        std::optional<std::uint64_t> seed = std::nullopt,
-                       std::optional<std::size_t> variant = std::nullopt, ParsedYamlFiles* files = nullptr);
+                       std::optional<std::size_t> variant = std::nullopt, util::ParsedYamlFiles* files = nullptr);
 
 // Applies one "key.path=value" override to a YAML tree (value parsed as YAML).
 void apply_override(YAML::Node& root, const std::string& assignment);

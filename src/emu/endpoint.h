@@ -28,6 +28,6 @@ std::vector<std::uint32_t> parse_gpu_list(std::string_view text, const std::stri
 // folder, an empty file are InputErrors naming the file and `option`; a file that its group or
 // every user may read draws a notice (said to `notices`), since the token then guards nothing
 // from them. The token itself is never part of a message.
-std::string read_token_file(const std::string& path, const std::string& option, Notices& notices);
+std::string read_token_file(const std::string& path, const std::string& option, util::Notices& notices);
 
 }  // namespace schedlab::emu

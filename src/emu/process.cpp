@@ -111,10 +111,11 @@ struct ChildStdio {
 ChildStdio open_child_stdio(const std::string& log_file, const char* log_what) {
   ChildStdio s;
   s.in.fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (s.in.fd < 0) throw EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
+  if (s.in.fd < 0) throw util::EnvironmentError(fmt::format("cannot open /dev/null: {}", std::strerror(errno)));
   const std::string log = log_file.empty() ? std::string("/dev/null") : log_file;
   s.out.fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (s.out.fd < 0) throw EnvironmentError(fmt::format("cannot open {} {}: {}", log_what, log, std::strerror(errno)));
+  if (s.out.fd < 0)
+    throw util::EnvironmentError(fmt::format("cannot open {} {}: {}", log_what, log, std::strerror(errno)));
   return s;
 }
 
@@ -163,14 +164,14 @@ std::string find_program(const std::string& program, const std::map<std::string,
 }
 
 Process Process::spawn(const ProcessSpec& spec) {
-  if (spec.argv.empty() || spec.argv[0].empty()) throw EnvironmentError("cannot start a task: empty command");
+  if (spec.argv.empty() || spec.argv[0].empty()) throw util::EnvironmentError("cannot start a task: empty command");
   const std::string& program = spec.argv[0];
   std::string exec_path = find_program(program, spec.env);
-  if (exec_path.empty()) throw EnvironmentError(fmt::format("cannot start '{}': not found in PATH", program));
+  if (exec_path.empty()) throw util::EnvironmentError(fmt::format("cannot start '{}': not found in PATH", program));
   // A relative path with a '/' is relative to the task's working folder, where exec runs.
   if (exec_path[0] != '/' && !spec.work_dir.empty()) exec_path = spec.work_dir + "/" + exec_path;
   if (!is_executable_file(exec_path))
-    throw EnvironmentError(fmt::format("cannot start '{}': not an executable file", exec_path));
+    throw util::EnvironmentError(fmt::format("cannot start '{}': not an executable file", exec_path));
 
   // The environment: the inherited one with `env` set on top.
   std::vector<std::string> env_strings;
@@ -192,7 +193,7 @@ Process Process::spawn(const ProcessSpec& spec) {
   const ChildStdio stdio = open_child_stdio(spec.log_file, "the task log");
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
-    throw EnvironmentError(fmt::format("cannot start '{}': pipe: {}", program, std::strerror(errno)));
+    throw util::EnvironmentError(fmt::format("cannot start '{}': pipe: {}", program, std::strerror(errno)));
   Fd err_read{pipe_fds[0]};
   Fd err_write{pipe_fds[1]};
   const char* work_dir = spec.work_dir.empty() ? nullptr : spec.work_dir.c_str();
@@ -200,7 +201,7 @@ Process Process::spawn(const ProcessSpec& spec) {
   const pid_t parent = ::getpid();
   const bool die_with_parent = spec.die_with_parent;
   const pid_t pid = ::fork();
-  if (pid < 0) throw EnvironmentError(fmt::format("cannot start '{}': fork: {}", program, std::strerror(errno)));
+  if (pid < 0) throw util::EnvironmentError(fmt::format("cannot start '{}': fork: {}", program, std::strerror(errno)));
   if (pid == 0) {
     // The child: only async-signal-safe calls from here to exec.
     child_enter(stdio, die_with_parent, parent);
@@ -230,9 +231,9 @@ Process Process::spawn(const ProcessSpec& spec) {
   if (n == static_cast<ssize_t>(sizeof failure)) {
     p.wait();
     if (failure.stage == 1)
-      throw EnvironmentError(
-          fmt::format("cannot start '{}': working folder {}: {}", program, spec.work_dir, std::strerror(failure.error)));
-    throw EnvironmentError(fmt::format("cannot start '{}': {}", exec_path, std::strerror(failure.error)));
+      throw util::EnvironmentError(fmt::format("cannot start '{}': working folder {}: {}", program, spec.work_dir,
+                                               std::strerror(failure.error)));
+    throw util::EnvironmentError(fmt::format("cannot start '{}': {}", exec_path, std::strerror(failure.error)));
   }
   return p;
 }
@@ -245,14 +246,14 @@ Process Process::fork_call(const ProcessSpec& spec, const std::function<int()>& 
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) throw EnvironmentError(fmt::format("cannot start a process: fork: {}", std::strerror(errno)));
+  if (pid < 0) throw util::EnvironmentError(fmt::format("cannot start a process: fork: {}", std::strerror(errno)));
   if (pid == 0) {
     child_enter(stdio, spec.die_with_parent, parent);
     int rc = 1;
     try {
       rc = body();
     } catch (const std::exception& e) {
-      rc = report_error(e);
+      rc = util::report_error(e);
     }
     std::cout.flush();
     std::fflush(nullptr);

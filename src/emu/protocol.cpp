@@ -149,8 +149,8 @@ Parsed<json> parse_versioned_object(std::string_view body) {
   try {
     // Deeper nesting than kMaxJsonDepth is refused while parsing, so a body of a million '['
     // costs one pass and no deep structure.
-    doc = parse_json(body);
-  } catch (const JsonReadError& e) {
+    doc = util::parse_json(body);
+  } catch (const util::JsonReadError& e) {
     return ProtocolError{400, std::string("malformed JSON: ") + e.what()};
   }
   if (!doc.is_object()) return ProtocolError{400, fmt::format("body: expected a JSON object, got {}", describe_value(doc))};
@@ -248,8 +248,8 @@ Parsed<std::monostate> parse_ok_response(std::string_view body) {
 std::string error_message_of(std::string_view body) {
   json doc;
   try {
-    doc = parse_json(body);
-  } catch (const JsonReadError&) {
+    doc = util::parse_json(body);
+  } catch (const util::JsonReadError&) {
     return "";
   }
   if (!doc.is_object()) return "";

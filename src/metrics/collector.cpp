@@ -12,14 +12,14 @@
 
 namespace schedlab::metrics {
 
-Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices,
+Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interval, util::Notices* notices,
                      MeasureWindow window)
     : topo_(&topo),
       interval_(std::max<engine::Time>(timeline_interval, 1)),  // the clock's tick at least: never divide by 0
       requested_interval_(interval_),
       notices_(notices),
       window_(window) {
-  if (window.start) window_start_ = add_time(*window.start, window.warmup);
+  if (window.start) window_start_ = util::add_time(*window.start, window.warmup);
   window_end_ = window.end;
   arena_.emplace_back();  // index 0 = ""
   // Before the first event the cluster is empty and idle.
@@ -70,7 +70,7 @@ void Collector::take_edges(engine::Time until) {
 void Collector::submitted(engine::Time now) {
   if (first_submit_ < 0) {
     first_submit_ = now;
-    if (!window_.start) window_start_ = add_time(now, window_.warmup);
+    if (!window_.start) window_start_ = util::add_time(now, window_.warmup);
   }
   last_submit_ = now;
   // Until the run ends, the default end is the latest submission so far.
@@ -189,10 +189,10 @@ void Collector::on_run_end(const workload::JobSpec& job, const cluster::Placemen
 
 engine::Time Collector::bucket_of(engine::Time t) const {
   // Floor division from the origin: rows stay aligned for times before it too.
-  engine::Time off = sub_time(t, origin_);
+  engine::Time off = util::sub_time(t, origin_);
   engine::Time k = off / interval_;
   if (off % interval_ < 0) --k;
-  return add_time(origin_, mul_time(k, interval_));
+  return util::add_time(origin_, util::mul_time(k, interval_));
 }
 
 void Collector::coarsen() {
@@ -211,7 +211,7 @@ void Collector::coarsen() {
     r.fragmented_gpus = (r.fragmented_gpus + (b ? b->fragmented_gpus : 0)) / 2;
     r.down_gpus = (r.down_gpus + (b ? b->down_gpus : 0)) / 2;
     r.used_cpus = (r.used_cpus + (b ? b->used_cpus : 0)) / 2;
-    r.end = add_time(r.start, mul_time(interval_, 2));
+    r.end = util::add_time(r.start, util::mul_time(interval_, 2));
     merged.push_back(r);
   }
   if (!pools_.empty()) {
@@ -229,7 +229,7 @@ void Collector::coarsen() {
     pool_timeline_ = std::move(cells);
   }
   timeline_ = std::move(merged);
-  interval_ = mul_time(interval_, 2);
+  interval_ = util::mul_time(interval_, 2);
 }
 
 void Collector::fit_rows(engine::Time until) {
@@ -246,7 +246,7 @@ void Collector::fit_rows(engine::Time until) {
 }
 
 void Collector::push_row(engine::Time start) {
-  timeline_.push_back(TimelineRow{start, add_time(start, interval_)});
+  timeline_.push_back(TimelineRow{start, util::add_time(start, interval_)});
   if (!pools_.empty()) pool_timeline_.resize(pool_timeline_.size() + pools_.size());
 }
 
@@ -263,7 +263,7 @@ void Collector::accumulate(engine::Time until) {
   fit_rows(until);
   while (t < until) {
     engine::Time bucket_start = bucket_of(t);
-    engine::Time bucket_end = add_time(bucket_start, interval_);
+    engine::Time bucket_end = util::add_time(bucket_start, interval_);
     engine::Time seg_end = std::min(until, bucket_end);
     double dt = static_cast<double>(seg_end - t);
     if (timeline_.empty() || timeline_.back().start != bucket_start) {
@@ -271,7 +271,7 @@ void Collector::accumulate(engine::Time until) {
       engine::Time next = timeline_.empty() ? bucket_start : timeline_.back().end;
       while (next < bucket_start) {
         push_row(next);
-        next = add_time(next, interval_);
+        next = util::add_time(next, interval_);
       }
       push_row(bucket_start);
     }
@@ -306,7 +306,7 @@ void Collector::flush_pool(std::size_t p, engine::Time until) {
   }
   // The rows from the one holding t (accumulate() made them, up to `until`).
   const std::size_t n = pools_.size();
-  auto row = static_cast<std::size_t>(sub_time(bucket_of(t), timeline_.front().start) / interval_);
+  auto row = static_cast<std::size_t>(util::sub_time(bucket_of(t), timeline_.front().start) / interval_);
   for (; t < until; ++row) {
     const engine::Time seg_end = std::min(until, timeline_[row].end);
     const double w = static_cast<double>(seg_end - t) / static_cast<double>(interval_);
@@ -389,10 +389,11 @@ void Collector::on_finish(engine::Time now) {
     }
   }
   if (notices_ && interval_ != requested_interval_)
-    notices_->say(fmt::format("timeline interval coarsened from {:g} s to {:g} s: the run spans {:g} s and the timeline "
-                       "holds at most {} rows",
-                       static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
-                       static_cast<double>(sub_time(now, origin_)) / 1e6, kMaxTimelineRows));
+    notices_->say(
+        fmt::format("timeline interval coarsened from {:g} s to {:g} s: the run spans {:g} s and the timeline "
+                    "holds at most {} rows",
+                    static_cast<double>(requested_interval_) / 1e6, static_cast<double>(interval_) / 1e6,
+                    static_cast<double>(util::sub_time(now, origin_)) / 1e6, kMaxTimelineRows));
 }
 
 }  // namespace schedlab::metrics

@@ -120,7 +120,7 @@ class Collector final : public RunObserver {
 
   // `notices`: where the coarsening notice goes at the end of the run (the run's; null: not said).
   // `window`: the span of the time-averaged summary figures (measure_window.h).
-  Collector(const cluster::Topology& topo, engine::Time timeline_interval, Notices* notices = nullptr,
+  Collector(const cluster::Topology& topo, engine::Time timeline_interval, util::Notices* notices = nullptr,
             MeasureWindow window = {});
 
   void on_submit(const workload::JobSpec& job, engine::Time now) override;
@@ -132,7 +132,7 @@ class Collector final : public RunObserver {
   void on_instant(const InstantState& state) override;
   void on_finish(engine::Time now) override;
 
-  const ChunkedVector<JobRecord>& jobs() const { return jobs_; }
+  const util::ChunkedVector<JobRecord>& jobs() const { return jobs_; }
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
   // The interval the timeline's rows have: the scenario's, or coarser when the run was long.
   engine::Time timeline_interval() const { return interval_; }
@@ -207,8 +207,8 @@ class Collector final : public RunObserver {
   engine::Time requested_interval_;
   engine::Time origin_ = 0;  // start of the first row, a multiple of the requested interval
   bool have_origin_ = false;
-  Notices* notices_;
-  ChunkedVector<JobRecord> jobs_;
+  util::Notices* notices_;
+  util::ChunkedVector<JobRecord> jobs_;
   std::vector<std::string> arena_;
   // Tasks of started, unfinished jobs, by slot (JobRecord::placement); freed slots are reused
   // with their capacity. active_job_[slot] is the job in it, kFreeSlot when free.

@@ -99,12 +99,12 @@ std::string format_compare_table(const CompareTable& table) {
 
 void write_compare_csv(std::ostream& out, const CompareTable& table) {
   out << "metric";
-  for (const auto& v : table.variants) out << "," << csv_field(v);
+  for (const auto& v : table.variants) out << "," << util::csv_field(v);
   for (std::size_t i = 1; i < table.variants.size(); ++i)
-    out << "," << csv_field(table.variants[i] + "/" + table.variants[0]);
+    out << "," << util::csv_field(table.variants[i] + "/" + table.variants[0]);
   out << "\n";
   for (const auto& [name, values] : table.rows) {
-    out << csv_field(name);
+    out << util::csv_field(name);
     for (double v : values) out << "," << csv_value(name, v);
     // Ratios with six significant digits (a ratio of 2e-7 is not 0.000000).
     for (std::size_t i = 1; i < values.size(); ++i)
@@ -119,7 +119,8 @@ void write_compare_long_csv(std::ostream& out, const CompareTable& table) {
   out << "variant,metric,value\n";
   for (std::size_t i = 0; i < table.variants.size(); ++i)
     for (const auto& [name, values] : table.rows)
-      out << csv_field(table.variants[i]) << "," << csv_field(name) << "," << csv_value(name, values[i]) << "\n";
+      out << util::csv_field(table.variants[i]) << "," << util::csv_field(name) << "," << csv_value(name, values[i])
+          << "\n";
 }
 
 }  // namespace schedlab::metrics

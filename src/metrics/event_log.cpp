@@ -66,9 +66,9 @@ std::string EventLog::reason(const LifeEvent& e) const {
 
 void EventLog::row(engine::Time now, workload::JobId job, const char* event, const std::string& why,
                    const cluster::Placement* where, double work_done_us, double lost_work_s) {
-  line_ = fmt::format("{},{},{},{},{},{},{:.6f},{:.6f}\n", engine::seconds_text(now), csv_field(name(job)), event,
-                      csv_field(why), where ? gpu_milli_text(where->used_milli()) : std::string(),
-                      where ? csv_field(where->describe()) : std::string(), work_done_us / 1e6, lost_work_s);
+  line_ = fmt::format("{},{},{},{},{},{},{:.6f},{:.6f}\n", engine::seconds_text(now), util::csv_field(name(job)), event,
+                      util::csv_field(why), where ? gpu_milli_text(where->used_milli()) : std::string(),
+                      where ? util::csv_field(where->describe()) : std::string(), work_done_us / 1e6, lost_work_s);
   out_ << line_;
 }
 

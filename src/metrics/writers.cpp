@@ -78,19 +78,21 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     buf += ',';
   };
   // GPU-seconds to the microsecond, formatted from integers (exact, and fast at a million rows).
-  auto gpu_seconds = [&](double gpu_us) { engine::append_seconds(buf, time_from_double_clamped(std::round(gpu_us))); };
+  auto gpu_seconds = [&](double gpu_us) {
+    engine::append_seconds(buf, util::time_from_double_clamped(std::round(gpu_us)));
+  };
   std::unordered_map<cluster::ModelMask, std::string> models;  // a few distinct masks per run
   const bool pooled = c.has_pools();
   std::vector<std::string> pool_names;  // as CSV fields
-  for (const auto& p : c.pools()) append_csv_field(pool_names.emplace_back(), p.name);
+  for (const auto& p : c.pools()) util::append_csv_field(pool_names.emplace_back(), p.name);
   for (const auto& r : c.jobs()) {
     num(r.id);
     if (r.trace_id != workload::kNoLabel)
-      append_csv_field(buf, strings.str(r.trace_id));
+      util::append_csv_field(buf, strings.str(r.trace_id));
     else if (r.trace_number != kNoTraceNumber)  // a job from outside (the API) has no trace row
       buf.append(std::to_string(r.trace_number));
     buf += ',';
-    if (r.user != workload::kNoLabel) append_csv_field(buf, strings.str(r.user));
+    if (r.user != workload::kNoLabel) util::append_csv_field(buf, strings.str(r.user));
     buf += ',';
     // Final for finished, failed and dropped jobs; for a run cut short, where the job stood.
     const bool finished = r.state == sched::JobState::finished;
@@ -115,14 +117,14 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     num(r.hosts);
     num(r.racks);
     auto [m, fresh] = models.try_emplace(r.models);
-    if (fresh) append_csv_field(m->second, model_names(r.models, catalog));
+    if (fresh) util::append_csv_field(m->second, model_names(r.models, catalog));
     buf += m->second;
     buf += ',';
-    append_csv_field(buf, c.text(r.placement));
+    util::append_csv_field(buf, c.text(r.placement));
     buf += ',';
     buf += sched::state_name(r.state);
     buf += ',';
-    append_csv_field(buf, c.text(r.drop_reason));
+    util::append_csv_field(buf, c.text(r.drop_reason));
     buf += ',';
     num(r.preemptions);
     num(r.failures);
@@ -146,7 +148,7 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     if (pooled) {
       if (const auto p = c.job_pool(r.id); p >= 0) buf += pool_names[static_cast<std::size_t>(p)];
     } else if (const auto label = c.job_pool_label(r.id); label != workload::kNoLabel) {
-      append_csv_field(buf, strings.str(label));
+      util::append_csv_field(buf, strings.str(label));
     }
     buf += ',';
     buf += workload::kind_name(r.kind);
@@ -177,9 +179,9 @@ void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
   const auto& pools = c.pools();
   std::vector<std::string> names, parents;
   for (const auto& p : pools) {
-    append_csv_field(names.emplace_back(), p.name);
+    util::append_csv_field(names.emplace_back(), p.name);
     parents.emplace_back();
-    if (p.parent >= 0) append_csv_field(parents.back(), pools[static_cast<std::size_t>(p.parent)].name);
+    if (p.parent >= 0) util::append_csv_field(parents.back(), pools[static_cast<std::size_t>(p.parent)].name);
   }
   const auto& rows = c.timeline();
   for (std::size_t i = 0; i < rows.size(); ++i)

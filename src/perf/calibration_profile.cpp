@@ -75,12 +75,12 @@ std::vector<std::string> dtype_names() {
 
 std::string gpu_model_from_device_name(std::string_view device_name) {
   std::vector<std::string_view> words;
-  split_whitespace(trim(device_name), words);
+  util::split_whitespace(util::trim(device_name), words);
   for (std::string_view w : words) {
     if (w == "NVIDIA" || w == "Tesla" || w == "GeForce" || w == "Quadro") continue;
     return std::string(w.substr(0, w.find('-')));
   }
-  return std::string(trim(device_name));
+  return std::string(util::trim(device_name));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -109,8 +109,8 @@ const TierParams& CalibrationProfile::tier(LinkTier t) const {
   if (it == tiers.end()) {
     std::vector<std::string> present;
     for (const auto& [k, v] : tiers) present.emplace_back(link_tier_name(k));
-    throw InputError(fmt::format("calibration profile has no '{}' tier; it has: {}", link_tier_name(t),
-                                 present.empty() ? std::string("none") : join(present, ", ")));
+    throw util::InputError(fmt::format("calibration profile has no '{}' tier; it has: {}", link_tier_name(t),
+                                       present.empty() ? std::string("none") : util::join(present, ", ")));
   }
   return it->second;
 }
@@ -138,7 +138,7 @@ class Reader {
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& what) const {
-    throw InputError(file_, line_of(at), field, what);
+    throw util::InputError(file_, line_of(at), field, what);
   }
 
   static long line_of(const YAML::Node& n) {
@@ -157,7 +157,7 @@ class Reader {
     for (const auto& kv : map) {
       std::string key = this->key(kv.first, field);
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        fail(kv.first, field, unknown_name_message("key", key, allowed));
+        fail(kv.first, field, util::unknown_name_message("key", key, allowed));
     }
   }
 
@@ -171,20 +171,20 @@ class Reader {
     if (!n.IsDefined()) fail(n, field, "missing");
     if (!n.IsScalar()) fail(n, field, "expected a number");
     double v;
-    if (!try_parse_double(n.Scalar(), v)) fail(n, field, fmt::format("'{}' is not a number", n.Scalar()));
+    if (!util::try_parse_double(n.Scalar(), v)) fail(n, field, fmt::format("'{}' is not a number", n.Scalar()));
     return v;
   }
 
   // A number within [lo, hi] (lo excluded when lo_open), through the one checked conversion.
   double number_in(const YAML::Node& n, const std::string& field, double lo, double hi, bool lo_open = false) const {
-    return checked_real(number(n, field), FieldContext{file_, line_of(n), field}, lo, hi, lo_open);
+    return util::checked_real(number(n, field), util::FieldContext{file_, line_of(n), field}, lo, hi, lo_open);
   }
 
   int integer_in(const YAML::Node& n, const std::string& field, int lo, int hi) const {
     if (!n.IsScalar()) fail(n, field, "expected an integer");
     std::int64_t v;
-    if (!try_parse_int(n.Scalar(), v)) fail(n, field, fmt::format("'{}' is not an integer", n.Scalar()));
-    return checked_int<int>(v, FieldContext{file_, line_of(n), field}, lo, hi);
+    if (!util::try_parse_int(n.Scalar(), v)) fail(n, field, fmt::format("'{}' is not an integer", n.Scalar()));
+    return util::checked_int<int>(v, util::FieldContext{file_, line_of(n), field}, lo, hi);
   }
 
   // A map key as text: a list or map used as a key is an error at its line.
@@ -204,7 +204,7 @@ void read_provenance(const Reader& r, const YAML::Node& n, Provenance& p) {
   p.source = r.string(n["source"], "provenance.source");
   const std::vector<std::string> sources = {"datasheet", "nccl-tests", "measured"};
   if (!p.source.empty() && std::find(sources.begin(), sources.end(), p.source) == sources.end())
-    r.fail(n["source"], "provenance.source", unknown_name_message("source", p.source, sources));
+    r.fail(n["source"], "provenance.source", util::unknown_name_message("source", p.source, sources));
   p.host = r.string(n["host"], "provenance.host");
   p.gpu = r.string(n["gpu"], "provenance.gpu");
   p.driver = r.string(n["driver"], "provenance.driver");
@@ -247,12 +247,12 @@ Measurement read_measurement(const Reader& r, const YAML::Node& n, const std::st
     const std::vector<std::string> kinds = {"allreduce",  "allreduce_inplace", "launch",    "memcpy_d2d", "memcpy_h2d",
                                             "memcpy_d2h", "gemm_fp32",         "gemm_fp16", "gemm_bf16"};
     if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end())
-      r.fail(n["kind"], field + ".kind", unknown_name_message("kind", m.kind, kinds));
+      r.fail(n["kind"], field + ".kind", util::unknown_name_message("kind", m.kind, kinds));
   }
   if (n["tier"]) {
     m.tier = r.string(n["tier"], field + ".tier");
     if (!link_tier_from_name(m.tier))
-      r.fail(n["tier"], field + ".tier", unknown_name_message("tier", m.tier, link_tier_names()));
+      r.fail(n["tier"], field + ".tier", util::unknown_name_message("tier", m.tier, link_tier_names()));
   }
   // Raw rows are kept for provenance only; their ranges just keep them finite and meaningful.
   if (n["ranks"]) m.ranks = r.integer_in(n["ranks"], field + ".ranks", 1, kMaxRanks);
@@ -265,7 +265,7 @@ Measurement read_measurement(const Reader& r, const YAML::Node& n, const std::st
 }
 
 CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
-  if (!root.IsDefined() || root.IsNull()) throw InputError(r.file(), 0, "", "empty calibration profile");
+  if (!root.IsDefined() || root.IsNull()) throw util::InputError(r.file(), 0, "", "empty calibration profile");
   r.check_keys(root, "profile", {"provenance", "tiers", "compute", "measurements"});
   CalibrationProfile p;
   if (YAML::Node n = root["provenance"]; n && !n.IsNull()) read_provenance(r, n, p.provenance);
@@ -274,7 +274,7 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
     for (const auto& kv : n) {
       std::string name = r.key(kv.first, "tiers");
       auto tier = link_tier_from_name(name);
-      if (!tier) r.fail(kv.first, "tiers", unknown_name_message("tier", name, link_tier_names()));
+      if (!tier) r.fail(kv.first, "tiers", util::unknown_name_message("tier", name, link_tier_names()));
       p.tiers[*tier] = read_tier(r, kv.second, "tiers." + name);
       p.tiers[*tier].datasheet = p.provenance.source == "datasheet";
     }
@@ -302,11 +302,11 @@ CalibrationProfile read_root(const Reader& r, const YAML::Node& root) {
 
 CalibrationProfile load_from(const std::string& name, const std::string& text) {
   Reader r(name);
-  YAML::Node root = config::parse_yaml(text, name);
+  YAML::Node root = util::parse_yaml(text, name);
   try {
     return read_root(r, root);
   } catch (const YAML::Exception& e) {  // a conversion we did not foresee; still say where
-    throw InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", e.msg);
+    throw util::InputError(name, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", e.msg);
   }
 }
 
@@ -314,7 +314,7 @@ CalibrationProfile load_from(const std::string& name, const std::string& text) {
 
 // Read through config's checked file reading: a folder, a device or an over-long name is an
 // InputError, never a stream exception (nor yaml-cpp's leak when its stream throws).
-CalibrationProfile load_profile(const std::string& path) { return load_from(path, config::read_config_file(path)); }
+CalibrationProfile load_profile(const std::string& path) { return load_from(path, util::read_config_file(path)); }
 
 CalibrationProfile load_profile_text(const std::string& text, const std::string& name) { return load_from(name, text); }
 

@@ -10,7 +10,7 @@
 
 namespace schedlab::perf {
 
-using config::At;
+using util::At;
 
 std::size_t dtype_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
 
@@ -35,7 +35,7 @@ const TrainingModel* ModelCatalog::find(const std::string& name) const {
 
 const TrainingModel& ModelCatalog::get(const std::string& name) const {
   if (const auto* m = find(name)) return *m;
-  throw InputError(file, 0, "model", unknown_name_message("training model", name, names()));
+  throw util::InputError(file, 0, "model", util::unknown_name_message("training model", name, names()));
 }
 
 std::vector<std::string> ModelCatalog::names() const {
@@ -46,77 +46,79 @@ std::vector<std::string> ModelCatalog::names() const {
 
 namespace {
 
-Dtype read_dtype(const YAML::Node& n, const At& at) {
-  auto d = dtype_from_name(config::get_choice(n, at, dtype_names()));
+Dtype read_dtype(const YAML::Node& n, const util::At& at) {
+  auto d = dtype_from_name(util::get_choice(n, at, dtype_names()));
   return *d;
 }
 
 ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
-  At at{file, ""};
-  config::require_map(root, at);
-  config::check_keys(root, {"models", "checkpoint_storage"}, at);
+  util::At at{file, ""};
+  util::require_map(root, at);
+  util::check_keys(root, {"models", "checkpoint_storage"}, at);
   const auto& list = root["models"];
-  if (!list || !list.IsSequence() || list.size() == 0) config::fail(root, at / "models", "needs a list of models");
+  if (!list || !list.IsSequence() || list.size() == 0) util::fail(root, at / "models", "needs a list of models");
   std::vector<TrainingModel> models;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto& n = list[i];
-    At mat = at / ("models[" + std::to_string(i) + "]");
-    config::require_map(n, mat);
-    config::check_keys(n, {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample",
-                           "efficiency", "samples_per_s", "checkpoint"},
-                       mat);
+    util::At mat = at / ("models[" + std::to_string(i) + "]");
+    util::require_map(n, mat);
+    util::check_keys(n,
+                     {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample", "efficiency",
+                      "samples_per_s", "checkpoint"},
+                     mat);
     TrainingModel m;
-    m.line = config::line_of(n);
-    if (!n["name"]) config::fail(n, mat / "name", "required key is missing");
-    m.name = config::get_string(n["name"], mat / "name");
+    m.line = util::line_of(n);
+    if (!n["name"]) util::fail(n, mat / "name", "required key is missing");
+    m.name = util::get_string(n["name"], mat / "name");
     for (const auto& prev : models)
-      if (prev.name == m.name) config::fail(n["name"], mat / "name", "duplicate model '" + m.name + "'");
-    if (n["description"]) m.description = config::get_string(n["description"], mat / "description");
-    if (!n["params"]) config::fail(n, mat / "params", "required key is missing");
-    m.params = config::get_real_in(n["params"], mat / "params", kMinParams, kMaxParams);
-    if (n["batch"]) m.batch = config::get_int_in<int>(n["batch"], mat / "batch", 1, kMaxBatch);
+      if (prev.name == m.name) util::fail(n["name"], mat / "name", "duplicate model '" + m.name + "'");
+    if (n["description"]) m.description = util::get_string(n["description"], mat / "description");
+    if (!n["params"]) util::fail(n, mat / "params", "required key is missing");
+    m.params = util::get_real_in(n["params"], mat / "params", kMinParams, kMaxParams);
+    if (n["batch"]) m.batch = util::get_int_in<int>(n["batch"], mat / "batch", 1, kMaxBatch);
     if (n["dtype"]) m.dtype = read_dtype(n["dtype"], mat / "dtype");
     m.grad_dtype = m.dtype;
     if (n["grad_dtype"]) m.grad_dtype = read_dtype(n["grad_dtype"], mat / "grad_dtype");
     if (n["flops_per_sample"])
       m.flops_per_sample =
-          config::get_real_in(n["flops_per_sample"], mat / "flops_per_sample", kMinFlopsPerSample, kMaxFlopsPerSample);
-    if (n["efficiency"]) m.efficiency = config::get_real_in(n["efficiency"], mat / "efficiency", kMinEfficiency, 1);
+          util::get_real_in(n["flops_per_sample"], mat / "flops_per_sample", kMinFlopsPerSample, kMaxFlopsPerSample);
+    if (n["efficiency"]) m.efficiency = util::get_real_in(n["efficiency"], mat / "efficiency", kMinEfficiency, 1);
     const auto& t = n["samples_per_s"];
     if (!t || !t.IsMap() || t.size() == 0)
-      config::fail(n, mat / "samples_per_s", "needs a map GPU model -> samples/s, e.g. {V100: 1350}");
+      util::fail(n, mat / "samples_per_s", "needs a map GPU model -> samples/s, e.g. {V100: 1350}");
     for (const auto& kv : t) {
-      std::string gpu = config::key_of(kv.first, mat / "samples_per_s");
+      std::string gpu = util::key_of(kv.first, mat / "samples_per_s");
       m.samples_per_s[gpu] =
-          config::get_real_in(kv.second, mat / "samples_per_s" / gpu, kMinSamplesPerSecond, kMaxSamplesPerSecond);
+          util::get_real_in(kv.second, mat / "samples_per_s" / gpu, kMinSamplesPerSecond, kMaxSamplesPerSecond);
       if (m.first_gpu.empty()) m.first_gpu = gpu;
     }
     if (const auto& c = n["checkpoint"]) {
-      At ckat = mat / "checkpoint";
-      config::check_keys(c, {"interval_s", "bytes_per_param"}, ckat);
-      if (!c["interval_s"]) config::fail(c, ckat / "interval_s", "required key is missing (work seconds between saves)");
-      m.ckpt_interval_s = checked_real(config::get_double(c["interval_s"], ckat / "interval_s"),
-                                       FieldContext{file, config::line_of(c["interval_s"]), (ckat / "interval_s").path},
-                                       0.0, kMaxInputSeconds);
+      util::At ckat = mat / "checkpoint";
+      util::check_keys(c, {"interval_s", "bytes_per_param"}, ckat);
+      if (!c["interval_s"]) util::fail(c, ckat / "interval_s", "required key is missing (work seconds between saves)");
+      m.ckpt_interval_s =
+          util::checked_real(util::get_double(c["interval_s"], ckat / "interval_s"),
+                             util::FieldContext{file, util::line_of(c["interval_s"]), (ckat / "interval_s").path}, 0.0,
+                             util::kMaxInputSeconds);
       m.ckpt_bytes_per_param = default_checkpoint_bytes_per_param(m.dtype);
       if (c["bytes_per_param"])
-        m.ckpt_bytes_per_param = checked_positive(
-            config::get_double(c["bytes_per_param"], ckat / "bytes_per_param"),
-            FieldContext{file, config::line_of(c["bytes_per_param"]), (ckat / "bytes_per_param").path}, 1e3);
+        m.ckpt_bytes_per_param = util::checked_positive(
+            util::get_double(c["bytes_per_param"], ckat / "bytes_per_param"),
+            util::FieldContext{file, util::line_of(c["bytes_per_param"]), (ckat / "bytes_per_param").path}, 1e3);
       if (!root["checkpoint_storage"])
-        config::fail(c, ckat, "needs checkpoint_storage: {write_gb_s, read_gb_s} at the top of the catalog");
+        util::fail(c, ckat, "needs checkpoint_storage: {write_gb_s, read_gb_s} at the top of the catalog");
     }
     models.push_back(std::move(m));
   }
   ModelCatalog cat(std::move(models));
   cat.file = file;
   if (const auto& st = root["checkpoint_storage"]) {
-    At sat = at / "checkpoint_storage";
-    config::check_keys(st, {"write_gb_s", "read_gb_s"}, sat);
+    util::At sat = at / "checkpoint_storage";
+    util::check_keys(st, {"write_gb_s", "read_gb_s"}, sat);
     for (const char* key : {"write_gb_s", "read_gb_s"}) {
-      if (!st[key]) config::fail(st, sat / key, "required key is missing (GB/s one job sees)");
-      const double v = checked_positive(config::get_double(st[key], sat / key),
-                                        FieldContext{file, config::line_of(st[key]), (sat / key).path}, 1e6);
+      if (!st[key]) util::fail(st, sat / key, "required key is missing (GB/s one job sees)");
+      const double v = util::checked_positive(util::get_double(st[key], sat / key),
+                                              util::FieldContext{file, util::line_of(st[key]), (sat / key).path}, 1e6);
       (std::string(key) == "write_gb_s" ? cat.ckpt_write_gb_s : cat.ckpt_read_gb_s) = v;
     }
   }
@@ -126,13 +128,13 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
 }  // namespace
 
 ModelCatalog load_model_catalog(const std::string& path) {
-  YAML::Node root = config::load_yaml_file(path);
-  return config::with_yaml_errors(path, [&] { return read_catalog(root, path); });
+  YAML::Node root = util::load_yaml_file(path);
+  return util::with_yaml_errors(path, [&] { return read_catalog(root, path); });
 }
 
 ModelCatalog load_model_catalog_text(const std::string& text, const std::string& name) {
-  YAML::Node root = config::parse_yaml(text, name);
-  return config::with_yaml_errors(name, [&] { return read_catalog(root, name); });
+  YAML::Node root = util::parse_yaml(text, name);
+  return util::with_yaml_errors(name, [&] { return read_catalog(root, name); });
 }
 
 double gpu_throughput(const TrainingModel& model, const cluster::GpuModel& gpu, const cluster::GpuCatalog& catalog,

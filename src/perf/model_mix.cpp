@@ -25,39 +25,43 @@ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 // A value for messages: its text, or what it is.
-std::string describe(const ArgValue& v) {
+std::string describe(const util::ArgValue& v) {
   switch (v.shape) {
-    case ArgValue::Shape::scalar: return v.text;
-    case ArgValue::Shape::list: return "a list";
-    case ArgValue::Shape::map: return "a map";
-    case ArgValue::Shape::none: return "~";
+    case util::ArgValue::Shape::scalar:
+      return v.text;
+    case util::ArgValue::Shape::list:
+      return "a list";
+    case util::ArgValue::Shape::map:
+      return "a map";
+    case util::ArgValue::Shape::none:
+      return "~";
   }
   return "";
 }
 
-void at_line(ArgValue& v, long line) {
+void at_line(util::ArgValue& v, long line) {
   v.line = line;
   for (auto& item : v.items) at_line(item, line);
   for (auto& [key, entry] : v.entries) at_line(entry, line);
 }
 
 // Errors name perf.model_mix at the line of the value found wrong.
-[[noreturn]] void bad(const std::string& file, const ArgValue& at, const std::string& what) {
-  throw InputError(file, at.line, "perf.model_mix", what);
+[[noreturn]] void bad(const std::string& file, const util::ArgValue& at, const std::string& what) {
+  throw util::InputError(file, at.line, "perf.model_mix", what);
 }
 
-std::vector<std::pair<std::size_t, double>> read_weights(const ArgValue& map, const ModelCatalog& catalog,
+std::vector<std::pair<std::size_t, double>> read_weights(const util::ArgValue& map, const ModelCatalog& catalog,
                                                          const std::string& file) {
-  if (map.shape != ArgValue::Shape::map || map.entries.empty())
+  if (map.shape != util::ArgValue::Shape::map || map.entries.empty())
     bad(file, map, "needs a map model -> weight, e.g. {resnet50: 3, bert-large: 1}");
   std::vector<std::pair<std::size_t, double>> out;
   for (const auto& [name, weight] : map.entries) {
     const auto& models = catalog.models();
     // By its own name: clang before 16 cannot capture a structured binding.
     auto it = std::find_if(models.begin(), models.end(), [&want = name](const TrainingModel& m) { return m.name == want; });
-    if (it == models.end()) bad(file, weight, unknown_name_message("training model", name, catalog.names()));
+    if (it == models.end()) bad(file, weight, util::unknown_name_message("training model", name, catalog.names()));
     double w = 0;
-    if (weight.shape != ArgValue::Shape::scalar || !try_parse_double(trim(weight.text), w))
+    if (weight.shape != util::ArgValue::Shape::scalar || !util::try_parse_double(util::trim(weight.text), w))
       bad(file, weight, "weight of '" + name + "' must be a number, got '" + describe(weight) + "'");
     if (!(w > 0)) bad(file, weight, "weight of '" + name + "' must be > 0");
     out.emplace_back(static_cast<std::size_t>(it - models.begin()), w);
@@ -85,25 +89,25 @@ ModelMix ModelMix::uniform(const ModelCatalog& catalog) {
   return mix;
 }
 
-ModelMix ModelMix::parse(const ArgValue& value, const ModelCatalog& catalog, const std::string& file) {
+ModelMix ModelMix::parse(const util::ArgValue& value, const ModelCatalog& catalog, const std::string& file) {
   // A mix written as a quoted string ("{resnet50: 3}") is read as the YAML it holds, through the
   // one guarded YAML load (duplicate keys, aliases); its error names the file.
-  if (value.shape == ArgValue::Shape::scalar) {
+  if (value.shape == util::ArgValue::Shape::scalar) {
     YAML::Node root;
     try {
-      root = config::parse_yaml(value.text, file);
-    } catch (const InputError& e) {
+      root = util::parse_yaml(value.text, file);
+    } catch (const util::InputError& e) {
       bad(file, value, "not valid YAML: " + e.what_here());
     }
-    ArgValue parsed = config::arg_value(root, config::At{file, "perf.model_mix"});
+    util::ArgValue parsed = util::arg_value(root, util::At{file, "perf.model_mix"});
     at_line(parsed, value.line);  // lines within the string are not the file's
     return parse(parsed, catalog, file);
   }
-  const ArgValue& root = value;
-  if (root.shape != ArgValue::Shape::map || root.entries.empty())
+  const util::ArgValue& root = value;
+  if (root.shape != util::ArgValue::Shape::map || root.entries.empty())
     bad(file, root, "needs a map model -> weight, or GPU-count class -> {model: weight}");
   ModelMix mix;
-  bool classed = root.entries.front().second.shape == ArgValue::Shape::map;
+  bool classed = root.entries.front().second.shape == util::ArgValue::Shape::map;
   if (!classed) {
     GpuClass c;
     c.weights = read_weights(root, catalog, file);

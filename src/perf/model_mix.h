@@ -26,7 +26,7 @@ class ModelMix {
   // classes; a job in no class is an error at parse time only if classes leave gaps: they must
   // cover 1..∞), or such a map written as a string. Throws InputError(file, line,
   // "perf.model_mix", ...) naming the fix, at the line of the value found wrong.
-  static ModelMix parse(const ArgValue& value, const ModelCatalog& catalog, const std::string& file);
+  static ModelMix parse(const util::ArgValue& value, const ModelCatalog& catalog, const std::string& file);
 
   // The catalog index for a job: u = splitmix64(seed, job id) in [0,1) picks the model whose
   // cumulative weight (in the order written) first exceeds u × total. Same seed and id, same model.

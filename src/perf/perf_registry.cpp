@@ -12,16 +12,16 @@ PerfModelFactory trace_model(std::string name) {
   return [name](const PerfModelInputs& in) {
     if (!in.args.empty()) {
       const auto& [key, value] = *in.args.values.begin();
-      throw InputError(in.args.file, value.line, "perf." + key, "the '" + name + "' model takes no settings");
+      throw util::InputError(in.args.file, value.line, "perf." + key, "the '" + name + "' model takes no settings");
     }
     return make_trace_rate_model();
   };
 }
 }  // namespace
 
-const Registry<PerfModelFactory>& perf_models() {
-  static const Registry<PerfModelFactory> list = [] {
-    Registry<PerfModelFactory> r("perf model");
+const util::Registry<PerfModelFactory>& perf_models() {
+  static const util::Registry<PerfModelFactory> list = [] {
+    util::Registry<PerfModelFactory> r("perf model");
     r.add("trace", "every job runs as long as its trace says, wherever it is placed", trace_model("trace"));
     r.add("none", "another name for trace: no training model, trace durations kept", trace_model("none"));
     r.add("placement",
@@ -36,16 +36,16 @@ const Registry<PerfModelFactory>& perf_models() {
   return list;
 }
 
-std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
+std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const util::NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, long model_line, Notices* notices) {
+                                           std::uint64_t seed, long model_line, util::Notices* notices) {
   const auto* entry = perf_models().find(name);
   if (!entry)
-    throw InputError(scenario_file, model_line, "perf.model",
-                     unknown_name_message(perf_models().kind(), name, perf_models().names()));
+    throw util::InputError(scenario_file, model_line, "perf.model",
+                           util::unknown_name_message(perf_models().kind(), name, perf_models().names()));
   // Settings given without a file (tests, the command line) are the scenario's, for messages.
   if (args.file.empty() && !scenario_file.empty()) {
-    NamedArgs located = args;
+    util::NamedArgs located = args;
     located.file = scenario_file;
     return entry->make(PerfModelInputs{located, scenario_file, topo, seed, notices});
   }

@@ -15,20 +15,20 @@ namespace schedlab::perf {
 // What a perf model is built from: the scenario's other `perf:` keys (each with its line),
 // the scenario file (relative paths in them are resolved against it), the cluster and the seed.
 struct PerfModelInputs {
-  const NamedArgs& args;
+  const util::NamedArgs& args;
   const std::string& scenario_file;
   const cluster::Topology& topo;
   std::uint64_t seed;
-  Notices* notices;  // where a model says what it falls back to (the run's); null: not said
+  util::Notices* notices;  // where a model says what it falls back to (the run's); null: not said
 };
 using PerfModelFactory = std::function<std::unique_ptr<PerfModel>(const PerfModelInputs&)>;
 
-const Registry<PerfModelFactory>& perf_models();
+const util::Registry<PerfModelFactory>& perf_models();
 
 // Builds the named model. Throws InputError (scenario_file:line: perf.key: ...) for an unknown
 // name (at `model_line`) or a bad setting (at its own line). `notices`: the run's (may be null).
-std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const NamedArgs& args,
+std::unique_ptr<PerfModel> make_perf_model(const std::string& name, const util::NamedArgs& args,
                                            const std::string& scenario_file, const cluster::Topology& topo,
-                                           std::uint64_t seed, long model_line = 0, Notices* notices = nullptr);
+                                           std::uint64_t seed, long model_line = 0, util::Notices* notices = nullptr);
 
 }  // namespace schedlab::perf

@@ -24,11 +24,11 @@ namespace {
 
 // A setting's number within [lo, hi]; `fallback` when absent. The wording perf's settings have
 // always had ("must be in [0, 1], got 1.5").
-double number(const ArgReader& a, const std::string& key, double fallback, double lo, double hi) {
+double number(const util::ArgReader& a, const std::string& key, double fallback, double lo, double hi) {
   if (!a.find(key)) return fallback;
   const std::string v = a.text(key, "");
   double x = 0;
-  if (!try_parse_double(v, x)) a.fail(key, "must be a number, got '" + v + "'");
+  if (!util::try_parse_double(v, x)) a.fail(key, "must be a number, got '" + v + "'");
   if (!(x >= lo && x <= hi)) a.fail(key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
   return x;
 }
@@ -52,20 +52,19 @@ cluster::ModelId most_numerous_model(const cluster::Topology& topo) {
   return best;
 }
 
-PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std::string& file,
+PlacementModelSettings parse_placement_settings(const util::NamedArgs& args, const std::string& file,
                                                 const cluster::Topology& topo, std::uint64_t seed) {
-  const ArgReader a(args, ArgsOwner{"perf", "setting of perf model 'placement'", "", ""}, valid_keys());
+  const util::ArgReader a(args, util::ArgsOwner{"perf", "setting of perf model 'placement'", "", ""}, valid_keys());
   PlacementModelSettings s;
   s.seed = seed;
   // Default: models.yaml beside the cluster's GPU catalog (configs/), wherever the scenario is.
-  std::string models_path =
-      a.find("models") ? config::resolve_path(file, a.text("models", ""))
-      : topo.catalog().source_file().empty()
-          ? config::resolve_path(file, "../configs/models.yaml")
-          : config::resolve_path(topo.catalog().source_file(), "models.yaml");
+  std::string models_path = a.find("models") ? util::resolve_path(file, a.text("models", ""))
+                            : topo.catalog().source_file().empty()
+                                ? util::resolve_path(file, "../configs/models.yaml")
+                                : util::resolve_path(topo.catalog().source_file(), "models.yaml");
   s.models = load_model_catalog(models_path);
   if (a.find("profile")) {
-    s.profile_file = config::resolve_path(file, a.text("profile", ""));
+    s.profile_file = util::resolve_path(file, a.text("profile", ""));
     s.profile = overlay_profile(datasheet_profile(), load_profile(s.profile_file));
     s.datasheet = false;
   } else {
@@ -74,7 +73,7 @@ PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std
   if (a.find("algorithm")) {
     const std::string v = a.text("algorithm", "");
     auto algorithm = algorithm_from_name(v);
-    if (!algorithm) a.fail("algorithm", unknown_name_message("algorithm", v, algorithm_names()));
+    if (!algorithm) a.fail("algorithm", util::unknown_name_message("algorithm", v, algorithm_names()));
     s.comm.algorithm = *algorithm;
   }
   s.comm.overlap = number(a, "overlap", s.comm.overlap, 0, 1);
@@ -91,7 +90,7 @@ PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std
     if (v != "true" && v != "false") a.fail("contention", "must be true or false, got '" + v + "'");
     s.contention = v == "true";
   }
-  if (const ArgValue* mix = a.find("model_mix"))
+  if (const util::ArgValue* mix = a.find("model_mix"))
     s.mix = ModelMix::parse(*mix, s.models, file);
   else
     s.mix = ModelMix::uniform(s.models);
@@ -102,7 +101,7 @@ PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std
   if (a.find("reference_gpu")) {
     const std::string v = a.text("reference_gpu", "");
     auto id = topo.catalog().find(v);
-    if (!id) a.fail("reference_gpu", unknown_name_message("GPU model", v, topo.catalog().names()));
+    if (!id) a.fail("reference_gpu", util::unknown_name_message("GPU model", v, topo.catalog().names()));
     s.reference_gpu = *id;
   }
   return s;
@@ -146,7 +145,7 @@ namespace {
 
 class PlacementModel final : public PerfModel {
  public:
-  PlacementModel(PlacementModelSettings s, const cluster::Topology& topo, Notices* notices)
+  PlacementModel(PlacementModelSettings s, const cluster::Topology& topo, util::Notices* notices)
       : s_(std::move(s)), ref_gpu_(s_.reference_gpu ? *s_.reference_gpu : most_numerous_model(topo)) {
     if (s_.datasheet && notices)
       notices->say("perf model 'placement' uses datasheet link and compute defaults (no perf.profile given; see "
@@ -296,7 +295,7 @@ class PlacementModel final : public PerfModel {
   double checked_speed(double speed, const TrainingModel& model, std::uint32_t line, std::uint64_t gpus) const {
     if (std::isfinite(speed) && speed >= kMinSpeed && speed <= kMaxSpeed) return speed;
     const std::string& file = s_.profile_file.empty() ? s_.models.file : s_.profile_file;
-    throw InputError(
+    throw util::InputError(
         file, 0, "",
         fmt::format(
             "perf model 'placement' gives training model '{}'{} a speed of {} relative to its "
@@ -348,7 +347,7 @@ class PlacementModel final : public PerfModel {
 }  // namespace
 
 std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo,
-                                                Notices* notices) {
+                                                util::Notices* notices) {
   return std::make_unique<PlacementModel>(std::move(settings), topo, notices);
 }
 

@@ -44,12 +44,12 @@ struct PlacementModelSettings {
 // Reads the `perf:` keys of a scenario (all but `model`). Valid keys: models, profile, algorithm,
 // overlap, fusion_mb, ps_servers, contention, model_mix, reference, reference_gpu. Relative paths
 // are resolved against `scenario_file`; `models` defaults to ../configs/models.yaml from it.
-PlacementModelSettings parse_placement_settings(const NamedArgs& args, const std::string& scenario_file,
+PlacementModelSettings parse_placement_settings(const util::NamedArgs& args, const std::string& scenario_file,
                                                 const cluster::Topology& topo, std::uint64_t seed);
 
 // `notices` (may be null): where it says that it uses datasheet figures (no profile given).
 std::unique_ptr<PerfModel> make_placement_model(PlacementModelSettings settings, const cluster::Topology& topo,
-                                                Notices* notices = nullptr);
+                                                util::Notices* notices = nullptr);
 
 // The reference shape of a job (exposed for tests and `schedlab model explain`).
 std::vector<ShapeHost> reference_hosts(const workload::JobSpec& job, ReferenceShape reference,

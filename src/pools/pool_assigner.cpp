@@ -52,13 +52,14 @@ std::int32_t PoolAssigner::pool_of(const workload::JobSpec& job, const workload:
     std::vector<std::string> leaves;
     for (const auto& q : config_.pools)
       if (q.leaf) leaves.push_back(q.name);
-    const std::string near = label.empty() ? "" : closest_match(label, leaves);
-    throw InputError(trace_name, job.line, "pool",
-                     fmt::format("{} matches no rule of pools.assign and names no pool{}; add a rule or pools.default "
-                                 "(scenario {})",
-                                 label.empty() ? fmt::format("job of user '{}' (no pool column)", strings.str(job.user))
-                                               : fmt::format("'{}'", label),
-                                 near.empty() ? "" : fmt::format(" (closest: '{}')", near), config_.file));
+    const std::string near = label.empty() ? "" : util::closest_match(label, leaves);
+    throw util::InputError(
+        trace_name, job.line, "pool",
+        fmt::format("{} matches no rule of pools.assign and names no pool{}; add a rule or pools.default "
+                    "(scenario {})",
+                    label.empty() ? fmt::format("job of user '{}' (no pool column)", strings.str(job.user))
+                                  : fmt::format("'{}'", label),
+                    near.empty() ? "" : fmt::format(" (closest: '{}')", near), config_.file));
   }
   if (!per_job_) memo_.emplace(key, p);
   return p;

@@ -18,7 +18,7 @@
 #include "util/error.h"
 #include "util/staging_dir.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 namespace {
 
@@ -78,10 +78,10 @@ std::vector<std::pair<std::string, double>> PackingOutcome::figures() const {
           {"gpus_unallocated", static_cast<double>(total_gpus) - static_cast<double>(allocated_milli) / 1000.0}};
 }
 
-PackingOutcome run_packing(const config::Scenario& sc, Notices& notices, const std::string& out_dir, bool force) {
+PackingOutcome run_packing(const config::Scenario& sc, util::Notices& notices, const std::string& out_dir, bool force) {
   cluster::Topology topo(sc.cluster, sc.catalog);
   auto source = open_workload(sc, notices);
-  std::optional<StagingDir> dir;
+  std::optional<util::StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);
   const std::string trace_name = sc.workload.generate ? std::string("generator") : sc.workload.trace;
 
@@ -94,7 +94,8 @@ PackingOutcome run_packing(const config::Scenario& sc, Notices& notices, const s
   out.skipped_rows = source->skipped_rows();
   out.skipped_by_reason = source->skipped_by_reason();
   if (out.total_gpus == 0)
-    throw InputError(sc.cluster_file, 0, "racks", "the packing mode measures GPU allocation: the cluster has no GPUs");
+    throw util::InputError(sc.cluster_file, 0, "racks",
+                           "the packing mode measures GPU allocation: the cluster has no GPUs");
   const auto target = static_cast<std::uint64_t>(std::ceil(sc.workload.packing.arrive_until * 1000.0 *
                                                            static_cast<double>(out.total_gpus)));
   const auto pods = arrivals(std::move(list), target, sc.workload.packing, sc.seed);
@@ -102,7 +103,7 @@ PackingOutcome run_packing(const config::Scenario& sc, Notices& notices, const s
   cluster::AllocationState alloc(topo);
   sched::Scheduler scheduler(sc.scheduler, sched::builtin_parts(), topo);
   scheduler.set_strings(&source->strings());
-  ModelRequests requests(topo.catalog(), source->strings(), trace_name);
+  sim::ModelRequests requests(topo.catalog(), source->strings(), trace_name);
   // The paper's target workload: the whole list, known before the first pod arrives.
   for (const auto& p : pods) scheduler.expect_workload(p, requests.of(p));
 
@@ -154,9 +155,10 @@ PackingOutcome run_packing(const config::Scenario& sc, Notices& notices, const s
     o << "arrival,pod,tasks,gpus_per_task,gpu_milli,cpu_milli,placed,where,reason\n";
     for (const auto& r : rows) {
       const auto& s = *r.spec;
-      o << s.id << ',' << csv_field(metrics::trace_name(s.trace_id, s.trace_number, source->strings())) << ','
+      o << s.id << ',' << util::csv_field(metrics::trace_name(s.trace_id, s.trace_number, source->strings())) << ','
         << s.tasks << ',' << s.gpus_per_task << ',' << s.gpu_milli << ',' << s.cpu_milli << ','
-        << (r.where.empty() ? "no" : "yes") << ',' << csv_field(r.where) << ',' << csv_field(r.reason) << '\n';
+        << (r.where.empty() ? "no" : "yes") << ',' << util::csv_field(r.where) << ',' << util::csv_field(r.reason)
+        << '\n';
     }
   });
   write_file(dir->file("summary.json"), [&](std::ostream& o) { write_packing_summary_json(o, out, sc.name); });
@@ -209,4 +211,4 @@ std::string format_packing_table(const PackingOutcome& out) {
   return s;
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

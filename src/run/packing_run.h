@@ -19,7 +19,7 @@
 #include "config/scenario.h"
 #include "util/notice.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 // The state after the first arrival that brought the demand to `arrived_pct` percent of the
 // cluster's GPUs (0: before any arrival).
@@ -50,7 +50,7 @@ struct PackingOutcome {
 
 // Runs the experiment; writes the results folder to `out_dir` unless it is empty (replacing
 // only a results folder, or with `force` an empty folder). A trace reader says its notices to `notices`.
-PackingOutcome run_packing(const config::Scenario& scenario, Notices& notices, const std::string& out_dir,
+PackingOutcome run_packing(const config::Scenario& scenario, util::Notices& notices, const std::string& out_dir,
                            bool force = false);
 
 void write_packing_csv(std::ostream& out, const PackingOutcome& outcome);
@@ -58,4 +58,4 @@ void write_packing_summary_json(std::ostream& out, const PackingOutcome& outcome
 // The table printed after a run.
 std::string format_packing_table(const PackingOutcome& outcome);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

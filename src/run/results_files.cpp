@@ -6,13 +6,13 @@
 
 #include "util/error.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& body) {
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path, 0, "", "cannot write");
+  if (!out) throw util::InputError(path, 0, "", "cannot write");
   body(out);
-  if (!out) throw InputError(path, 0, "", "write failed");
+  if (!out) throw util::InputError(path, 0, "", "write failed");
 }
 
 void write_run_yaml(std::ostream& out, const config::Scenario& sc) {
@@ -26,4 +26,4 @@ void write_run_yaml(std::ostream& out, const config::Scenario& sc) {
   out << e.c_str() << "\n";
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

@@ -9,10 +9,10 @@
 
 #include "config/scenario.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 // Writes `path` with `body`; throws InputError when it cannot be written.
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& body);
 void write_run_yaml(std::ostream& out, const config::Scenario& scenario);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

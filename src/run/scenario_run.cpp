@@ -25,7 +25,7 @@
 #include "workload/job_limit.h"
 #include "workload/mixed_source.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 namespace {
 // Stops a source after `limit` jobs (workload.max_jobs).
@@ -52,17 +52,17 @@ std::string events_inside_results(const std::string& events, const std::string& 
   std::error_code ec;
   const fs::path file = fs::weakly_canonical(fs::absolute(events, ec), ec);
   const fs::path dir = fs::weakly_canonical(fs::absolute(out_dir, ec), ec);
-  if (file == dir) throw InputError(events, 0, "--events", "is the results folder; give a file name");
+  if (file == dir) throw util::InputError(events, 0, "--events", "is the results folder; give a file name");
   auto [d, f] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
   if (d != dir.end()) return {};  // not under the results folder
   if (file.parent_path() != dir)
-    throw InputError(events, 0, "--events",
-                     "is inside a subfolder of the results folder " + out_dir +
-                         "; put it beside the results or directly in them");
+    throw util::InputError(
+        events, 0, "--events",
+        "is inside a subfolder of the results folder " + out_dir + "; put it beside the results or directly in them");
   const std::string name = file.filename().string();
   for (const char* taken :
-       {"jobs.csv", "timeline.csv", "pools-timeline.csv", "summary.json", "run.yaml", kResultsMarker})
-    if (name == taken) throw InputError(events, 0, "--events", "would replace the results' own " + name);
+       {"jobs.csv", "timeline.csv", "pools-timeline.csv", "summary.json", "run.yaml", util::kResultsMarker})
+    if (name == taken) throw util::InputError(events, 0, "--events", "would replace the results' own " + name);
   return name;
 }
 // The jobs dropped at submit, per reason (jobs.csv has each job's), most frequent first.
@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, std::uint64_t>> dropped_by_reason(const metri
 }
 }  // namespace
 
-std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, Notices& notices) {
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, util::Notices& notices) {
   std::unique_ptr<workload::JobSource> src;
   if (sc.workload.generate)
     src = workload::make_generator(*sc.workload.generate, sc.seed);
@@ -94,12 +94,12 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, N
   return workload::with_job_limit(std::move(src), sc.file, sc.workload.line, "workload");
 }
 
-RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std::string& out_dir, bool force,
-                        const std::string& events_file, const RunHooks& hooks) {
+RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, const std::string& out_dir, bool force,
+                        const std::string& events_file, const sim::RunHooks& hooks) {
   if (sc.workload.packing_mode)
-    throw InputError(sc.file, sc.workload.mode_line, "workload.mode",
-                     "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
-                     "compare and sweep run it)");
+    throw util::InputError(sc.file, sc.workload.mode_line, "workload.mode",
+                           "packing places pods that never end, with no time line to replay or emulate (schedlab run, "
+                           "compare and sweep run it)");
   cluster::Topology topo(sc.cluster, sc.catalog);
   // The perf model first (its settings' errors come before anything is said), then the
   // workload's checks and its offered load, before anything is written.
@@ -124,9 +124,9 @@ RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std:
   }
   metrics::Collector collector(topo, sc.timeline_interval, &notices, sc.measure_window);
   // Output places are taken (and bad ones refused) before a long simulation.
-  std::optional<StagingDir> dir;
+  std::optional<util::StagingDir> dir;
   if (!out_dir.empty()) dir.emplace(out_dir, force);
-  std::optional<StagedFile> events;
+  std::optional<util::StagedFile> events;
   std::optional<metrics::EventLog> log;
   const std::string log_inside = events_file.empty() ? "" : events_inside_results(events_file, out_dir);
   std::vector<metrics::RunObserver*> observers{&collector};
@@ -137,22 +137,21 @@ RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std:
   std::optional<metrics::ProgressObserver> progress;
   if (hooks.progress)
     observers.push_back(&progress.emplace(hooks.progress, [s = source.get()] { return s->fraction_done(); }));
-  std::optional<JobStory> story;
+  std::optional<sim::JobStory> story;
   if (hooks.explain) observers.push_back(&story.emplace(*hooks.explain, source->strings()));
-  std::optional<PoolsReportObserver> pools_report;
+  std::optional<sim::PoolsReportObserver> pools_report;
   if (sc.pools.enabled && sc.pools.report_at) observers.push_back(&pools_report.emplace(*sc.pools.report_at));
   metrics::FanOut fan_out(observers);
   metrics::RunObserver& observer = observers.size() > 1 ? static_cast<metrics::RunObserver&>(fan_out) : collector;
   // Failures draw from their own seeded streams: the same seed gives the same failures under
   // any policy (common random numbers across compared runs).
-  auto failures = hooks.drive ? nullptr : make_failure_source(sc.lifecycle.failures, topo, sc.seed);
-  const Driver driver = hooks.drive ? hooks.drive(topo, *perf) : Driver{};
-  Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
-                        sc.workload.generate ? std::string("generator")
-                        : sc.workload.trace.empty() ? sc.file
-                                                     : sc.workload.trace,
-                        sc.lifecycle.config,
-                        failures.get(), driver, &notices);
+  auto failures = hooks.drive ? nullptr : sim::make_failure_source(sc.lifecycle.failures, topo, sc.seed);
+  const sim::Driver driver = hooks.drive ? hooks.drive(topo, *perf) : sim::Driver{};
+  sim::Simulation simulation(topo, sc.scheduler, *source, *perf, observer,
+                             sc.workload.generate        ? std::string("generator")
+                             : sc.workload.trace.empty() ? sc.file
+                                                         : sc.workload.trace,
+                             sc.lifecycle.config, failures.get(), driver, &notices);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
   if (story) {
@@ -197,4 +196,4 @@ RunOutcome run_scenario(const config::Scenario& sc, Notices& notices, const std:
   return outcome;
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

@@ -15,11 +15,11 @@
 #include "sim/simulation.h"
 #include "util/notice.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 struct RunOutcome {
   metrics::Summary summary;
-  SimulationStats stats;
+  sim::SimulationStats stats;
   std::string out_dir;
   std::string pools_report;  // `run --pools-report` (scenario.pools.report_at); "" otherwise
   std::string story;         // `run --explain JOB`; "" otherwise
@@ -31,10 +31,10 @@ struct RunOutcome {
 // results as a file of its own, or, named directly inside `out_dir`, as part of them.
 // `notices`: the command's (util/notice.h), given to the trace reader, the perf model, the
 // collector and the simulation.
-RunOutcome run_scenario(const config::Scenario& scenario, Notices& notices, const std::string& out_dir,
-                        bool force = false, const std::string& events_file = {}, const RunHooks& hooks = {});
+RunOutcome run_scenario(const config::Scenario& scenario, util::Notices& notices, const std::string& out_dir,
+                        bool force = false, const std::string& events_file = {}, const sim::RunHooks& hooks = {});
 
 // Opens the scenario's workload (trace file or generator); a trace reader says its notices to `notices`.
-std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario, Notices& notices);
+std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& scenario, util::Notices& notices);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

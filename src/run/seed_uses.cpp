@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 std::vector<std::string> seed_uses(const config::Scenario& sc) {
   std::vector<std::string> out;
@@ -19,4 +19,4 @@ std::vector<std::string> seed_uses(const config::Scenario& sc) {
   return out;
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

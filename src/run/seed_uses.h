@@ -9,9 +9,9 @@
 
 #include "config/scenario.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 // The settings of `sc` that draw from its seed, by their scenario keys; empty for none.
 std::vector<std::string> seed_uses(const config::Scenario& sc);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

@@ -14,7 +14,7 @@
 #include "sim/model_requests.h"
 #include "workload/trace_stats.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 std::string workload_name(const config::Scenario& sc) {
   return sc.workload.generate ? std::string("generator") : sc.workload.trace.empty() ? sc.file : sc.workload.trace;
@@ -27,15 +27,16 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   WorkloadScan out;
   // What the readers say is the run's to say, in its turn: a replay of kept jobs says it then,
   // a run that reads the workload again says it itself.
-  Notices quiet(true);
+  util::Notices quiet(true);
   std::unique_ptr<workload::JobSource> read;
   if (options.keep_jobs)
-    out.kept = std::make_unique<workload::RecordedSource>([&sc](Notices& held) { return open_workload(sc, held); });
+    out.kept =
+        std::make_unique<workload::RecordedSource>([&sc](util::Notices& held) { return open_workload(sc, held); });
   else
     read = open_workload(sc, quiet);
   workload::JobSource* source = out.kept ? out.kept.get() : read.get();
   const std::string name = workload_name(sc);
-  ModelRequests requests(topo.catalog(), source->strings(), name);
+  sim::ModelRequests requests(topo.catalog(), source->strings(), name);
   std::unique_ptr<pools::PoolAssigner> pools;
   if (sc.pools.enabled) pools = std::make_unique<pools::PoolAssigner>(sc.pools, sc.seed);
   // The scheduler's own never-fits check (filters included), on a scheduler that never runs;
@@ -80,4 +81,4 @@ std::string dropped_text(const std::vector<std::pair<std::string, std::uint64_t>
   return text;
 }
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

@@ -20,7 +20,7 @@
 #include "metrics/offered_load.h"
 #include "workload/recorded_source.h"
 
-namespace schedlab::sim {
+namespace schedlab::run {
 
 struct WorkloadScan {
   std::uint64_t jobs = 0;
@@ -46,4 +46,4 @@ std::string workload_name(const config::Scenario& sc);
 // first, then how many more); "" for none.
 std::string dropped_text(const std::vector<std::pair<std::string, std::uint64_t>>& by_reason, const char* verb);
 
-}  // namespace schedlab::sim
+}  // namespace schedlab::run

@@ -53,7 +53,7 @@ bool BuiltinPasses::eligible_victim(workload::JobId id, engine::Time now, engine
   if (std::binary_search(started_now_.begin(), started_now_.end(), id)) return false;
   // min_run_s, and never before a stop would keep some of the run's work (thrash guard).
   const engine::Time from =
-      std::max(add_time(life.run_start, s_.preemption_->min_run()), s_.ledger_->keeps_work_from(id, now));
+      std::max(util::add_time(life.run_start, s_.preemption_->min_run()), s_.ledger_->keeps_work_from(id, now));
   if (from > now) {
     eligible_at = std::min(eligible_at, from);
     return false;

@@ -49,7 +49,7 @@ class GpuHostsForGpuJobs final : public Filter {
 }  // namespace
 
 std::unique_ptr<Filter> make_gpu_hosts_for_gpu_jobs_filter(const PartArgs& args) {
-  const ArgReader a = part_args(args, "gpu-hosts-for-gpu-jobs", {"unless_idle_s"});
+  const util::ArgReader a = part_args(args, "gpu-hosts-for-gpu-jobs", {"unless_idle_s"});
   return std::make_unique<GpuHostsForGpuJobs>(a.seconds("unless_idle_s", 0));
 }
 

@@ -19,7 +19,7 @@ std::string model_list(cluster::ModelMask mask, const cluster::GpuCatalog& catal
   std::vector<std::string> names;
   for (cluster::ModelId m = 0; m < catalog.size(); ++m)
     if (mask >> m & 1) names.push_back(catalog.model(m).name);
-  return names.empty() ? std::string("none") : join(names, "|");
+  return names.empty() ? std::string("none") : util::join(names, "|");
 }
 
 // Topology::class_in_mask, over a shape's class.

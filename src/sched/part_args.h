@@ -12,9 +12,9 @@
 namespace schedlab::sched {
 
 // Throws InputError for an arg name not in `known` (none: the part takes no args).
-inline ArgReader part_args(const PartArgs& args, const std::string& part, std::vector<std::string> known = {}) {
-  return ArgReader(args, ArgsOwner{"scheduler.args." + part, part + " arg", "", part + " takes no args"},
-                   std::move(known));
+inline util::ArgReader part_args(const PartArgs& args, const std::string& part, std::vector<std::string> known = {}) {
+  return util::ArgReader(args, util::ArgsOwner{"scheduler.args." + part, part + " arg", "", part + " takes no args"},
+                         std::move(known));
 }
 
 }  // namespace schedlab::sched

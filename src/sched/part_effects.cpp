@@ -29,9 +29,9 @@ bool compares_keys(const std::string& preemption) { return preemption == "reorde
 std::int64_t int_arg(const SchedulerConfig& c, const std::string& part, const std::string& name) {
   auto it = c.args.find(part);
   if (it == c.args.end()) return 0;
-  const ArgValue* v = it->second.find(name);
+  const util::ArgValue* v = it->second.find(name);
   std::int64_t out = 0;
-  return v && v->shape == ArgValue::Shape::scalar && try_parse_int(v->text, out) ? out : 0;
+  return v && v->shape == util::ArgValue::Shape::scalar && util::try_parse_int(v->text, out) ? out : 0;
 }
 }  // namespace
 

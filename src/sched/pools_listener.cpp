@@ -16,7 +16,7 @@ void PoolsListener::recompute(const cluster::Topology& topo, const cluster::Allo
                                 static_cast<double>(topo.total_cpu_milli()) / 1000.0,
                                 static_cast<double>(topo.total_mem_mib()) / 1024.0};
   book_->recompute(capacity);
-  next_period_ = add_time(now, period_);
+  next_period_ = util::add_time(now, period_);
 }
 
 void PoolsListener::ask_timer(bool jobs_running, std::vector<TimerRequest>& timers) {

@@ -42,7 +42,7 @@ class FtfQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_ftf_queue(const PartArgs& args) {
-  const ArgReader a = part_args(args, "ftf", {"round_s"});
+  const util::ArgReader a = part_args(args, "ftf", {"round_s"});
   return std::make_unique<FtfQueue>(a.seconds("round_s", engine::from_seconds(600), true));
 }
 

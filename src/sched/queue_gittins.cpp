@@ -82,7 +82,7 @@ class GittinsQueue final : public QueueOrder {
   // that instant) may rebuild the distribution; the very first key builds it.
   void refresh(engine::Time now) const {
     if (!sorted_.empty() && now < next_refresh_) return;
-    next_refresh_ = add_time(now, refresh_);
+    next_refresh_ = util::add_time(now, refresh_);
     if (sorted_.empty() || static_cast<double>(seen_.size()) >= growth_ * static_cast<double>(sorted_.size()))
       rebuild();
   }
@@ -111,7 +111,7 @@ class GittinsQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_gittins_queue(const PartArgs& args) {
-  const ArgReader a = part_args(args, "gittins", {"quantum_s", "service", "refresh_s", "rebuild_growth"});
+  const util::ArgReader a = part_args(args, "gittins", {"quantum_s", "service", "refresh_s", "rebuild_growth"});
   const auto quantum = static_cast<double>(a.seconds("quantum_s", engine::from_seconds(3600), true));
   auto kind =
       a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;

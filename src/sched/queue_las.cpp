@@ -91,7 +91,7 @@ class LasQueue final : public QueueOrder {
   // A waiting job is due for promotion once it has waited `promote_after` times its attained
   // run time (wall time, all runs).
   engine::Time promotion_due(const JobLife& life) const {
-    return add_time(life.pending_since, mul_time(life.attained, promote_after_));
+    return util::add_time(life.pending_since, util::mul_time(life.attained, promote_after_));
   }
 
   std::vector<double> thresholds_;  // service microseconds (or GPU-microseconds), increasing
@@ -103,7 +103,7 @@ class LasQueue final : public QueueOrder {
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
-  const ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after"});
+  const util::ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after"});
   auto limits = a.seconds_list("thresholds", {3600, 7200, 18000});
   for (std::size_t i = 0; i < limits.size(); ++i) {
     if (limits[i] <= 0 || (i > 0 && limits[i] <= limits[i - 1])) {

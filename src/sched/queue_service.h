@@ -47,7 +47,7 @@ struct ServiceView {
   engine::Time reaches(double target) const {
     if (before >= target) return run_start;
     if (!live || !(rate > 0)) return engine::kTimeMax;
-    return add_time(run_start, time_from_double_clamped(std::ceil((target - before) / rate)));
+    return util::add_time(run_start, util::time_from_double_clamped(std::ceil((target - before) / rate)));
   }
   // Has the service reached `target` by `now`? Decided by reaches(), so that a timer set at
   // reaches(target) sees it reached.

@@ -17,9 +17,9 @@ using PartFactory = std::function<std::unique_ptr<Part>(const PartArgs&)>;
 
 // A kind of part by name (util/registry.h), built with its args.
 template <class Part>
-class PartList : public Registry<PartFactory<Part>> {
+class PartList : public util::Registry<PartFactory<Part>> {
  public:
-  using Registry<PartFactory<Part>>::Registry;
+  using util::Registry<PartFactory<Part>>::Registry;
   // Throws InputError for an unknown name (listing the valid ones) or a bad arg (located).
   std::unique_ptr<Part> make(const std::string& name, const PartArgs& args) const { return this->get(name).make(args); }
 };

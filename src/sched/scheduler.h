@@ -159,7 +159,7 @@ class Scheduler {
   // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
   // slot is taken at submit and given back when the job ends, so memory follows the active
   // jobs, not the trace.
-  ChunkedVector<std::uint32_t> key_slot_;  // by job id; kNoKey when it has none
+  util::ChunkedVector<std::uint32_t> key_slot_;  // by job id; kNoKey when it has none
   std::vector<KeyState> key_pool_;
   std::vector<std::uint32_t> free_keys_;
   static constexpr std::uint32_t kNoKey = ~std::uint32_t{0};

@@ -13,7 +13,7 @@
 namespace schedlab::sched {
 
 // Per-part settings from the scenario's `scheduler.args.<part>` map, each with its line.
-using PartArgs = NamedArgs;
+using PartArgs = util::NamedArgs;
 
 struct SchedulerConfig {
   std::string queue = "fifo";

@@ -33,12 +33,12 @@ std::string host_name(const cluster::Topology& topo, cluster::HostId h) {
 std::optional<cluster::HostId> find_host(const cluster::Topology& topo, std::string_view name) {
   const auto n_hosts = topo.hosts().size();
   std::int64_t k = 0;
-  if (name.size() > 1 && name.front() == 'h' && try_parse_int(name.substr(1), k)) {
+  if (name.size() > 1 && name.front() == 'h' && util::try_parse_int(name.substr(1), k)) {
     if (k >= 0 && static_cast<std::uint64_t>(k) < n_hosts) return static_cast<cluster::HostId>(k);
     return std::nullopt;
   }
   const auto slash = name.rfind('/');
-  if (slash == std::string_view::npos || !try_parse_int(name.substr(slash + 1), k) || k < 0) return std::nullopt;
+  if (slash == std::string_view::npos || !util::try_parse_int(name.substr(slash + 1), k) || k < 0) return std::nullopt;
   const auto rack = name.substr(0, slash);
   for (const auto& r : topo.racks())
     if (r.name == rack) {
@@ -57,7 +57,7 @@ std::string unknown_host_message(const cluster::Topology& topo, std::string_view
   for (const auto& r : topo.racks())
     for (std::uint32_t k = 0; k < r.hosts; ++k) candidates.push_back(fmt::format("{}/{}", r.name, k));
   std::string msg = fmt::format("unknown host '{}'", name);
-  const auto near = closest_match(name, candidates);
+  const auto near = util::closest_match(name, candidates);
   if (!near.empty()) msg += fmt::format("; did you mean '{}'?", near);
   msg += fmt::format(" valid: h0..h{}, or <rack>/<k> of racks ", topo.hosts().empty() ? 0 : topo.hosts().size() - 1);
   const std::size_t shown = std::min<std::size_t>(topo.racks().size(), 8);
@@ -106,7 +106,7 @@ class RateFailures final : public FailureSource {
       out.host = p.host;
       out.gpu = kWholeHost;
       // The next failure of this host: after its repair and a fresh time between failures.
-      heap_.push({add_time(add_time(p.at, rates_.repair), host_gap()), kHost, p.host});
+      heap_.push({util::add_time(util::add_time(p.at, rates_.repair), host_gap()), kHost, p.host});
     } else {
       // A uniformly random GPU of the cluster: a host weighted by its GPU count, then an index.
       const auto g = static_cast<cluster::GpuIndex>(
@@ -136,10 +136,10 @@ class RateFailures final : public FailureSource {
     // Weibull by inversion: scale * (-ln(1 - U))^(1/k); k = 1 is the exponential.
     const double e = -std::log1p(-hosts_rng_.uniform());
     const double us = rates_.shape == 1 ? host_scale_us_ * e : host_scale_us_ * std::pow(e, 1.0 / rates_.shape);
-    return time_from_double_clamped(us);
+    return util::time_from_double_clamped(us);
   }
   engine::Time gpu_gap(engine::Time from) {
-    return add_time(from, time_from_double_clamped(gpus_rng_.exponential(gpu_mean_gap_us_)));
+    return util::add_time(from, util::time_from_double_clamped(gpus_rng_.exponential(gpu_mean_gap_us_)));
   }
 
   FailureRates rates_;
@@ -165,7 +165,7 @@ class TraceFailures final : public FailureSource {
   bool next(FailureEvent& out) override {
     std::string_view line;
     while (reader_.next(line)) {
-      if (trim(line).empty() || trim(line).front() == '#') continue;
+      if (util::trim(line).empty() || util::trim(line).front() == '#') continue;
       parse_row(line, out);
       return true;
     }
@@ -176,30 +176,31 @@ class TraceFailures final : public FailureSource {
   enum Col { kTime, kHost, kDown, kGpu, kColCount };
   static constexpr std::array<const char*, kColCount> kNames = {"time_s", "host", "down_s", "gpu"};
 
-  FieldContext at(Col c) const { return FieldContext{reader_.path(), reader_.line_number(), kNames[c]}; }
+  util::FieldContext at(Col c) const { return util::FieldContext{reader_.path(), reader_.line_number(), kNames[c]}; }
   [[noreturn]] void bad(Col c, const std::string& what) const {
-    throw InputError(reader_.path(), reader_.line_number(), kNames[c], what);
+    throw util::InputError(reader_.path(), reader_.line_number(), kNames[c], what);
   }
 
   void read_header() {
     std::string_view line;
     do {
       if (!reader_.next(line))
-        throw InputError(reader_.path(), reader_.line_number(), "", "empty failure trace: no header row (time_s,host,down_s)");
-    } while (trim(line).empty() || trim(line).front() == '#');
+        throw util::InputError(reader_.path(), reader_.line_number(), "",
+                               "empty failure trace: no header row (time_s,host,down_s)");
+    } while (util::trim(line).empty() || util::trim(line).front() == '#');
     // time_s, host and down_s are required; gpu is optional.
-    ncols_ = read_csv_header(line, reader_.path(), reader_.line_number(), CsvHeaderSpec{kNames, kDown + 1, true, ""},
-                             pos_);
+    ncols_ = util::read_csv_header(line, reader_.path(), reader_.line_number(),
+                                   util::CsvHeaderSpec{kNames, kDown + 1, true, ""}, pos_);
   }
 
   void parse_row(std::string_view line, FailureEvent& out) {
-    split_fields(line, ',', fields_);
+    util::split_fields(line, ',', fields_);
     if (fields_.size() != ncols_)
-      throw InputError(reader_.path(), reader_.line_number(), "",
-                       fmt::format("expected {} fields, found {}", ncols_, fields_.size()));
-    auto field = [&](Col c) { return trim(fields_[static_cast<std::size_t>(pos_[c])]); };
+      throw util::InputError(reader_.path(), reader_.line_number(), "",
+                             fmt::format("expected {} fields, found {}", ncols_, fields_.size()));
+    auto field = [&](Col c) { return util::trim(fields_[static_cast<std::size_t>(pos_[c])]); };
     out = FailureEvent{};
-    out.at = checked_seconds(parse_double(field(kTime), at(kTime)), at(kTime), 0.0);
+    out.at = util::checked_seconds(util::parse_double(field(kTime), at(kTime)), at(kTime), 0.0);
     if (out.at < last_)
       bad(kTime, fmt::format("{} s is before the previous row's {} s: failure times must not decrease (sort the "
                              "file by time_s)",
@@ -209,18 +210,18 @@ class TraceFailures final : public FailureSource {
     const auto host = find_host(topo_, name);
     if (!host) bad(kHost, unknown_host_message(topo_, name));
     out.host = *host;
-    const double down = parse_double(field(kDown), at(kDown));
-    checked_positive(down, at(kDown), kMaxInputSeconds);
-    out.down_for = std::max<engine::Time>(checked_duration_seconds(down, at(kDown)), 1);
+    const double down = util::parse_double(field(kDown), at(kDown));
+    util::checked_positive(down, at(kDown), util::kMaxInputSeconds);
+    out.down_for = std::max<engine::Time>(util::checked_duration_seconds(down, at(kDown)), 1);
     if (pos_[kGpu] >= 0 && !field(kGpu).empty()) {
       const auto gpus = topo_.host(out.host).gpus;
       if (gpus == 0) bad(kGpu, fmt::format("host '{}' has no GPUs", name));
-      out.gpu = checked_int<std::uint16_t>(parse_int(field(kGpu), at(kGpu)), at(kGpu), 0,
-                                           static_cast<std::uint16_t>(gpus - 1));
+      out.gpu = util::checked_int<std::uint16_t>(util::parse_int(field(kGpu), at(kGpu)), at(kGpu), 0,
+                                                 static_cast<std::uint16_t>(gpus - 1));
     }
   }
 
-  LineReader reader_;
+  util::LineReader reader_;
   const cluster::Topology& topo_;
   std::vector<std::string_view> fields_;
   std::array<int, kColCount> pos_{};

@@ -21,8 +21,9 @@ cluster::ModelMask ModelRequests::of(const workload::JobSpec& job) {
         const std::string name(text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
         auto id = catalog_.find(name);
         if (!id)
-          throw InputError(trace_name_, job.line, "gpu_model",
-                           unknown_name_message("GPU model", name, catalog_.names()) + " (add it to configs/gpus.yaml)");
+          throw util::InputError(
+              trace_name_, job.line, "gpu_model",
+              util::unknown_name_message("GPU model", name, catalog_.names()) + " (add it to configs/gpus.yaml)");
         mask |= cluster::ModelMask{1} << *id;
         if (bar == std::string::npos) break;
         start = bar + 1;

@@ -20,12 +20,12 @@ void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
   // Perf models keep their speeds within the sense range and name their files when they cannot;
   // a speed outside it here would make a run end at once or never, so it stops the run instead.
   if (!(std::isfinite(p.speed) && p.speed >= perf::kMinSpeed && p.speed <= perf::kMaxSpeed))
-    throw InputError(fmt::format("perf model '{}' gave a run the speed {}, outside [{}, {}]", perf_->name(), p.speed,
-                                 perf::kMinSpeed, perf::kMaxSpeed));
+    throw util::InputError(fmt::format("perf model '{}' gave a run the speed {}, outside [{}, {}]", perf_->name(),
+                                       p.speed, perf::kMinSpeed, perf::kMaxSpeed));
   // Round up: a run never ends before its work is done. A length beyond the clock saturates at
   // its end instead of wrapping, and so does the end time.
-  const engine::Time length = time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
-  queue_->push(add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
+  const engine::Time length = util::time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
+  queue_->push(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 
 void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
@@ -34,7 +34,7 @@ void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::
   p.work = work;
   p.remaining = work;
   p.since = now;
-  p.ready_at = add_time(now, delay);
+  p.ready_at = util::add_time(now, delay);
   if (perf_->shares_links()) {
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);

@@ -17,7 +17,7 @@ namespace schedlab::sim {
 Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler,
                        workload::JobSource& source, perf::PerfModel& perf, metrics::RunObserver& observer,
                        std::string trace_name, LifecycleConfig lifecycle, FailureSource* failures, Driver driver,
-                       Notices* notices)
+                       util::Notices* notices)
     : topo_(topo),
       source_(source),
       perf_(perf),
@@ -91,7 +91,7 @@ void Simulation::arrive(workload::JobId id, engine::Time now) {
     if (job.duration == engine::kTimeMax)
       live_services_.insert(job.id);
     else
-      queue_.push(add_time(now, job.duration), engine::EventClass::retire, job.id);
+      queue_.push(util::add_time(now, job.duration), engine::EventClass::retire, job.id);
   } else {
     ++active_batch_;
     if (job.kind == workload::JobKind::cron) arrival = cron_arrives(job.id, now);
@@ -211,7 +211,7 @@ void Simulation::start_decided(engine::Time now) {
         long_running_stats_.started(job.group, now - job.submit);
       }
       // A restart from a checkpoint first restores it: GPUs held, no progress.
-      rt.progress_from = add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
+      rt.progress_from = util::add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
     }
     if (d.job_fully_started) rt.fully_started = true;
     const engine::Time delay = std::max<engine::Time>(rt.progress_from - now, 0);
@@ -273,8 +273,8 @@ void Simulation::stop_job(workload::JobId id, engine::Time now, sched::StopCause
   observer_.on_life(ev);
   if (hold > 0) {
     life.state = sched::JobState::stopping;
-    rt.hold_until = add_time(now, hold);
-    queue_.push(add_time(now, hold), engine::EventClass::stop_done, id, ++rt.stop_version);
+    rt.hold_until = util::add_time(now, hold);
+    queue_.push(util::add_time(now, hold), engine::EventClass::stop_done, id, ++rt.stop_version);
     return;
   }
   finish_stop(id, now, !released);
@@ -330,7 +330,7 @@ void Simulation::finish_stop(workload::JobId id, engine::Time now, bool free_gpu
   if (service && rt.last_stop_failed) {
     // Marathon relaunches a failed instance after a growing delay (its launch backoff).
     rt.backing_off = true;
-    queue_.push(add_time(now, backoff(job, life.failures)), engine::EventClass::requeue, id, rt.stop_version);
+    queue_.push(util::add_time(now, backoff(job, life.failures)), engine::EventClass::requeue, id, rt.stop_version);
     return;
   }
   scheduler_.requeue(id, now);
@@ -391,7 +391,8 @@ void Simulation::fail_host(const FailureEvent& f, engine::Time now) {
     return;
   }
   repairs_.emplace_back(h, n);
-  queue_.push(add_time(now, std::max<engine::Time>(f.down_for, 1)), engine::EventClass::repair, repairs_.size() - 1);
+  queue_.push(util::add_time(now, std::max<engine::Time>(f.down_for, 1)), engine::EventClass::repair,
+              repairs_.size() - 1);
 }
 
 // --- the loop ----------------------------------------------------------------------------

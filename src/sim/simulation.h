@@ -56,7 +56,7 @@ class Simulation final : private OutsideEvents {
   Simulation(const cluster::Topology& topo, const sched::SchedulerConfig& scheduler, workload::JobSource& source,
              perf::PerfModel& perf, metrics::RunObserver& observer, std::string trace_name,
              LifecycleConfig lifecycle = {}, FailureSource* failures = nullptr, Driver driver = {},
-             Notices* notices = nullptr);
+             util::Notices* notices = nullptr);
 
   // The scenario's pools (before run()): each arriving job is given its pool, and the
   // scheduler keeps the pools' usage and entitlements (observers see them at each instant).
@@ -135,7 +135,7 @@ class Simulation final : private OutsideEvents {
   workload::JobSource& source_;
   perf::PerfModel& perf_;
   metrics::RunObserver& observer_;
-  Notices* notices_;  // the run's (null: none said)
+  util::Notices* notices_;  // the run's (null: none said)
   std::string trace_name_;
   std::unique_ptr<pools::PoolBook> pool_book_;
   std::unique_ptr<pools::PoolAssigner> pool_assigner_;

@@ -192,7 +192,7 @@ engine::Time Simulation::backoff(const workload::JobSpec& job, std::uint32_t fai
   const auto& r = it->second;
   const double delay =
       static_cast<double>(r.backoff) * std::pow(r.factor, static_cast<double>(std::max<std::uint32_t>(failures, 1) - 1));
-  return std::min(r.max_backoff, time_from_double_clamped(delay));
+  return std::min(r.max_backoff, util::time_from_double_clamped(delay));
 }
 
 void Simulation::retire(workload::JobId id, engine::Time now) {

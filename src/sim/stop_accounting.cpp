@@ -60,8 +60,8 @@ engine::Time keeps_work_from(const Attempt& a, const workload::CheckpointCost& c
   if (now > a.progress_from && a.done > a.restored)
     rate = (a.done - a.restored) / static_cast<double>(now - a.progress_from);
   const double need = target - a.done;
-  const engine::Time wait = time_from_double_clamped(std::ceil(need / rate));
-  return std::max(add_time(now, 1), add_time(began, wait));
+  const engine::Time wait = util::time_from_double_clamped(std::ceil(need / rate));
+  return std::max(util::add_time(now, 1), util::add_time(began, wait));
 }
 
 bool keeps_all_work(bool preempted, bool service, const LifecycleConfig& lifecycle,

@@ -31,7 +31,7 @@ std::pair<std::string, int> capture(const std::string& command) {
   // What sbatch and squeue print is a job id or one state per line; more than a line of input
   // may hold is not kept (the rest is read and dropped, so the command is not blocked).
   while (std::size_t n = std::fread(buf, 1, sizeof buf, p))
-    if (out.size() < kMaxLineBytes) out.append(buf, std::min(n, kMaxLineBytes - out.size()));
+    if (out.size() < util::kMaxLineBytes) out.append(buf, std::min(n, util::kMaxLineBytes - out.size()));
   const int status = ::pclose(p);
   return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
@@ -84,16 +84,16 @@ SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, co
                           const std::vector<std::size_t>& cells, bool dry_run) {
   const std::string dir = std::filesystem::absolute(folder.dir).lexically_normal().string();
   const std::string script = dir + "/sweep.sbatch";
-  write_staged(script, sbatch_script(o, self_exe, dir, cells));
+  util::write_staged(script, sbatch_script(o, self_exe, dir, cells));
   std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
   SlurmJobs jobs;
   if (dry_run || cells.empty()) return jobs;
   auto [out, rc] = capture("sbatch --parsable " + shell_quote(script));
   jobs.array_job = job_id_of(out);
   if (rc != 0 || jobs.array_job.empty())
-    throw EnvironmentError(fmt::format("sweep --slurm: sbatch {}: {}", rc == 127 ? "not found (is Slurm installed?)"
-                                                                                  : "refused the array",
-                                       first_line_of(out)));
+    throw util::EnvironmentError(fmt::format("sweep --slurm: sbatch {}: {}",
+                                             rc == 127 ? "not found (is Slurm installed?)" : "refused the array",
+                                             first_line_of(out)));
   std::string collect = fmt::format(
       "sbatch --parsable --job-name=schedlab-sweep-collect --dependency=afterany:{} --output={} --wrap={}",
       jobs.array_job, shell_quote(dir + "/slurm-collect-%j.out"),
@@ -102,9 +102,9 @@ SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, co
   auto [cout, crc] = capture(collect);
   jobs.collect_job = job_id_of(cout);
   if (crc != 0 || jobs.collect_job.empty())
-    throw EnvironmentError(fmt::format("sweep --slurm: sbatch refused the collect job: {}", first_line_of(cout)));
-  write_staged(dir + "/slurm.json",
-               nlohmann::json{{"array_job", jobs.array_job}, {"collect_job", jobs.collect_job}}.dump(2) + "\n");
+    throw util::EnvironmentError(fmt::format("sweep --slurm: sbatch refused the collect job: {}", first_line_of(cout)));
+  util::write_staged(dir + "/slurm.json",
+                     nlohmann::json{{"array_job", jobs.array_job}, {"collect_job", jobs.collect_job}}.dump(2) + "\n");
   return jobs;
 }
 
@@ -113,10 +113,10 @@ std::optional<SlurmQueue> slurm_queue(const SweepFolder& folder) {
   if (!std::ifstream(path)) return std::nullopt;
   SlurmQueue q;
   try {
-    q.array_job = parse_json(config::read_config_file(path)).at("array_job").get<std::string>();
-  } catch (const JsonReadError&) {
+    q.array_job = util::parse_json(util::read_config_file(path)).at("array_job").get<std::string>();
+  } catch (const util::JsonReadError&) {
     return std::nullopt;
-  } catch (const InputError&) {
+  } catch (const util::InputError&) {
     return std::nullopt;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

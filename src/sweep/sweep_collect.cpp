@@ -22,9 +22,9 @@ namespace {
 std::vector<std::pair<std::string, double>> numbers_of(const std::string& path) {
   nlohmann::ordered_json j;
   try {
-    j = parse_ordered_json(config::read_config_file(path));
-  } catch (const JsonReadError& e) {
-    throw InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
+    j = util::parse_ordered_json(util::read_config_file(path));
+  } catch (const util::JsonReadError& e) {
+    throw util::InputError(path, 0, "", fmt::format("not JSON: {}", e.what()));
   }
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [k, v] : j.items())
@@ -43,7 +43,7 @@ Collected collect(const SweepSpec& spec, const SweepFolder& folder) {
   c.cells = cell_count(spec);
   const std::size_t seeds = spec.seeds.size();
   std::string tidy = "cell,seed";
-  for (const auto& a : spec.grid) tidy += "," + csv_field(a.key);
+  for (const auto& a : spec.grid) tidy += "," + util::csv_field(a.key);
   tidy += ",metric,value\n";
   // Per grid point: metric -> values over its seeds.
   std::map<std::string, std::vector<double>> point;
@@ -62,11 +62,11 @@ Collected collect(const SweepSpec& spec, const SweepFolder& folder) {
     }
     const auto cell = cell_at(spec, i);
     std::string prefix = fmt::format("{},{}", cell_name(i), cell.seed);
-    for (const auto& v : cell.values) prefix += "," + csv_field(v);
+    for (const auto& v : cell.values) prefix += "," + util::csv_field(v);
     for (const auto& [metric, value] : numbers_of(folder.cell_dir(i) + "/summary.json")) {
       tidy += prefix;
       tidy += ",";
-      tidy += csv_field(metric);
+      tidy += util::csv_field(metric);
       tidy += ",";
       tidy += number(value);
       tidy += "\n";
@@ -81,16 +81,16 @@ Collected collect(const SweepSpec& spec, const SweepFolder& folder) {
   if (c.cells > 0) flush_point(c.cells - seeds);
 
   std::string summary;
-  for (const auto& a : spec.grid) summary += csv_field(a.key) + ",";
+  for (const auto& a : spec.grid) summary += util::csv_field(a.key) + ",";
   summary += "metric,n,mean,sd,ci95_low,ci95_high\n";
   for (const auto& p : c.summary) {
-    for (const auto& v : p.values) summary += csv_field(v) + ",";
-    summary += fmt::format("{},{},{},{},{},{}\n", csv_field(p.metric), p.stats.n, number(p.stats.mean),
-                           number(p.stats.sd), number(p.stats.mean - p.stats.ci95),
-                           number(p.stats.mean + p.stats.ci95));
+    for (const auto& v : p.values) summary += util::csv_field(v) + ",";
+    summary +=
+        fmt::format("{},{},{},{},{},{}\n", util::csv_field(p.metric), p.stats.n, number(p.stats.mean),
+                    number(p.stats.sd), number(p.stats.mean - p.stats.ci95), number(p.stats.mean + p.stats.ci95));
   }
-  write_staged(folder.dir + "/sweep.csv", tidy);
-  write_staged(folder.dir + "/sweep-summary.csv", summary);
+  util::write_staged(folder.dir + "/sweep.csv", tidy);
+  util::write_staged(folder.dir + "/sweep-summary.csv", summary);
   return c;
 }
 

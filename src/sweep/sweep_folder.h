@@ -38,7 +38,7 @@ SweepSpec read_folder(const std::string& dir);
 // Runs one cell in this process: its scenario with the cell's values and seed, results into
 // its folder; on an input or environment error, writes the error file and rethrows. `files`:
 // the sweep's parsed files when the cell is a fork of the local runner (null: parse them).
-void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, Notices& notices,
-              config::ParsedYamlFiles* files = nullptr);
+void run_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, util::Notices& notices,
+              util::ParsedYamlFiles* files = nullptr);
 
 }  // namespace schedlab::sweep

@@ -27,8 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 // A cell's process: what `schedlab sweep run-cell` does, and its exit codes.
-int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, Notices& notices,
-              config::ParsedYamlFiles& files) {
+int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t index, util::Notices& notices,
+              util::ParsedYamlFiles& files) {
   // A cell lives for milliseconds: memory it frees goes back to its heap, never to the
   // kernel, whose unmapping (a TLB flush each, dear on a virtual machine) was a tenth of a
   // short cell's time. The kernel takes it all back at once when the cell exits.
@@ -38,7 +38,7 @@ int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
     run_cell(spec, folder, index, notices, &files);
     return 0;
   } catch (const std::exception& e) {
-    return report_error(e);
+    return util::report_error(e);
   }
 }
 
@@ -46,7 +46,7 @@ int cell_main(const SweepSpec& spec, const SweepFolder& folder, std::size_t inde
 // its own copy of them, takes them parsed (util/parsed_yaml_files.h). A file the first cell
 // does not read (a grid over `cluster`) is parsed by the cells that do. A scenario that does
 // not load is the cells' to report, each in its own error file: nothing is said here.
-void set_aside_config_files(const SweepSpec& spec, std::size_t index, config::ParsedYamlFiles& files) {
+void set_aside_config_files(const SweepSpec& spec, std::size_t index, util::ParsedYamlFiles& files) {
   files.set_aside(true);
   try {
     const auto cell = cell_at(spec, index);
@@ -57,7 +57,7 @@ void set_aside_config_files(const SweepSpec& spec, std::size_t index, config::Pa
 }
 }  // namespace
 
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, Notices& notices,
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, util::Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   SweepReport report;
   report.cells = cell_count(spec);
@@ -69,7 +69,7 @@ SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned
       todo.push_back(i);
   }
   const std::size_t to_run = todo.size();
-  config::ParsedYamlFiles files;
+  util::ParsedYamlFiles files;
   if (!todo.empty()) set_aside_config_files(spec, todo.front(), files);
   struct Running {
     std::size_t index;
@@ -134,7 +134,7 @@ SweepStatus folder_status(const SweepSpec& spec, const SweepFolder& folder) {
     try {
       const std::size_t index = std::stoul(name.substr(6, tmp - 6));
       const long pid = std::stol(name.substr(tmp + 5));
-      if (index < s.cells && process_alive(static_cast<pid_t>(pid))) live[index] = true;
+      if (index < s.cells && util::process_alive(static_cast<pid_t>(pid))) live[index] = true;
     } catch (const std::exception&) {
     }
   }

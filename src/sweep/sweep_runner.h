@@ -26,7 +26,7 @@ struct SweepReport {
 
 // `progress` is called after each cell ends with (cells ended so far, cells to run). Each cell,
 // a fork, says its notices to its copy of `notices`.
-SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, Notices& notices,
+SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, util::Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 struct SweepStatus {

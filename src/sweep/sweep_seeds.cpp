@@ -20,7 +20,7 @@ std::optional<std::string> seeds_without_effect(const SweepSpec& spec) {
     try {
       const auto sc = config::load_scenario(spec.scenario, cell_sets(spec, cell), cell.seed);
       ++loaded;
-      if (!sim::seed_uses(sc).empty()) continue;
+      if (!run::seed_uses(sc).empty()) continue;
       if (fixed++ == 0)
         for (std::size_t a = 0; a < spec.grid.size(); ++a)
           first += fmt::format("{}{}={}", a ? ", " : "", spec.grid[a].key, cell.values[a]);

@@ -27,51 +27,53 @@ SweepSpec load_sweep(const std::string& path) {
   using namespace config;
   SweepSpec spec;
   spec.file = std::filesystem::absolute(path).lexically_normal().string();
-  const YAML::Node root = load_yaml_file(path);
-  return with_yaml_errors(path, [&] {
-    At at{path, ""};
-    require_map(root, at);
-    check_keys(root, {"scenario", "grid", "seeds"}, at);
-    if (!root["scenario"]) fail(root, at / "scenario", "required key is missing (the base scenario's file)");
-    spec.scenario = std::filesystem::absolute(resolve_path(path, get_string(root["scenario"], at / "scenario")))
-                        .lexically_normal()
-                        .string();
-    require_file(spec.scenario, root["scenario"], at / "scenario");
+  const YAML::Node root = util::load_yaml_file(path);
+  return util::with_yaml_errors(path, [&] {
+    util::At at{path, ""};
+    util::require_map(root, at);
+    util::check_keys(root, {"scenario", "grid", "seeds"}, at);
+    if (!root["scenario"]) util::fail(root, at / "scenario", "required key is missing (the base scenario's file)");
+    spec.scenario =
+        std::filesystem::absolute(util::resolve_path(path, util::get_string(root["scenario"], at / "scenario")))
+            .lexically_normal()
+            .string();
+    util::require_file(spec.scenario, root["scenario"], at / "scenario");
     // The base scenario must load as it is: its own mistakes are reported in its own file.
     const auto base = load_scenario(spec.scenario);
     if (const auto& g = root["grid"]) {
-      require_map(g, at / "grid");
+      util::require_map(g, at / "grid");
       for (const auto& kv : g) {
         GridAxis axis;
-        axis.key = key_of(kv.first, at / "grid");
-        axis.line = line_of(kv.first);
-        const At vat = at / "grid" / axis.key;
+        axis.key = util::key_of(kv.first, at / "grid");
+        axis.line = util::line_of(kv.first);
+        const util::At vat = at / "grid" / axis.key;
         if (!kv.second.IsSequence() || kv.second.size() == 0)
-          fail(kv.second, vat, "expected a list of one or more values, e.g. [best-fit, rack-pack]");
-        if (axis.key == "seed") fail(kv.first, vat, "give seeds in `seeds:`, not in the grid");
+          util::fail(kv.second, vat, "expected a list of one or more values, e.g. [best-fit, rack-pack]");
+        if (axis.key == "seed") util::fail(kv.first, vat, "give seeds in `seeds:`, not in the grid");
         for (const auto& v : kv.second) axis.values.push_back(value_text(v));
         for (std::size_t i = 0; i < axis.values.size(); ++i) {
           try {
             load_scenario(spec.scenario, {axis.key + "=" + axis.values[i]});
-          } catch (const InputError& e) {
-            throw InputError(path, line_of(kv.second[i]), vat.path,
-                             fmt::format("value '{}' does not fit the scenario: {}", axis.values[i], e.what()));
+          } catch (const util::InputError& e) {
+            throw util::InputError(path, util::line_of(kv.second[i]), vat.path,
+                                   fmt::format("value '{}' does not fit the scenario: {}", axis.values[i], e.what()));
           }
         }
         spec.grid.push_back(std::move(axis));
       }
     }
     if (const auto& s = root["seeds"]) {
-      if (!s.IsSequence() || s.size() == 0) fail(s, at / "seeds", "expected a list of one or more seeds, e.g. [1, 2, 3]");
+      if (!s.IsSequence() || s.size() == 0)
+        util::fail(s, at / "seeds", "expected a list of one or more seeds, e.g. [1, 2, 3]");
       for (std::size_t i = 0; i < s.size(); ++i)
-        spec.seeds.push_back(get_int_in<std::uint64_t>(s[i], at / "seeds" / std::to_string(i), 0));
+        spec.seeds.push_back(util::get_int_in<std::uint64_t>(s[i], at / "seeds" / std::to_string(i), 0));
     } else {
       spec.seeds = {base.seed};
     }
     std::size_t n = spec.seeds.size();
     for (const auto& a : spec.grid) {
       if (n > kMaxCells / a.values.size())
-        fail(root["grid"], at / "grid", fmt::format("expands to more than {} cells", kMaxCells));
+        util::fail(root["grid"], at / "grid", fmt::format("expands to more than {} cells", kMaxCells));
       n *= a.values.size();
     }
     return spec;
@@ -117,27 +119,28 @@ nlohmann::json to_json(const SweepSpec& spec) {
 SweepSpec sweep_from_json(const nlohmann::json& j, const std::string& file) {
   try {
     if (j.at("version").get<int>() != kManifestVersion)
-      throw InputError(file, 0, "version", fmt::format("{} is not {}: written by another schedlab version",
-                                                       j.at("version").dump(), kManifestVersion));
+      throw util::InputError(
+          file, 0, "version",
+          fmt::format("{} is not {}: written by another schedlab version", j.at("version").dump(), kManifestVersion));
     SweepSpec spec;
     spec.file = j.at("sweep_file").get<std::string>();
     spec.scenario = j.at("scenario").get<std::string>();
     for (const auto& a : j.at("grid")) {
       GridAxis axis{a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>(),
                     a.at("line").get<long>()};
-      if (axis.values.empty()) throw InputError(file, 0, "grid", "an axis without values");
+      if (axis.values.empty()) throw util::InputError(file, 0, "grid", "an axis without values");
       spec.grid.push_back(std::move(axis));
     }
     spec.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
-    if (spec.seeds.empty()) throw InputError(file, 0, "seeds", "empty");
+    if (spec.seeds.empty()) throw util::InputError(file, 0, "seeds", "empty");
     std::size_t n = spec.seeds.size();
     for (const auto& a : spec.grid) {
-      if (n > kMaxCells / a.values.size()) throw InputError(file, 0, "grid", "too many cells");
+      if (n > kMaxCells / a.values.size()) throw util::InputError(file, 0, "grid", "too many cells");
       n *= a.values.size();
     }
     return spec;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "", fmt::format("not a sweep manifest: {}", e.what()));
+    throw util::InputError(file, 0, "", fmt::format("not a sweep manifest: {}", e.what()));
   }
 }
 

@@ -21,7 +21,7 @@
 #include "util/error.h"
 #include "util/parse.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 // Sense limits shared by every reader. Times beyond ±100 years (in microseconds) are not
 // a trace's meaning but a broken number; counts stay within 32 bits.
@@ -155,4 +155,4 @@ inline engine::Time time_from_double_clamped(double us) {
   return static_cast<engine::Time>(us);
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

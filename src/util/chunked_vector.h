@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace schedlab {
+namespace schedlab::util {
 
 template <typename T, std::size_t BlockSize = 4096>
 class ChunkedVector {
@@ -104,4 +104,4 @@ class ChunkedVector {
   std::size_t size_ = 0;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -12,7 +12,7 @@
 #include "util/suggest.h"
 #include "util/text.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 std::string csv_field(std::string_view s) {
   std::string out;
@@ -108,4 +108,4 @@ std::size_t read_csv_header(std::string_view header, const std::string& file, lo
   return fields.size();
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

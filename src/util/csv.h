@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The field made printable (util/text.h: control bytes, CR and LF included, become `\xNN`,
 // so that a record is one line), then in double quotes (inner quotes doubled) when it holds a
@@ -40,4 +40,4 @@ struct CsvHeaderSpec {
 std::size_t read_csv_header(std::string_view header, const std::string& file, long line, const CsvHeaderSpec& spec,
                             std::span<int> pos);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -7,7 +7,7 @@
 
 #include "util/text.h"
 
-namespace schedlab {
+namespace schedlab::util {
 namespace {
 std::string format_location(const std::string& file, long line, const std::string& field,
                             const std::string& what) {
@@ -45,4 +45,4 @@ int report_error(const std::exception& e) {
   return 1;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

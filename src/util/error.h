@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // Bad input from a file or the command line. Caught once, in cli/.
 class InputError : public std::runtime_error {
@@ -40,4 +40,4 @@ class EnvironmentError : public std::runtime_error {
 // which are forks that never return to main().
 int report_error(const std::exception& e);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -16,7 +16,7 @@
 #include "util/error.h"
 #include "util/input_files.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 namespace {
 // Compressed input is read this much at a time (what gzbuffer was given before).
@@ -203,4 +203,4 @@ double FileBytes::fraction_read() const {
   return at < 0 ? -1.0 : std::min(1.0, static_cast<double>(at) / static_cast<double>(size_));
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

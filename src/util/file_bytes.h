@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 class FileBytes {
  public:
@@ -53,4 +53,4 @@ class FileBytes {
   std::string error_;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

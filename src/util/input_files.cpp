@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <tuple>
 
-namespace schedlab {
+namespace schedlab::util {
 
 namespace {
 std::mutex inputs_mutex;  // compare runs variants on threads
@@ -44,4 +44,4 @@ bool is_input_file(const std::string& path) {
   return inputs().count(identity(st)) > 0;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

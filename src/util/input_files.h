@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // Notes the open file `fd` as an input of this process (regular files only: a pipe or a
 // device is never an output's target).
@@ -17,4 +17,4 @@ void note_input_file(const std::string& path);
 // Whether `path` names a file noted as an input.
 bool is_input_file(const std::string& path);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The longest line any line reader accepts, its end of line not counted. A trace row is under
 // 1 KB and a journal record a few KB; the longest legitimate lines are an external policy's
@@ -26,4 +26,4 @@ std::string line_too_long_message();
 // recurses).
 inline constexpr int kMaxJsonDepth = 64;
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace schedlab {
+namespace schedlab::util {
 
 namespace {
 
@@ -38,4 +38,4 @@ nlohmann::json parse_json(std::string_view text) { return parse_bounded<nlohmann
 
 nlohmann::ordered_json parse_ordered_json(std::string_view text) { return parse_bounded<nlohmann::ordered_json>(text); }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

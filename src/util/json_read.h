@@ -12,7 +12,7 @@
 
 #include "util/input_limits.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 // Text that is not JSON, or nests deeper than kMaxJsonDepth. what(): "parse error at line 1,
 // column 3: ..." or "nested deeper than 64 levels"; callers add where the text came from.
@@ -30,4 +30,4 @@ class JsonReadError : public std::runtime_error {
 nlohmann::json parse_json(std::string_view text);
 nlohmann::ordered_json parse_ordered_json(std::string_view text);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

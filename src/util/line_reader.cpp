@@ -7,7 +7,7 @@
 #include "util/error.h"
 #include "util/input_limits.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 LineReader::LineReader(const std::string& path)
     : path_(path), bytes_(path), buf_(std::make_unique_for_overwrite<char[]>(kBufferBytes)) {}
@@ -77,4 +77,4 @@ bool LineReader::next(std::string_view& line) {
   }
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/file_bytes.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The file itself cannot be read (a corrupt gzip stream, an I/O error, a line past the bound
 // on line length): not a bad row that
@@ -60,4 +60,4 @@ class LineReader {
   std::string carry_;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -11,7 +11,7 @@
 #include "util/parse.h"
 #include "util/suggest.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 NamedArgs::NamedArgs(std::initializer_list<std::pair<const std::string, std::string>> scalars) {
   for (const auto& [name, text] : scalars) values.emplace(name, ArgValue(text));
@@ -152,4 +152,4 @@ std::vector<engine::Time> ArgReader::seconds_list(const std::string& name, const
   return out;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

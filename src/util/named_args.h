@@ -14,7 +14,7 @@
 
 #include "engine/time.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 // One value as written: a scalar's text, a list's items, or a map's entries in written order
 // (a perf model's `model_mix`), each with its own line (0 when it has none: the command line,
@@ -100,4 +100,4 @@ class ArgReader {
   ArgsOwner owner_;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

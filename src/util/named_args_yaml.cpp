@@ -1,7 +1,7 @@
 // Named arguments from YAML (see named_args_yaml.h).
 #include "util/named_args_yaml.h"
 
-namespace schedlab::config {
+namespace schedlab::util {
 
 ArgValue arg_value(const YAML::Node& node, const At& at) {
   ArgValue v;
@@ -35,4 +35,4 @@ NamedArgs read_named_args(const YAML::Node& map, const At& at) {
   return args;
 }
 
-}  // namespace schedlab::config
+}  // namespace schedlab::util

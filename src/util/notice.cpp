@@ -6,7 +6,7 @@
 
 #include "util/text.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 void Notices::say(const std::string& text) {
   std::lock_guard lock(mutex_);
@@ -25,4 +25,4 @@ std::vector<std::string> Notices::take_held() {
   return std::exchange(held_, {});
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

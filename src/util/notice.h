@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace schedlab {
+namespace schedlab::util {
 
 class Notices {
  public:
@@ -42,4 +42,4 @@ class Notices {
   std::atomic<std::size_t> held_count_{0};
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

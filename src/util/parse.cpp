@@ -7,7 +7,7 @@
 
 #include "util/error.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 void split_fields(std::string_view line, char sep, std::vector<std::string_view>& out) {
   out.clear();
@@ -96,4 +96,4 @@ double parse_double_at_least(std::string_view s, double min, const FieldContext&
   return v;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // Splits on `sep` into `out` (reused between rows). No quoting: trace CSVs have none, and
 // a quoted field is reported by the caller's column checks rather than silently accepted.
@@ -37,4 +37,4 @@ double parse_double_at_least(std::string_view s, double min, const FieldContext&
 bool try_parse_int(std::string_view s, std::int64_t& out);
 bool try_parse_double(std::string_view s, double& out);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -3,7 +3,7 @@
 
 #include "util/yaml_util.h"
 
-namespace schedlab::config {
+namespace schedlab::util {
 
 YAML::Node ParsedYamlFiles::load(const std::string& path) {
   if (!setting_aside_) {
@@ -23,4 +23,4 @@ YAML::Node load_yaml_file(const std::string& path, ParsedYamlFiles* files) {
   return files ? files->load(path) : load_yaml_file(path);
 }
 
-}  // namespace schedlab::config
+}  // namespace schedlab::util

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace schedlab::config {
+namespace schedlab::util {
 
 class ParsedYamlFiles {
  public:
@@ -32,4 +32,4 @@ class ParsedYamlFiles {
 // `files`' load of `path` when given, else load_yaml_file(path).
 YAML::Node load_yaml_file(const std::string& path, ParsedYamlFiles* files);
 
-}  // namespace schedlab::config
+}  // namespace schedlab::util

@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "util/text.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 std::string path_name_problem(std::string_view name) {
   if (name.empty()) return "an empty name cannot name a folder";
@@ -26,4 +26,4 @@ void check_path_name(std::string_view name, const FieldContext& where) {
   throw InputError(where.file, where.line, std::string(where.column), fmt::format("'{}' {}", printable(name), problem));
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -9,7 +9,7 @@
 
 #include "util/parse.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The longest name accepted (file systems allow 255 bytes; a suffix such as "-compare" and a
 // staging folder's ".NAME.tmp-PID" must still fit).
@@ -20,4 +20,4 @@ std::string path_name_problem(std::string_view name);
 // Throws InputError at `where` when path_name_problem(name) is not empty.
 void check_path_name(std::string_view name, const FieldContext& where);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

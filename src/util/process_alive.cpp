@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-namespace schedlab {
+namespace schedlab::util {
 
 bool process_alive(pid_t pid) {
   if (pid <= 0) return false;
@@ -19,4 +19,4 @@ bool process_alive(pid_t pid) {
   return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] != 'Z';
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -6,10 +6,10 @@
 
 #include <sys/types.h>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // True when `pid` runs (or belongs to another user: not ours to judge); false when it does
 // not exist or is a zombie.
 bool process_alive(pid_t pid);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

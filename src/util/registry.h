@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 template <class Factory>
 class Registry {
@@ -54,4 +54,4 @@ class Registry {
   std::vector<Entry> items_;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -21,7 +21,7 @@
 #include "util/input_files.h"
 #include "util/process_alive.h"
 
-namespace schedlab {
+namespace schedlab::util {
 
 namespace fs = std::filesystem;
 
@@ -284,4 +284,4 @@ void write_staged(const std::string& target, std::string_view text, const std::s
   f.commit();
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

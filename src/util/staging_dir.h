@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The file that marks a folder as a schedlab results folder, so that a later run may replace
 // it. It holds one line naming schedlab and its version (and, while the folder is being
@@ -76,4 +76,4 @@ class StagedFile {
   bool committed_ = false;
 };
 
-}  // namespace schedlab
+}  // namespace schedlab::util

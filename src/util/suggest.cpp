@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace schedlab {
+namespace schedlab::util {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -51,4 +51,4 @@ std::string unknown_name_message(std::string_view kind, std::string_view word,
   return msg;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace schedlab {
+namespace schedlab::util {
 
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
@@ -18,4 +18,4 @@ std::string unknown_name_message(std::string_view kind, std::string_view word,
 
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace schedlab {
+namespace schedlab::util {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-}  // namespace schedlab
+}  // namespace schedlab::util

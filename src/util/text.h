@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace schedlab {
+namespace schedlab::util {
 
 // The offset of the first byte of `s` that is not part of well-formed UTF-8 (overlong forms,
 // surrogates and code points past U+10FFFF included), or npos when all of it is.
@@ -34,4 +34,4 @@ std::string printable(std::string_view s);
 // The same, appended to `out`.
 void append_printable(std::string& out, std::string_view s);
 
-}  // namespace schedlab
+}  // namespace schedlab::util

@@ -24,7 +24,7 @@
 #include "util/suggest.h"
 #include "util/text.h"
 
-namespace schedlab::config {
+namespace schedlab::util {
 
 namespace fs = std::filesystem;
 
@@ -391,4 +391,4 @@ std::string resolve_path(const std::string& file, const std::string& relative) {
   return (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
 }
 
-}  // namespace schedlab::config
+}  // namespace schedlab::util

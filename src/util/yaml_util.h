@@ -13,7 +13,7 @@
 
 #include "util/checked.h"
 
-namespace schedlab::config {
+namespace schedlab::util {
 
 // A configuration file larger than this is refused before it is read: every file we know
 // (clusters, catalogs, models, profiles, scenarios) is a few KiB, and yaml-cpp holds a whole
@@ -108,4 +108,4 @@ T get_int_in(const YAML::Node& node, const At& at, T lo, T hi) {
 // Joins `relative` to the folder of `file` unless it is absolute.
 std::string resolve_path(const std::string& file, const std::string& relative);
 
-}  // namespace schedlab::config
+}  // namespace schedlab::util

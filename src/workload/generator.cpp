@@ -19,15 +19,15 @@ namespace schedlab::workload {
 
 namespace {
 // The lowest arrival rate whose mean gap stays within 100 years (kMaxInputSeconds).
-constexpr double kMinRatePerHour = 3600.0 / kMaxInputSeconds;
+constexpr double kMinRatePerHour = 3600.0 / util::kMaxInputSeconds;
 
 void check_finite(double v, const char* field) {
-  if (!std::isfinite(v)) throw InputError("", 0, field, fmt::format("{} is not a finite number", v));
+  if (!std::isfinite(v)) throw util::InputError("", 0, field, fmt::format("{} is not a finite number", v));
 }
 }  // namespace
 
 void validate(const GeneratorConfig& c) {
-  if (c.jobs == 0) throw InputError("", 0, "generate.jobs", "must be at least 1");
+  if (c.jobs == 0) throw util::InputError("", 0, "generate.jobs", "must be at least 1");
   // Within 32-bit job ids (JobId) too.
   check_job_count(c.jobs, "jobs", "", 0, "generate.jobs");
   check_finite(c.arrival_rate_per_hour, "generate.arrival_rate_per_hour");
@@ -35,65 +35,70 @@ void validate(const GeneratorConfig& c) {
   check_finite(c.duration_sigma, "generate.duration_sigma");
   check_finite(c.duration_min_s, "generate.duration_min_s");
   check_finite(c.duration_max_s, "generate.duration_max_s");
-  if (!(c.arrival_rate_per_hour > 0)) throw InputError("", 0, "generate.arrival_rate_per_hour", "must be > 0");
+  if (!(c.arrival_rate_per_hour > 0)) throw util::InputError("", 0, "generate.arrival_rate_per_hour", "must be > 0");
   // A rate so low that one mean gap exceeds 100 years overflows the microsecond clock.
   if (c.arrival_rate_per_hour < kMinRatePerHour)
-    throw InputError("", 0, "generate.arrival_rate_per_hour",
-                     fmt::format("{} is out of range: at least {:.3g} per hour (a mean gap of at most 100 years)",
-                                 c.arrival_rate_per_hour, kMinRatePerHour));
-  if (!(c.duration_median_s > 0)) throw InputError("", 0, "generate.duration_median_s", "must be > 0");
-  if (c.duration_sigma < 0) throw InputError("", 0, "generate.duration_sigma", "must be >= 0");
+    throw util::InputError("", 0, "generate.arrival_rate_per_hour",
+                           fmt::format("{} is out of range: at least {:.3g} per hour (a mean gap of at most 100 years)",
+                                       c.arrival_rate_per_hour, kMinRatePerHour));
+  if (!(c.duration_median_s > 0)) throw util::InputError("", 0, "generate.duration_median_s", "must be > 0");
+  if (c.duration_sigma < 0) throw util::InputError("", 0, "generate.duration_sigma", "must be >= 0");
   if (!(c.duration_min_s > 0) || c.duration_max_s < c.duration_min_s)
-    throw InputError("", 0, "generate.duration_min_s", "need 0 < duration_min_s <= duration_max_s");
-  if (c.duration_max_s > kMaxInputSeconds)
-    throw InputError("", 0, "generate.duration_max_s",
-                     fmt::format("{} s is out of range: at most 100 years ({} s)", c.duration_max_s, kMaxInputSeconds));
+    throw util::InputError("", 0, "generate.duration_min_s", "need 0 < duration_min_s <= duration_max_s");
+  if (c.duration_max_s > util::kMaxInputSeconds)
+    throw util::InputError(
+        "", 0, "generate.duration_max_s",
+        fmt::format("{} s is out of range: at most 100 years ({} s)", c.duration_max_s, util::kMaxInputSeconds));
   if (c.gpu_sizes.empty() || c.gpu_sizes.size() != c.gpu_size_weights.size())
-    throw InputError("", 0, "generate.gpu_size_weights", "need one weight per entry of gpu_sizes");
+    throw util::InputError("", 0, "generate.gpu_size_weights", "need one weight per entry of gpu_sizes");
   for (auto s : c.gpu_sizes)
-    if (s == 0) throw InputError("", 0, "generate.gpu_sizes", "sizes must be at least 1");
-  if (c.gpus_per_host == 0) throw InputError("", 0, "generate.gpus_per_host", "must be at least 1");
+    if (s == 0) throw util::InputError("", 0, "generate.gpu_sizes", "sizes must be at least 1");
+  if (c.gpus_per_host == 0) throw util::InputError("", 0, "generate.gpus_per_host", "must be at least 1");
   for (auto s : c.gpu_sizes)
     if (s > c.gpus_per_host && s % c.gpus_per_host != 0)
-      throw InputError("", 0, "generate.gpu_sizes",
-                       "a multi-host size must be a multiple of gpus_per_host (" + std::to_string(c.gpus_per_host) + ")");
+      throw util::InputError(
+          "", 0, "generate.gpu_sizes",
+          "a multi-host size must be a multiple of gpus_per_host (" + std::to_string(c.gpus_per_host) + ")");
   if (c.shapes.size() != c.shape_weights.size())
-    throw InputError("", 0, "generate.shape_weights", "need one weight per shape");
+    throw util::InputError("", 0, "generate.shape_weights", "need one weight per shape");
   if (c.models.size() != c.model_weights.size())
-    throw InputError("", 0, "generate.model_weights", "need one weight per entry of models");
-  if (c.users == 0) throw InputError("", 0, "generate.users", "must be at least 1");
+    throw util::InputError("", 0, "generate.model_weights", "need one weight per entry of models");
+  if (c.users == 0) throw util::InputError("", 0, "generate.users", "must be at least 1");
   check_finite(c.cpu_job_share, "generate.cpu_job_share");
   if (c.cpu_job_share < 0 || c.cpu_job_share > 1)
-    throw InputError("", 0, "generate.cpu_job_share", fmt::format("{} is out of range [0, 1]", c.cpu_job_share));
+    throw util::InputError("", 0, "generate.cpu_job_share", fmt::format("{} is out of range [0, 1]", c.cpu_job_share));
   if (c.cpu_sizes.empty() || c.cpu_sizes.size() != c.cpu_size_weights.size())
-    throw InputError("", 0, "generate.cpu_size_weights", "need one weight per entry of cpu_sizes");
+    throw util::InputError("", 0, "generate.cpu_size_weights", "need one weight per entry of cpu_sizes");
   for (auto s : c.cpu_sizes)
     if (s == 0 || s > cluster::kMaxCpus)
-      throw InputError("", 0, "generate.cpu_sizes", fmt::format("{} is out of range [1, {}]", s, cluster::kMaxCpus));
+      throw util::InputError("", 0, "generate.cpu_sizes",
+                             fmt::format("{} is out of range [1, {}]", s, cluster::kMaxCpus));
   check_finite(c.mem_gb_per_cpu, "generate.mem_gb_per_cpu");
   // Every drawn job's memory must stay within a task's limit.
   std::uint32_t largest = 0;
   for (auto s : c.cpu_sizes) largest = std::max(largest, s);
   if (c.mem_gb_per_cpu < 0 || c.mem_gb_per_cpu * largest > cluster::kMaxMemGb)
-    throw InputError("", 0, "generate.mem_gb_per_cpu",
-                     fmt::format("{} is out of range [0, {}] (for tasks of up to {} CPUs)", c.mem_gb_per_cpu,
-                                 cluster::kMaxMemGb / largest, largest));
+    throw util::InputError("", 0, "generate.mem_gb_per_cpu",
+                           fmt::format("{} is out of range [0, {}] (for tasks of up to {} CPUs)", c.mem_gb_per_cpu,
+                                       cluster::kMaxMemGb / largest, largest));
   constexpr std::uint32_t kMaxEntries = 10'000;
   if (c.services > kMaxEntries)
-    throw InputError("", 0, "generate.services", fmt::format("{} is out of range [0, {}]", c.services, kMaxEntries));
+    throw util::InputError("", 0, "generate.services",
+                           fmt::format("{} is out of range [0, {}]", c.services, kMaxEntries));
   if (c.cron_entries > kMaxEntries)
-    throw InputError("", 0, "generate.cron_entries",
-                     fmt::format("{} is out of range [0, {}]", c.cron_entries, kMaxEntries));
+    throw util::InputError("", 0, "generate.cron_entries",
+                           fmt::format("{} is out of range [0, {}]", c.cron_entries, kMaxEntries));
   if (c.service_instances_max == 0 || c.service_instances_max > 1000)
-    throw InputError("", 0, "generate.service_instances_max",
-                     fmt::format("{} is out of range [1, 1000]", c.service_instances_max));
+    throw util::InputError("", 0, "generate.service_instances_max",
+                           fmt::format("{} is out of range [1, 1000]", c.service_instances_max));
   check_finite(c.cron_period_s, "generate.cron_period_s");
   check_finite(c.cron_duration_s, "generate.cron_duration_s");
   if (!(c.cron_period_s >= 1) || c.cron_period_s > 366 * 86400.0)
-    throw InputError("", 0, "generate.cron_period_s", fmt::format("{} is out of range [1, 31622400] s", c.cron_period_s));
-  if (!(c.cron_duration_s >= 1) || c.cron_duration_s > kMaxInputSeconds)
-    throw InputError("", 0, "generate.cron_duration_s",
-                     fmt::format("{} is out of range [1, {}] s", c.cron_duration_s, kMaxInputSeconds));
+    throw util::InputError("", 0, "generate.cron_period_s",
+                           fmt::format("{} is out of range [1, 31622400] s", c.cron_period_s));
+  if (!(c.cron_duration_s >= 1) || c.cron_duration_s > util::kMaxInputSeconds)
+    throw util::InputError("", 0, "generate.cron_duration_s",
+                           fmt::format("{} is out of range [1, {}] s", c.cron_duration_s, util::kMaxInputSeconds));
   // Services and cron entries add jobs: up to service_instances_max per service, and one per
   // period per cron entry over the trace's expected span (cron ends with the trace). A run's
   // count of jobs is checked again as they are handed out (with_job_limit).
@@ -102,12 +107,13 @@ void validate(const GeneratorConfig& c) {
                        static_cast<double>(c.services) * static_cast<double>(c.service_instances_max) +
                        static_cast<double>(c.cron_entries) * (std::floor(span_s / c.cron_period_s) + 1);
   if (total > static_cast<double>(kMaxJobsPerRun))
-    throw InputError("", 0, "generate",
-                     fmt::format("{} jobs, up to {} service instances and about {:.0f} cron occurrences (over the "
-                                 "{:.3g} s the jobs arrive in) are more than the {} jobs a run may have",
-                                 c.jobs, static_cast<std::uint64_t>(c.services) * c.service_instances_max,
-                                 static_cast<double>(c.cron_entries) * (std::floor(span_s / c.cron_period_s) + 1),
-                                 span_s, kMaxJobsPerRun));
+    throw util::InputError(
+        "", 0, "generate",
+        fmt::format("{} jobs, up to {} service instances and about {:.0f} cron occurrences (over the "
+                    "{:.3g} s the jobs arrive in) are more than the {} jobs a run may have",
+                    c.jobs, static_cast<std::uint64_t>(c.services) * c.service_instances_max,
+                    static_cast<double>(c.cron_entries) * (std::floor(span_s / c.cron_period_s) + 1), span_s,
+                    kMaxJobsPerRun));
 }
 
 namespace {
@@ -135,15 +141,17 @@ class Generator final : public JobSource {
     // Poisson arrivals: exponential gaps, rounded to whole microseconds once. The clock
     // is checked, not wrapped: many jobs at a low rate can still run past 100 years.
     now_s_ += arrivals_.exponential(3600.0 / c_.arrival_rate_per_hour);
-    if (!(now_s_ <= kMaxInputSeconds))
-      throw InputError("", 0, "generate.arrival_rate_per_hour",
-                       fmt::format("job {} would arrive after {:.3g} s, beyond 100 years ({} s): raise the rate or "
-                                   "lower the number of jobs",
-                                   out.trace_number, now_s_, kMaxInputSeconds));
-    out.submit = checked_seconds(now_s_, FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"}, 0);
+    if (!(now_s_ <= util::kMaxInputSeconds))
+      throw util::InputError(
+          "", 0, "generate.arrival_rate_per_hour",
+          fmt::format("job {} would arrive after {:.3g} s, beyond 100 years ({} s): raise the rate or "
+                      "lower the number of jobs",
+                      out.trace_number, now_s_, util::kMaxInputSeconds));
+    out.submit = util::checked_seconds(now_s_, util::FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"}, 0);
     double d = durations_.lognormal(std::log(c_.duration_median_s), c_.duration_sigma);
     d = std::min(std::max(d, c_.duration_min_s), c_.duration_max_s);
-    out.duration = checked_duration_seconds(std::round(d), FieldContext{kNoFile, 0, "generate.duration_max_s"});
+    out.duration =
+        util::checked_duration_seconds(std::round(d), util::FieldContext{kNoFile, 0, "generate.duration_max_s"});
     if (!c_.shapes.empty()) {
       const auto& shape = c_.shapes[shapes_.weighted_index(c_.shape_weights.data(), c_.shapes.size())];
       out.tasks = shape.tasks;
@@ -167,8 +175,8 @@ class Generator final : public JobSource {
       out.gpu_milli = 1000;
       out.gpu_request = kNoLabel;
       out.cpu_milli = cpus * cluster::kMilliPerCpu;
-      out.mem_mib = cluster::checked_mem_mib(cpus * c_.mem_gb_per_cpu,
-                                             FieldContext{kNoFile, 0, "generate.mem_gb_per_cpu"});
+      out.mem_mib =
+          cluster::checked_mem_mib(cpus * c_.mem_gb_per_cpu, util::FieldContext{kNoFile, 0, "generate.mem_gb_per_cpu"});
       out.cpu_given = out.mem_given = true;
     }
     return true;
@@ -212,8 +220,8 @@ LongRunningWork long_running_of(const GeneratorConfig& c, std::uint64_t seed) {
   LongRunningWork w;
   auto draws = engine::Rng(seed).stream("long_running");
   const double span_s = static_cast<double>(c.jobs) * 3600.0 / c.arrival_rate_per_hour;
-  const auto span = checked_duration_seconds(std::min(span_s, static_cast<double>(kMaxInputSeconds)),
-                                             FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"});
+  const auto span = util::checked_duration_seconds(std::min(span_s, static_cast<double>(util::kMaxInputSeconds)),
+                                                   util::FieldContext{kNoFile, 0, "generate.arrival_rate_per_hour"});
   for (std::uint32_t i = 0; i < c.services; ++i) {
     ServiceSpec s;
     s.name = fmt::format("svc{}", i);
@@ -230,7 +238,8 @@ LongRunningWork long_running_of(const GeneratorConfig& c, std::uint64_t seed) {
     CronSpec e;
     e.name = fmt::format("cron{}", i);
     e.shape.gpus_per_task = 1;
-    e.duration = checked_duration_seconds(std::round(c.cron_duration_s), FieldContext{kNoFile, 0, "generate.cron_duration_s"});
+    e.duration = util::checked_duration_seconds(std::round(c.cron_duration_s),
+                                                util::FieldContext{kNoFile, 0, "generate.cron_duration_s"});
     const auto period = static_cast<std::int64_t>(std::round(c.cron_period_s));
     const auto offset = draws.uniform_int(0, period - 1);
     e.schedule_text = fmt::format("R/{}/PT{}S", kEpoch, period);

@@ -31,7 +31,7 @@ class HeliosSource final : public RowTraceSource {
   HeliosSource(const std::string& path, const TraceOptions& options, HeliosFlavor flavor)
       : RowTraceSource(path, options, Order::sorted),
         format_(flavor == HeliosFlavor::acme ? "acme" : "helios") {
-    const ArgReader a = trace_args(options, format_, {"gpus_per_host", "cpu_jobs"});
+    const util::ArgReader a = trace_args(options, format_, {"gpus_per_host", "cpu_jobs"});
     cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     host_limit_ = static_cast<std::uint32_t>(a.integer("gpus_per_host", 8, 0, UINT32_MAX));
     reshaped_ = fmt::format(
@@ -53,8 +53,8 @@ class HeliosSource final : public RowTraceSource {
                                format_ == "acme" ? "an Acme job trace" : "a Helios cluster_log.csv", pos_);
   }
 
-  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(rows_[pos_[c]]); }
-  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : util::trim(rows_[pos_[c]]); }
+  util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
   bool parse_row(JobSpec& job) {
     // Counts land in 32 bits (a wrapped 0 would be a job of no GPUs or a division by zero).
@@ -64,7 +64,7 @@ class HeliosSource final : public RowTraceSource {
     double submit = parse_time(field(kSubmit), at(kSubmit));
     // cpu_num: the job's CPUs in all (split evenly over its tasks); empty or absent = not given.
     const bool cpu_given = !field(kCpuNum).empty();
-    const double cpus = cpu_given ? parse_double_at_least(field(kCpuNum), 0, at(kCpuNum)) : 0;
+    const double cpus = cpu_given ? util::parse_double_at_least(field(kCpuNum), 0, at(kCpuNum)) : 0;
     if (gpus == 0 && !cpu_jobs_) {
       drop("CPU-only jobs (gpu_num 0; cpu_jobs: drop)");
       return false;
@@ -87,13 +87,13 @@ class HeliosSource final : public RowTraceSource {
       rows_.fail("end_time", fmt::format("{} is before start_time {}", field(kEnd), field(kStart)));
     // Epoch seconds and date-times alike must lie within 100 years of 1970 (1870..2069): far
     // beyond, the microsecond clock and the re-based timeline would overflow.
-    const engine::Time submit_us = checked_seconds(submit, at(kSubmit));
+    const engine::Time submit_us = util::checked_seconds(submit, at(kSubmit));
     const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
 
     job = JobSpec{};
     std::int64_t number;
-    if (try_parse_int(field(kJobId), number) && number >= 0)
-      job.trace_number = checked_int<std::uint64_t>(number, at(kJobId));
+    if (util::try_parse_int(field(kJobId), number) && number >= 0)
+      job.trace_number = util::checked_int<std::uint64_t>(number, at(kJobId));
     else
       job.trace_id = strings().intern(field(kJobId));
     job.submit = submit_us;
@@ -114,8 +114,8 @@ class HeliosSource final : public RowTraceSource {
     }
     // Kalos: memory per pod, a pod per node; a task is a node's share of the job.
     if (!field(kMemPerPod).empty() && per_node_fits) {
-      job.mem_mib = cluster::checked_mem_mib(parse_double_at_least(field(kMemPerPod), 0, at(kMemPerPod)),
-                                             at(kMemPerPod));
+      job.mem_mib =
+          cluster::checked_mem_mib(util::parse_double_at_least(field(kMemPerPod), 0, at(kMemPerPod)), at(kMemPerPod));
       job.mem_given = true;
     }
     if (!field(kType).empty()) job.job_type = strings().intern(field(kType));

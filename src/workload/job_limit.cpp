@@ -13,7 +13,7 @@ std::string too_many_jobs_message(std::uint64_t count, const std::string& what) 
 
 void check_job_count(std::uint64_t count, const std::string& what, const std::string& file, long line,
                      const std::string& field) {
-  if (count > kMaxJobsPerRun) throw InputError(file, line, field, too_many_jobs_message(count, what));
+  if (count > kMaxJobsPerRun) throw util::InputError(file, line, field, too_many_jobs_message(count, what));
 }
 
 namespace {
@@ -26,10 +26,11 @@ class JobLimit final : public ForwardingJobSource {
   bool next(JobSpec& out) override {
     if (!inner_->next(out)) return false;
     if (++handed_out_ > kMaxJobsPerRun)
-      throw InputError(file_, line_, field_,
-                       fmt::format("the workload has more than the {} jobs a run may have (a trace's rows, services' "
-                                   "instances and cron occurrences together)",
-                                   kMaxJobsPerRun));
+      throw util::InputError(
+          file_, line_, field_,
+          fmt::format("the workload has more than the {} jobs a run may have (a trace's rows, services' "
+                      "instances and cron occurrences together)",
+                      kMaxJobsPerRun));
     return true;
   }
 

@@ -115,7 +115,7 @@ std::string json_byte_name(unsigned char c) {
 
 }  // namespace
 
-JsonPull::JsonPull(const std::string& path) : path_(path), file_(std::make_unique<FileBytes>(path)) {
+JsonPull::JsonPull(const std::string& path) : path_(path), file_(std::make_unique<util::FileBytes>(path)) {
   cap_ = block_ + 1;
   buf_ = allocate_buffer(cap_);
   p_ = end_ = tok_ = buf_.get();
@@ -139,7 +139,7 @@ std::size_t JsonPull::read_block(char* into, std::size_t bytes) {
     return n;
   }
   const long n = file_->read(into, bytes);
-  if (n < 0) throw ReadError(path_, line_, "", file_->error());
+  if (n < 0) throw util::ReadError(path_, line_, "", file_->error());
   return static_cast<std::size_t>(n);
 }
 
@@ -152,7 +152,7 @@ bool JsonPull::refill(const char* keep) {
   const std::size_t kept = static_cast<std::size_t>(end_ - keep);
   // Only a token is kept across a refill: one longer than a line may be is refused before the
   // buffer grows past twice the bound (and, exactly, when it ends: check_token_length).
-  if (kept > kMaxLineBytes) fail_too_long();
+  if (kept > util::kMaxLineBytes) fail_too_long();
   const std::size_t want = std::min(std::max(block_, kept), std::size_t{1} << 30);
   const std::ptrdiff_t p_at = p_ - keep, tok_at = tok_ - keep;
   base_ += keep - buf_.get();
@@ -205,12 +205,13 @@ void JsonPull::fail(const char* at, const std::string& what) const {
 }
 
 void JsonPull::fail_too_deep() const {
-  fail(p_, fmt::format("nested deeper than {} levels (the most any JSON schedlab reads may nest)", kMaxJsonDepth));
+  fail(p_,
+       fmt::format("nested deeper than {} levels (the most any JSON schedlab reads may nest)", util::kMaxJsonDepth));
 }
 
 void JsonPull::fail_too_long() const {
   fail(tok_, fmt::format("a string or number longer than {} MiB ({} bytes), the most a token of input may hold",
-                         kMaxLineBytes >> 20, kMaxLineBytes));
+                         util::kMaxLineBytes >> 20, util::kMaxLineBytes));
 }
 
 void JsonPull::fail_found(const std::string& expected) const {
@@ -273,13 +274,13 @@ JsonPull::Token JsonPull::next() {
 JsonPull::Token JsonPull::value() {
   switch (*p_) {
     case '{':
-      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
+      if (stack_.size() >= static_cast<std::size_t>(util::kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '{';
       expect_ = Expect::first_member;
       return Token::object_begin;
     case '[':
-      if (stack_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) fail_too_deep();
+      if (stack_.size() >= static_cast<std::size_t>(util::kMaxJsonDepth)) fail_too_deep();
       ++p_;
       stack_ += '[';
       expect_ = Expect::first_element;
@@ -329,7 +330,7 @@ bool JsonPull::scan_string() {
     q = skip_plain(q);
     const unsigned char c = *q;
     if (c == '"') {
-      if (static_cast<std::size_t>(q - start - 1) > kMaxLineBytes) fail_too_long();
+      if (static_cast<std::size_t>(q - start - 1) > util::kMaxLineBytes) fail_too_long();
       if (decoded) {
         scratch_.append(reinterpret_cast<const char*>(plain), static_cast<std::size_t>(q - plain));
         text_ = scratch_;
@@ -471,7 +472,7 @@ bool JsonPull::scan_number() {
   }
   if (q == end_ && !eof_) return false;
   const std::size_t len = static_cast<std::size_t>(q - tok_);
-  if (len > kMaxLineBytes) fail_too_long();
+  if (len > util::kMaxLineBytes) fail_too_long();
   // Without an exponent, 300 characters stay below 1e300: only longer ones can overflow.
   if (exponent || len > 300) {
     const std::string copy(tok_, len);

@@ -153,7 +153,7 @@ class JsonPull {
   [[noreturn]] void fail_too_long() const;
 
   std::string path_;
-  std::unique_ptr<FileBytes> file_;  // null for Text input
+  std::unique_ptr<util::FileBytes> file_;  // null for Text input
   std::string source_;  // Text input
   std::size_t source_pos_ = 0;
   std::size_t block_ = kBlockBytes;

@@ -111,7 +111,7 @@ class NativeCsvSource final : public JobSource {
         ahead_instances_ = row_instances_;
         ahead_schedule_ = row_schedule_;
         return;
-      } catch (const InputError& e) {
+      } catch (const util::InputError& e) {
         if (!skip_bad_) throw;
         ++skipped_;
         skipped_file_.unreadable(e);
@@ -163,12 +163,12 @@ class NativeCsvSource final : public JobSource {
 
   void read_header() {
     if (!rows_.next()) rows_.fail("", "empty trace: no header row");
-    ncols_ = read_csv_header(rows_.line(), rows_.path(), rows_.line_number(),
-                             CsvHeaderSpec{kColNames, kRequired, true, ""}, pos_);
+    ncols_ = util::read_csv_header(rows_.line(), rows_.path(), rows_.line_number(),
+                                   util::CsvHeaderSpec{kColNames, kRequired, true, ""}, pos_);
   }
 
   std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : rows_[pos_[c]]; }
-  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
   void parse_row(JobSpec& job) {
     // Fields are quoted as csv_field writes them (trace convert's users and ids may hold commas).
@@ -198,12 +198,12 @@ class NativeCsvSource final : public JobSource {
     job.tasks = parse_int_field<std::uint32_t>(field(kTasks), at(kTasks), 1);
     job.gpus_per_task = parse_int_field<std::uint32_t>(field(kGpusPerTask), at(kGpusPerTask), 0);
     // CPUs and memory per task; empty or absent = the scenario's per-GPU default.
-    if (pos_[kCpus] >= 0 && !trim(field(kCpus)).empty()) {
-      job.cpu_milli = cluster::checked_cpu_milli(parse_double(trim(field(kCpus)), at(kCpus)), at(kCpus));
+    if (pos_[kCpus] >= 0 && !util::trim(field(kCpus)).empty()) {
+      job.cpu_milli = cluster::checked_cpu_milli(util::parse_double(util::trim(field(kCpus)), at(kCpus)), at(kCpus));
       job.cpu_given = true;
     }
-    if (pos_[kMemGb] >= 0 && !trim(field(kMemGb)).empty()) {
-      job.mem_mib = cluster::checked_mem_mib(parse_double(trim(field(kMemGb)), at(kMemGb)), at(kMemGb));
+    if (pos_[kMemGb] >= 0 && !util::trim(field(kMemGb)).empty()) {
+      job.mem_mib = cluster::checked_mem_mib(util::parse_double(util::trim(field(kMemGb)), at(kMemGb)), at(kMemGb));
       job.mem_given = true;
     }
     if (job.gpus_per_task == 0 && job.cpu_milli == 0)
@@ -211,54 +211,56 @@ class NativeCsvSource final : public JobSource {
     if (job.total_gpus() > kMaxJobGpus)
       rows_.fail("gpus_per_task", fmt::format("{} tasks x {} GPUs = {} GPUs in one job is out of range [1, {}]",
                                               job.tasks, job.gpus_per_task, job.total_gpus(), kMaxJobGpus));
-    if (pos_[kGpuMilli] >= 0 && !trim(field(kGpuMilli)).empty()) {
-      auto milli = parse_int_at_least(field(kGpuMilli), 1, at(kGpuMilli));
+    if (pos_[kGpuMilli] >= 0 && !util::trim(field(kGpuMilli)).empty()) {
+      auto milli = util::parse_int_at_least(field(kGpuMilli), 1, at(kGpuMilli));
       if (milli > 1000)
         rows_.fail("gpu_milli", fmt::format("{} is more than one GPU (1000); use gpus_per_task", milli));
       if (milli < 1000 && job.gpus_per_task != 1)
         rows_.fail("gpu_milli", "a GPU share needs gpus_per_task = 1");
-      job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
+      job.gpu_milli = util::checked_share_milli(milli, at(kGpuMilli));
     }
-    if (pos_[kGpuModel] >= 0) job.gpu_request = strings_.intern(trim(field(kGpuModel)));
-    if (pos_[kMinGen] >= 0 && !trim(field(kMinGen)).empty())
+    if (pos_[kGpuModel] >= 0) job.gpu_request = strings_.intern(util::trim(field(kGpuModel)));
+    if (pos_[kMinGen] >= 0 && !util::trim(field(kMinGen)).empty())
       job.min_generation = parse_int_field<std::int16_t>(field(kMinGen), at(kMinGen), 0);
-    if (pos_[kUser] >= 0) job.user = strings_.intern(trim(field(kUser)));
-    if (pos_[kPool] >= 0) job.pool = strings_.intern(trim(field(kPool)));
-    if (pos_[kPriority] >= 0 && !trim(field(kPriority)).empty())
-      job.priority = checked_int<std::int32_t>(parse_int(field(kPriority), at(kPriority)), at(kPriority));
-    if (pos_[kGang] >= 0 && !trim(field(kGang)).empty()) {
-      auto g = trim(field(kGang));
+    if (pos_[kUser] >= 0) job.user = strings_.intern(util::trim(field(kUser)));
+    if (pos_[kPool] >= 0) job.pool = strings_.intern(util::trim(field(kPool)));
+    if (pos_[kPriority] >= 0 && !util::trim(field(kPriority)).empty())
+      job.priority = util::checked_int<std::int32_t>(util::parse_int(field(kPriority), at(kPriority)), at(kPriority));
+    if (pos_[kGang] >= 0 && !util::trim(field(kGang)).empty()) {
+      auto g = util::trim(field(kGang));
       if (g == "1" || g == "true") job.gang = true;
       else if (g == "0" || g == "false") job.gang = false;
       else rows_.fail("gang", fmt::format("'{}' is not 0/1/true/false", g));
     }
-    if (pos_[kPreemptible] >= 0 && !trim(field(kPreemptible)).empty()) {
-      auto g = trim(field(kPreemptible));
+    if (pos_[kPreemptible] >= 0 && !util::trim(field(kPreemptible)).empty()) {
+      auto g = util::trim(field(kPreemptible));
       if (g == "1" || g == "true") job.preemptible = true;
       else if (g == "0" || g == "false") job.preemptible = false;
       else rows_.fail("preemptible", fmt::format("'{}' is not 0/1/true/false", g));
     }
-    if (pos_[kKind] >= 0 && !trim(field(kKind)).empty()) {
-      auto k = trim(field(kKind));
+    if (pos_[kKind] >= 0 && !util::trim(field(kKind)).empty()) {
+      auto k = util::trim(field(kKind));
       if (k == "batch") job.kind = JobKind::batch;
       else if (k == "service") job.kind = JobKind::service;
       else if (k == "cron") job.kind = JobKind::cron;
-      else rows_.fail("kind", unknown_name_message("kind", k, {"batch", "service", "cron"}));
+      else
+        rows_.fail("kind", util::unknown_name_message("kind", k, {"batch", "service", "cron"}));
     }
-    if (pos_[kEstimate] >= 0 && !trim(field(kEstimate)).empty())
+    if (pos_[kEstimate] >= 0 && !util::trim(field(kEstimate)).empty())
       job.estimate = parse_seconds_field(field(kEstimate), 0, at(kEstimate));
-    if (pos_[kStatus] >= 0 && !trim(field(kStatus)).empty()) {
-      auto s = trim(field(kStatus));
+    if (pos_[kStatus] >= 0 && !util::trim(field(kStatus)).empty()) {
+      auto s = util::trim(field(kStatus));
       if (s == "pass") job.status = TraceStatus::pass;
       else if (s == "failed") job.status = TraceStatus::failed;
       else if (s == "killed") job.status = TraceStatus::killed;
       else if (s == "unknown") job.status = TraceStatus::unknown;
-      else rows_.fail("status", unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
+      else
+        rows_.fail("status", util::unknown_name_message("status", s, {"pass", "failed", "killed", "unknown"}));
     }
     // A service row stands for `instances` instances over [submit, submit + duration); a cron
     // row with a schedule for its occurrences. Both name their jobs' group by the row's id.
     std::uint32_t instances = 1;
-    if (pos_[kInstances] >= 0 && !trim(field(kInstances)).empty()) {
+    if (pos_[kInstances] >= 0 && !util::trim(field(kInstances)).empty()) {
       instances = parse_int_field<std::uint32_t>(field(kInstances), at(kInstances), 1);
       // Each instance is a job of the run.
       check_job_count(instances, "instances", rows_.path(), rows_.line_number(), "instances");
@@ -266,11 +268,11 @@ class NativeCsvSource final : public JobSource {
         rows_.fail("instances", "only a row of kind service has instances");
     }
     std::optional<ChronosSchedule> schedule;
-    if (pos_[kSchedule] >= 0 && !trim(field(kSchedule)).empty()) {
+    if (pos_[kSchedule] >= 0 && !util::trim(field(kSchedule)).empty()) {
       if (job.kind != JobKind::cron)
         rows_.fail("schedule", "only a row of kind cron has a schedule");
       try {
-        schedule = parse_chronos_schedule(trim(field(kSchedule)));
+        schedule = parse_chronos_schedule(util::trim(field(kSchedule)));
       } catch (const std::invalid_argument& e) {
         rows_.fail("schedule", e.what());
       }
@@ -280,9 +282,9 @@ class NativeCsvSource final : public JobSource {
         check_job_count(*n, "occurrences", rows_.path(), rows_.line_number(), "schedule");
     }
     if (job.kind != JobKind::batch) {
-      const auto group = pos_[kGroup] >= 0 ? trim(field(kGroup)) : std::string_view();
-      job.group = strings_.intern(group.empty() ? trim(field(kId)) : group);
-    } else if (pos_[kGroup] >= 0 && !trim(field(kGroup)).empty()) {
+      const auto group = pos_[kGroup] >= 0 ? util::trim(field(kGroup)) : std::string_view();
+      job.group = strings_.intern(group.empty() ? util::trim(field(kId)) : group);
+    } else if (pos_[kGroup] >= 0 && !util::trim(field(kGroup)).empty()) {
       rows_.fail("group", "only a row of kind service or cron has a group");
     }
     row_instances_ = instances;
@@ -294,9 +296,9 @@ class NativeCsvSource final : public JobSource {
   }
 
   float ckpt_seconds(Col c) const {
-    if (pos_[c] < 0 || trim(field(c)).empty()) return -1;
-    const double s = parse_double(trim(field(c)), at(c));
-    checked_duration_seconds(s, at(c));  // 0 to 100 years
+    if (pos_[c] < 0 || util::trim(field(c)).empty()) return -1;
+    const double s = util::parse_double(util::trim(field(c)), at(c));
+    util::checked_duration_seconds(s, at(c));  // 0 to 100 years
     return static_cast<float>(s);
   }
 
@@ -346,13 +348,12 @@ void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) 
   // CPUs and memory stay empty when the trace did not give them (the scenario's defaults apply).
   const std::string cpus = j.cpu_given ? cluster::cpu_text(j.cpu_milli) : std::string();
   const std::string mem = j.mem_given ? cluster::mem_gb_text(j.mem_mib) : std::string();
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id,
-                     engine::seconds_text(j.submit), engine::seconds_text(j.duration), j.tasks,
-                     j.gpus_per_task, j.gpu_milli, csv_field(s.str(j.gpu_request)), j.min_generation,
-                     csv_field(s.str(j.user)), csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0, kind_name(j.kind),
-                     engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
-                     ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0,
-                     csv_field(s.str(j.group)));
+  out << fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id, engine::seconds_text(j.submit),
+      engine::seconds_text(j.duration), j.tasks, j.gpus_per_task, j.gpu_milli, util::csv_field(s.str(j.gpu_request)),
+      j.min_generation, util::csv_field(s.str(j.user)), util::csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0,
+      kind_name(j.kind), engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
+      ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0, util::csv_field(s.str(j.group)));
 }
 
 }  // namespace schedlab::workload

@@ -57,29 +57,32 @@ class OpenbSource final : public RowTraceSource {
                    "required column is missing from the header (creation_time and deletion_time go together)");
   }
 
-  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : trim(rows_[pos_[c]]); }
-  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  std::string_view field(Col c) const { return pos_[c] < 0 ? std::string_view() : util::trim(rows_[pos_[c]]); }
+  util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
   [[noreturn]] void fail(Col c, const std::string& what) const { rows_.fail(kColNames[c], what); }
 
   // False for a pod that the format drops (counted).
   bool parse_row(JobSpec& job) {
     // num_gpu lands in 32 bits: 2^32 must not wrap to 0 GPUs (a divide by zero later).
     const std::uint32_t num_gpu = parse_int_field<std::uint32_t>(field(kNumGpu), at(kNumGpu), 0);
-    std::int64_t milli = field(kGpuMilli).empty() ? 1000 : parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
+    std::int64_t milli = field(kGpuMilli).empty() ? 1000 : util::parse_int_at_least(field(kGpuMilli), 0, at(kGpuMilli));
     double creation = 0, deletion = 0;
     if (!timeless_) {
-      creation = parse_double_at_least(field(kCreation), 0, at(kCreation));
-      deletion = parse_double_at_least(field(kDeletion), 0, at(kDeletion));
+      creation = util::parse_double_at_least(field(kCreation), 0, at(kCreation));
+      deletion = util::parse_double_at_least(field(kDeletion), 0, at(kDeletion));
     }
     double start = creation;
-    if (!timeless_ && !field(kScheduled).empty()) start = parse_double_at_least(field(kScheduled), 0, at(kScheduled));
+    if (!timeless_ && !field(kScheduled).empty())
+      start = util::parse_double_at_least(field(kScheduled), 0, at(kScheduled));
     // CPUs and memory per pod, when the list has them (empty = not given).
     const bool cpu_given = !field(kCpuMilli).empty(), mem_given = !field(kMemoryMib).empty();
     const std::uint32_t cpu_milli =
-        cpu_given ? cluster::checked_cpu_milli_int(parse_int_at_least(field(kCpuMilli), 0, at(kCpuMilli)), at(kCpuMilli))
+        cpu_given ? cluster::checked_cpu_milli_int(util::parse_int_at_least(field(kCpuMilli), 0, at(kCpuMilli)),
+                                                   at(kCpuMilli))
                   : 0;
     const std::uint32_t mem_mib =
-        mem_given ? cluster::checked_mem_mib_int(parse_int_at_least(field(kMemoryMib), 0, at(kMemoryMib)), at(kMemoryMib))
+        mem_given ? cluster::checked_mem_mib_int(util::parse_int_at_least(field(kMemoryMib), 0, at(kMemoryMib)),
+                                                 at(kMemoryMib))
                   : 0;
     if (num_gpu == 0) {
       if (!cpu_jobs_) {
@@ -101,7 +104,7 @@ class OpenbSource final : public RowTraceSource {
                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time", start));
     engine::Time submit = 0, duration = 0;
     if (!timeless_) {
-      submit = checked_seconds(creation, at(kCreation), 0);
+      submit = util::checked_seconds(creation, at(kCreation), 0);
       duration = checked_run_time(start, deletion, at(kDeletion),
                                   field(kScheduled).empty() ? "creation_time" : "scheduled_time");
       if (field(kScheduled).empty()) notices_mut().add("pods never scheduled, run for deletion - creation");
@@ -112,15 +115,15 @@ class OpenbSource final : public RowTraceSource {
     // unique string per pod (which costs more than the job itself); other names are interned.
     std::string_view name = field(kName);
     std::int64_t number;
-    if (name.rfind(kPodPrefix, 0) == 0 && try_parse_int(name.substr(kPodPrefix.size()), number) && number >= 0)
-      job.trace_number = checked_int<std::uint64_t>(number, at(kName));
+    if (name.rfind(kPodPrefix, 0) == 0 && util::try_parse_int(name.substr(kPodPrefix.size()), number) && number >= 0)
+      job.trace_number = util::checked_int<std::uint64_t>(number, at(kName));
     else
       job.trace_id = strings().intern(name);
     job.submit = submit;
     job.duration = duration;
     job.tasks = 1;
     job.gpus_per_task = num_gpu;
-    job.gpu_milli = checked_share_milli(milli, at(kGpuMilli));
+    job.gpu_milli = util::checked_share_milli(milli, at(kGpuMilli));
     job.cpu_milli = cpu_milli;
     job.mem_mib = mem_mib;
     job.cpu_given = cpu_given;

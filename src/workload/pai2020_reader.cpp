@@ -33,7 +33,7 @@ class Pai2020Source final : public RowTraceSource {
  public:
   Pai2020Source(const std::string& path, const TraceOptions& options)
       : RowTraceSource(path, options, Order::sorted) {
-    const ArgReader a = trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
+    const util::ArgReader a = trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
     cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     keep_names_ = a.flag("keep_names", false);
     round_up_ = a.choice("fractional_gpu", "ceil", {"ceil", "error"}) == "ceil";
@@ -47,7 +47,7 @@ class Pai2020Source final : public RowTraceSource {
       if (is_header(rows_)) {
         // Columns are read by position; the header is still refused with a column given twice.
         int pos[kColCount];
-        read_csv_header(rows_.line(), rows_.path(), 1, CsvHeaderSpec{kColNames, 0, false, ""}, pos);
+        util::read_csv_header(rows_.line(), rows_.path(), 1, util::CsvHeaderSpec{kColNames, 0, false, ""}, pos);
         continue;
       }
       rows_.split();
@@ -63,7 +63,7 @@ class Pai2020Source final : public RowTraceSource {
   static bool is_header(const RowReader& rows) {
     return rows.line_number() == 1 && rows.line().rfind("job_name,", 0) == 0;
   }
-  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
   [[noreturn]] void fail(Col c, const std::string& what) const { rows_.fail(kColNames[c], what); }
 
   void read_job_table(const std::string& table) {
@@ -72,23 +72,26 @@ class Pai2020Source final : public RowTraceSource {
       if (is_header(r)) continue;
       r.split();
       r.expect_fields(kJobTableCols);
-      users_.emplace(std::string(trim(r[0])), strings().intern(trim(r[2])));
+      users_.emplace(std::string(util::trim(r[0])), strings().intern(util::trim(r[2])));
     }
   }
 
   bool parse_row(JobSpec& job) {
-    std::string_view plan = trim(rows_[kPlanGpu]);
-    double plan_gpu = is_missing(plan) ? 0 : parse_double_at_least(plan, 0, at(kPlanGpu));
+    std::string_view plan = util::trim(rows_[kPlanGpu]);
+    double plan_gpu = is_missing(plan) ? 0 : util::parse_double_at_least(plan, 0, at(kPlanGpu));
     if (plan_gpu > kMaxPlanGpu)
       fail(kPlanGpu, fmt::format("{} is out of range [0, {}] (percent of one GPU: at most {} GPUs)", plan_gpu,
                                  kMaxPlanGpu, std::numeric_limits<std::uint32_t>::max()));
     const std::uint32_t inst = parse_int_field<std::uint32_t>(rows_[kInstNum], at(kInstNum), 1);  // pandas' 2.0 is 2
     // plan_cpu is a percentage of one CPU (600 = 6 CPUs), plan_mem GB; either may be missing.
-    std::string_view plan_cpu = trim(rows_[kPlanCpu]), plan_mem = trim(rows_[kPlanMem]);
+    std::string_view plan_cpu = util::trim(rows_[kPlanCpu]), plan_mem = util::trim(rows_[kPlanMem]);
     const bool cpu_given = !is_missing(plan_cpu), mem_given = !is_missing(plan_mem);
     const std::uint32_t cpu_milli =
-        cpu_given ? cluster::checked_cpu_milli(parse_double_at_least(plan_cpu, 0, at(kPlanCpu)) / 100, at(kPlanCpu)) : 0;
-    const std::uint32_t mem_mib = mem_given ? cluster::checked_mem_mib(parse_double_at_least(plan_mem, 0, at(kPlanMem)), at(kPlanMem)) : 0;
+        cpu_given
+            ? cluster::checked_cpu_milli(util::parse_double_at_least(plan_cpu, 0, at(kPlanCpu)) / 100, at(kPlanCpu))
+            : 0;
+    const std::uint32_t mem_mib =
+        mem_given ? cluster::checked_mem_mib(util::parse_double_at_least(plan_mem, 0, at(kPlanMem)), at(kPlanMem)) : 0;
     if (plan_gpu == 0 && !cpu_jobs_) {
       drop("CPU-only tasks (plan_gpu empty or 0; cpu_jobs: drop)");
       return false;
@@ -97,18 +100,18 @@ class Pai2020Source final : public RowTraceSource {
       drop("tasks that plan neither GPUs nor CPUs");
       return false;
     }
-    if (is_missing(trim(rows_[kStart]))) {
+    if (is_missing(util::trim(rows_[kStart]))) {
       drop("tasks that never started (no start_time)");
       return false;
     }
-    if (is_missing(trim(rows_[kEnd]))) {
+    if (is_missing(util::trim(rows_[kEnd]))) {
       drop("tasks with no end_time");
       return false;
     }
-    double start = parse_double_at_least(rows_[kStart], 0, at(kStart));
-    double end = parse_double_at_least(rows_[kEnd], 0, at(kEnd));
+    double start = util::parse_double_at_least(rows_[kStart], 0, at(kStart));
+    double end = util::parse_double_at_least(rows_[kEnd], 0, at(kEnd));
     if (end < start) fail(kEnd, fmt::format("{} is before start_time {}", end, start));
-    const engine::Time submit = checked_seconds(start, at(kStart), 0);
+    const engine::Time submit = util::checked_seconds(start, at(kStart), 0);
     const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
 
     job = JobSpec{};
@@ -117,16 +120,16 @@ class Pai2020Source final : public RowTraceSource {
     if (std::fabs(milli - std::round(milli)) > 1e-6)
       fail(kPlanGpu, fmt::format("{} is finer than a thousandth of a GPU", plan_gpu));
     // plan_gpu is within (0, kMaxPlanGpu], so m is within (0, 2^32 * 1000) and whole.
-    const auto m = checked_int<std::int64_t>(std::round(milli), at(kPlanGpu));
+    const auto m = util::checked_int<std::int64_t>(std::round(milli), at(kPlanGpu));
     if (m == 0) {
       job.gpus_per_task = 0;  // a CPU task
     } else if (m < 1000) {
       job.gpus_per_task = 1;
-      job.gpu_milli = checked_share_milli(m, at(kPlanGpu));
+      job.gpu_milli = util::checked_share_milli(m, at(kPlanGpu));
     } else if (m % 1000 == 0) {
-      job.gpus_per_task = checked_int<std::uint32_t>(m / 1000, at(kPlanGpu), 1);
+      job.gpus_per_task = util::checked_int<std::uint32_t>(m / 1000, at(kPlanGpu), 1);
     } else if (round_up_) {
-      job.gpus_per_task = checked_int<std::uint32_t>((m + 999) / 1000, at(kPlanGpu), 1);
+      job.gpus_per_task = util::checked_int<std::uint32_t>((m + 999) / 1000, at(kPlanGpu), 1);
       notices_mut().add("tasks with a plan_gpu over 100 that is not a multiple of 100, rounded up to whole GPUs");
     } else {
       fail(kPlanGpu, fmt::format("{} is more than one GPU but not a whole number of GPUs (set the trace arg "
@@ -140,23 +143,23 @@ class Pai2020Source final : public RowTraceSource {
     job.gang = true;
     job.submit = submit;
     job.duration = duration;
-    std::string_view job_name = trim(rows_[kJob]);
+    std::string_view job_name = util::trim(rows_[kJob]);
     // The row's line number identifies the task; 1.2 M unique "job_name/task_name" strings
     // would cost more memory than the jobs themselves, so they are kept only on request.
     job.trace_number = static_cast<std::uint64_t>(rows_.line_number());
     if (keep_names_) {
       key_.assign(job_name);
       key_ += '/';
-      key_ += trim(rows_[kTask]);
+      key_ += util::trim(rows_[kTask]);
       job.trace_id = strings().intern(key_);
     }
     if (!users_.empty()) {
       auto u = users_.find(std::string(job_name));
       if (u != users_.end()) job.user = u->second;
     }
-    std::string_view type = trim(rows_[kGpuType]);
+    std::string_view type = util::trim(rows_[kGpuType]);
     if (!is_missing(type) && type != "MISC") job.gpu_request = strings().intern(type);
-    std::string_view status = trim(rows_[kStatus]);
+    std::string_view status = util::trim(rows_[kStatus]);
     if (status == "Terminated") job.status = TraceStatus::pass;
     else if (status == "Failed") job.status = TraceStatus::failed;
     else if (status == "Interrupted") job.status = TraceStatus::killed;

@@ -51,9 +51,9 @@ class PhillySource final : public TraceReaderSource {
 
  private:
   // `key` must outlive the returned context (a literal, or a named string).
-  FieldContext at(std::string_view key) const { return FieldContext{in_.path(), line_, key}; }
+  util::FieldContext at(std::string_view key) const { return util::FieldContext{in_.path(), line_, key}; }
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw InputError(in_.path(), line_, key, what);
+    throw util::InputError(in_.path(), line_, key, what);
   }
 
   // Between job objects: a JSON array of them or objects one after another (commas and
@@ -65,7 +65,7 @@ class PhillySource final : public TraceReaderSource {
         if (!saw_text_) throw EmptyTraceError(in_.path(), "no JSON");
         if (in_array_) {
           in_array_ = false;
-          throw InputError(in_.path(), in_.lines_read(), "", "the job list has no closing ']' (truncated file?)");
+          throw util::InputError(in_.path(), in_.lines_read(), "", "the job list has no closing ']' (truncated file?)");
         }
         return false;
       }
@@ -90,8 +90,8 @@ class PhillySource final : public TraceReaderSource {
       }
       const long line = in_.line();
       in_.skip_line();  // the rest of this line
-      throw InputError(in_.path(), line, "",
-                       fmt::format("expected a job object '{{', found '{}'", static_cast<char>(c)));
+      throw util::InputError(in_.path(), line, "",
+                             fmt::format("expected a job object '{{', found '{}'", static_cast<char>(c)));
     }
   }
 
@@ -123,12 +123,12 @@ class PhillySource final : public TraceReaderSource {
     } catch (const JsonSyntaxError& e) {
       if (!in_.recover()) {
         in_array_ = false;
-        throw InputError(in_.path(), line_, "", "the job object starting here is not closed (truncated file?)");
+        throw util::InputError(in_.path(), line_, "", "the job object starting here is not closed (truncated file?)");
       }
       const std::string where =
           e.line() == line_ ? "this job object" : fmt::format("the job object starting on line {}", line_);
-      throw InputError(in_.path(), e.line(), "",
-                       fmt::format("invalid JSON in {}: {} (column {})", where, e.what(), e.column()));
+      throw util::InputError(in_.path(), e.line(), "",
+                             fmt::format("invalid JSON in {}: {} (column {})", where, e.what(), e.column()));
     }
   }
 
@@ -311,7 +311,7 @@ class PhillySource final : public TraceReaderSource {
     job = JobSpec{};
     job.trace_id = strings().intern(jobid);
     // Date-times run to year 9999; schedlab's times stay within 100 years of 1970.
-    job.submit = checked_seconds(submit, at("submitted_time"));
+    job.submit = util::checked_seconds(submit, at("submitted_time"));
     job.duration = checked_run_time(start, end, at(end_key_), "the first start_time");
     job.tasks = shape.tasks;
     job.gpus_per_task = shape.gpus_per_task;
@@ -364,7 +364,7 @@ std::unique_ptr<JobSource> open_philly_json(const std::string& path, const Trace
 }
 
 bool detect_philly_json(const std::string& first_line, const std::string&) {
-  std::string_view t = trim(first_line);
+  std::string_view t = util::trim(first_line);
   return !t.empty() && (t.front() == '[' || t.front() == '{');
 }
 

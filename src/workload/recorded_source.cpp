@@ -5,7 +5,7 @@
 
 namespace schedlab::workload {
 
-RecordedSource::RecordedSource(const std::function<std::unique_ptr<JobSource>(Notices&)>& open)
+RecordedSource::RecordedSource(const std::function<std::unique_ptr<JobSource>(util::Notices&)>& open)
     : inner_(open(held_)) {
   keep_held(0);
 }
@@ -14,7 +14,7 @@ void RecordedSource::keep_held(std::uint64_t call) {
   for (auto& text : held_.take_held()) notices_.push_back({call, std::move(text)});
 }
 
-void RecordedSource::replay_to(Notices& notices) {
+void RecordedSource::replay_to(util::Notices& notices) {
   assert(!replay_);
   replay_ = &notices;
   calls_ = 0;

@@ -25,10 +25,10 @@ class RecordedSource final : public JobSource {
  public:
   // Opens the workload through `open`, whose readers tell their notices to the Notices given
   // (one that holds them). next() then reads it and keeps every job it hands out.
-  explicit RecordedSource(const std::function<std::unique_ptr<JobSource>(Notices&)>& open);
+  explicit RecordedSource(const std::function<std::unique_ptr<JobSource>(util::Notices&)>& open);
   // From now on next() hands out the kept jobs again, from the first, and says the held
   // notices to `notices` where they were given; those given on opening are said now. Once.
-  void replay_to(Notices& notices);
+  void replay_to(util::Notices& notices);
 
   bool next(JobSpec& out) override;
   StringPool& strings() override { return inner_->strings(); }
@@ -46,11 +46,11 @@ class RecordedSource final : public JobSource {
   };
   void keep_held(std::uint64_t call);
 
-  Notices held_{Notices::Hold{}};  // before inner_: its readers hold a pointer to it
+  util::Notices held_{util::Notices::Hold{}};  // before inner_: its readers hold a pointer to it
   std::unique_ptr<JobSource> inner_;
   JobBuffer jobs_;
   std::vector<HeldNotice> notices_;
-  Notices* replay_ = nullptr;  // set: replaying
+  util::Notices* replay_ = nullptr;  // set: replaying
   std::uint64_t calls_ = 0;    // next() calls, in this phase
   std::size_t given_ = 0;      // jobs handed out again
   std::size_t said_ = 0;       // notices_ said again

@@ -34,7 +34,8 @@ class RfoldSource final : public RowTraceSource {
       rows_.fail("", fmt::format("expected the header '{},...', found '{}'", kHeaderStart, line.substr(0, 60)));
     // Columns are read by position; the header is still refused with a column given twice.
     int pos[kColCount];
-    read_csv_header(line.substr(1), rows_.path(), rows_.line_number(), CsvHeaderSpec{kColNames, 0, false, ""}, pos);
+    util::read_csv_header(line.substr(1), rows_.path(), rows_.line_number(),
+                          util::CsvHeaderSpec{kColNames, 0, false, ""}, pos);
   }
 
  protected:
@@ -46,10 +47,10 @@ class RfoldSource final : public RowTraceSource {
     job.duration = parse_seconds_field(rows_[kDuration], 0, at(kDuration));
     // A size below 1 (0.46) is a share of one GPU, as openb's gpu_milli: in thousandths,
     // rounded to the nearest (at least 1), one task of one shared GPU.
-    if (double share; try_parse_double(rows_[kSize], share) && share > 0 && share < 1) {
+    if (double share; util::try_parse_double(rows_[kSize], share) && share > 0 && share < 1) {
       job.tasks = 1;
       job.gpus_per_task = 1;
-      job.gpu_milli = checked_share_milli(std::max<std::int64_t>(1, std::llround(share * 1000)), at(kSize));
+      job.gpu_milli = util::checked_share_milli(std::max<std::int64_t>(1, std::llround(share * 1000)), at(kSize));
       job.gang = true;
       notices_mut().add("jobs with a size below 1, read as a share of one GPU (in thousandths)");
       return true;
@@ -57,7 +58,7 @@ class RfoldSource final : public RowTraceSource {
     // GPU counts fit 32 bits, so their sum over a line's parts cannot overflow.
     auto size = parse_int_field<std::uint32_t>(rows_[kSize], at(kSize), 1);
 
-    split_fields(trim(rows_[kShape]), '+', parts_);
+    util::split_fields(util::trim(rows_[kShape]), '+', parts_);
     hosts_.clear();
     std::uint64_t sum = 0;
     for (auto p : parts_) {
@@ -67,7 +68,7 @@ class RfoldSource final : public RowTraceSource {
     }
     if (sum != size)
       rows_.fail(kColNames[kSize],
-                 fmt::format("{} is not the GPU count of shape '{}' ({})", size, trim(rows_[kShape]), sum));
+                 fmt::format("{} is not the GPU count of shape '{}' ({})", size, util::trim(rows_[kShape]), sum));
     Shape shape = shape_from_hosts(hosts_, host_limit_, at(kShape));
     if (shape.reshaped) notices_mut().add(reshaped_);
     job.tasks = shape.tasks;
@@ -77,7 +78,7 @@ class RfoldSource final : public RowTraceSource {
   }
 
  private:
-  FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
+  util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
 
   std::uint64_t host_limit_ = 8;
   std::string reshaped_;  // the notice for a reshaped job

@@ -11,7 +11,7 @@ RowReader::RowReader(const std::string& path, RowSyntax syntax) : reader_(path),
 bool RowReader::next() {
   while (reader_.next(line_)) {
     if (line_.empty() || (syntax_.comment != '\0' && line_.front() == syntax_.comment)) continue;
-    if (syntax_.skip_space_lines && trim(line_).empty()) continue;
+    if (syntax_.skip_space_lines && util::trim(line_).empty()) continue;
     return true;
   }
   return false;
@@ -19,10 +19,14 @@ bool RowReader::next() {
 
 void RowReader::split() {
   switch (syntax_.split) {
-    case RowSyntax::Split::separator: split_fields(line_, syntax_.separator, fields_); break;
-    case RowSyntax::Split::whitespace: split_whitespace(line_, fields_); break;
+    case RowSyntax::Split::separator:
+      util::split_fields(line_, syntax_.separator, fields_);
+      break;
+    case RowSyntax::Split::whitespace:
+      util::split_whitespace(line_, fields_);
+      break;
     case RowSyntax::Split::quoted_csv:
-      if (!split_csv_fields(line_, fields_, scratch_))
+      if (!util::split_csv_fields(line_, fields_, scratch_))
         fail("", "a quoted field is left open or followed by text before the next comma");
       break;
   }
@@ -38,7 +42,7 @@ bool RowReader::next_row(std::size_t expected_fields) {
 }
 
 void RowReader::fail(std::string_view column, const std::string& what) const {
-  throw InputError(reader_.path(), reader_.line_number(), std::string(column), what);
+  throw util::InputError(reader_.path(), reader_.line_number(), std::string(column), what);
 }
 
 }  // namespace schedlab::workload

@@ -51,7 +51,9 @@ class RowReader {
   std::string_view operator[](std::size_t i) const { return fields_[i]; }
 
   // Where a field of the current row is, for the checked parsers (util/parse.h).
-  FieldContext at(std::string_view column) const { return FieldContext{reader_.path(), reader_.line_number(), column}; }
+  util::FieldContext at(std::string_view column) const {
+    return util::FieldContext{reader_.path(), reader_.line_number(), column};
+  }
   // An InputError at the current row's `column` (may be "" for the row as a whole).
   [[noreturn]] void fail(std::string_view column, const std::string& what) const;
 
@@ -59,11 +61,11 @@ class RowReader {
   const std::string& path() const { return reader_.path(); }
   double fraction_read() const { return reader_.fraction_read(); }
   // The lines beneath, for a header that a format reads its own way.
-  LineReader& lines() { return reader_; }
-  const LineReader& lines() const { return reader_; }
+  util::LineReader& lines() { return reader_; }
+  const util::LineReader& lines() const { return reader_; }
 
  private:
-  LineReader reader_;
+  util::LineReader reader_;
   RowSyntax syntax_;
   std::string_view line_;
   std::vector<std::string_view> fields_;

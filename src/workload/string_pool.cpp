@@ -100,7 +100,7 @@ Label StringPool::intern(std::string_view s) {
   // that a control byte or a stray non-UTF-8 byte in a user or job name can reach neither a
   // terminal, nor a CSV row, nor JSON (which must be UTF-8). Only a string not found yet is
   // checked; a stored one never holds such a byte, so one that does is never found above.
-  if (!is_printable(s)) return intern(printable(s));
+  if (!util::is_printable(s)) return intern(util::printable(s));
   // Labels are 32-bit and slot values hold label + 1: a pool never reaches 2^32 - 1 strings
   // (JobIds, one per job, are 32-bit too).
   const auto l = static_cast<Label>(strings_.size());

@@ -30,7 +30,7 @@ class SwfSource final : public RowTraceSource {
  public:
   SwfSource(const std::string& path, const TraceOptions& options)
       : RowTraceSource(path, options, Order::streamed, RowSyntax{.split = RowSyntax::Split::whitespace}) {
-    const ArgReader a = trace_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
+    const util::ArgReader a = trace_args(options, "swf", {"gpus_per_processor", "gpus_per_host"});
     gpus_per_processor_ = static_cast<std::uint32_t>(a.integer("gpus_per_processor", 1, 1, UINT32_MAX));
     host_limit_ = static_cast<std::uint32_t>(a.integer("gpus_per_host", 8, 0, UINT32_MAX));
   }
@@ -40,7 +40,7 @@ class SwfSource final : public RowTraceSource {
     while (rows_.next()) {
       saw_line_ = true;
       // Header lines start with ';', after any spaces.
-      if (std::string_view t = trim(rows_.line()); t.front() == ';') {
+      if (std::string_view t = util::trim(rows_.line()); t.front() == ';') {
         header_lines_ = true;
         read_header_comment(t);
         continue;
@@ -57,20 +57,20 @@ class SwfSource final : public RowTraceSource {
   // False for a job that the format's rules drop (counted).
   bool parse_row(JobSpec& job) {
     const auto number = static_cast<std::uint64_t>(swf_int(kJob, 0, std::numeric_limits<std::int64_t>::max()));
-    const double submit_s = parse_double_at_least(rows_[kSubmit], -1, at(kSubmit));
-    double run = parse_double_at_least(rows_[kRun], -1, at(kRun));
+    const double submit_s = util::parse_double_at_least(rows_[kSubmit], -1, at(kSubmit));
+    double run = util::parse_double_at_least(rows_[kRun], -1, at(kRun));
     // Processor counts land in 32 bits (-1 = unknown).
     std::int64_t procs = swf_int(kAllocProcs, -1, kMaxCount);
     std::int64_t req_procs = swf_int(kReqProcs, -1, kMaxCount);
-    double req_time = parse_double_at_least(rows_[kReqTime], -1, at(kReqTime));
+    double req_time = util::parse_double_at_least(rows_[kReqTime], -1, at(kReqTime));
     std::int64_t status = swf_int(kStatus, -1, std::numeric_limits<std::int64_t>::max());
     std::int64_t user = swf_int(kUser, -1, std::numeric_limits<std::int64_t>::max());
     std::int64_t queue = swf_int(kQueue, -1, std::numeric_limits<std::int64_t>::max());
     // KB per processor; -1 (or 0) = not given.
-    double req_mem_kb = parse_double_at_least(rows_[kReqMem], -1, at(kReqMem));
+    double req_mem_kb = util::parse_double_at_least(rows_[kReqMem], -1, at(kReqMem));
     // The remaining fields are not used, but must be numbers for the row to be SWF.
     for (int f : {kWait, kAvgCpu, kUsedMem, kGroup, kExe, kPartition, kPrecJob, kThink})
-      parse_double(rows_[f], at(static_cast<Field>(f)));
+      util::parse_double(rows_[f], at(static_cast<Field>(f)));
 
     const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
     if (procs <= 0) procs = req_procs;  // the standard: allocated, else requested
@@ -96,10 +96,10 @@ class SwfSource final : public RowTraceSource {
     job = JobSpec{};
     job.trace_number = number;
     job.submit = submit;
-    job.duration = checked_duration_seconds(run, at(kRun));
-    job.estimate = req_time > 0 ? checked_duration_seconds(req_time, at(kReqTime)) : 0;
+    job.duration = util::checked_duration_seconds(run, at(kRun));
+    job.estimate = req_time > 0 ? util::checked_duration_seconds(req_time, at(kReqTime)) : 0;
     // Both factors fit 32 bits, so the product fits 64; as a job's GPU count it must fit 32.
-    const auto tasks = checked_int<std::uint32_t>(procs, at(procs_field), 1);
+    const auto tasks = util::checked_int<std::uint32_t>(procs, at(procs_field), 1);
     const std::uint64_t gpus = std::uint64_t{tasks} * gpus_per_processor_;
     if (gpus > kMaxCount)
       rows_.fail(kFieldNames[procs_field],
@@ -131,16 +131,16 @@ class SwfSource final : public RowTraceSource {
     return true;
   }
 
-  FieldContext at(Field f) const { return rows_.at(kFieldNames[f]); }
+  util::FieldContext at(Field f) const { return rows_.at(kFieldNames[f]); }
 
   // An integer field, in [lo, hi]. Logs converted by spreadsheets write 4.0 (read as 4) and
   // sometimes 4.5 where the standard says integer: rounded to the nearest (half away from
   // zero), and counted.
   std::int64_t swf_int(Field f, std::int64_t lo, std::int64_t hi) {
     double d;
-    if (try_parse_double(rows_[f], d) && d != std::floor(d)) {
+    if (util::try_parse_double(rows_[f], d) && d != std::floor(d)) {
       notices_mut().add(fmt::format("fractional {} rounded to the nearest integer", kFieldNames[f]));
-      return checked_int<std::int64_t>(std::round(d), at(f), lo, hi);
+      return util::checked_int<std::int64_t>(std::round(d), at(f), lo, hi);
     }
     return parse_int_field<std::int64_t>(rows_[f], at(f), lo, hi);
   }
@@ -148,13 +148,13 @@ class SwfSource final : public RowTraceSource {
   // "; MaxProcs: 100" and "; MaxNodes: 100"; other header lines are kept as comments.
   void read_header_comment(std::string_view t) {
     t.remove_prefix(1);
-    t = trim(t);
+    t = util::trim(t);
     auto colon = t.find(':');
     if (colon == std::string_view::npos) return;
-    std::string_view key = trim(t.substr(0, colon)), value = trim(t.substr(colon + 1));
+    std::string_view key = util::trim(t.substr(0, colon)), value = util::trim(t.substr(colon + 1));
     std::int64_t v;
-    if (key == "MaxProcs" && try_parse_int(value, v) && v > 0) max_procs_ = v;
-    if (key == "MaxNodes" && try_parse_int(value, v) && v > 0) max_nodes_ = v;
+    if (key == "MaxProcs" && util::try_parse_int(value, v) && v > 0) max_procs_ = v;
+    if (key == "MaxNodes" && util::try_parse_int(value, v) && v > 0) max_nodes_ = v;
   }
 
  public:

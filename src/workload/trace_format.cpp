@@ -18,9 +18,9 @@
 
 namespace schedlab::workload {
 
-const Registry<TraceFormat>& trace_formats() {
-  static const Registry<TraceFormat> formats = [] {
-    Registry<TraceFormat> f("trace format");
+const util::Registry<TraceFormat>& trace_formats() {
+  static const util::Registry<TraceFormat> formats = [] {
+    util::Registry<TraceFormat> f("trace format");
     f.add("native", "schedlab CSV: header row, times in seconds (traces/README.md)",
           {open_native_csv, [](const std::string& first, const std::string&) {
              return first.rfind("id,", 0) == 0 || first.find(",submit_s,") != std::string::npos;
@@ -44,24 +44,26 @@ std::unique_ptr<JobSource> open_trace(const std::string& path, const TraceOption
     if (const auto* f = formats.find(options.format)) return f->make.open(path, options);
     std::vector<std::string> names = formats.names();
     names.push_back("auto");
-    throw InputError("", 0, options.format_field, unknown_name_message(formats.kind(), options.format, names));
+    throw util::InputError("", 0, options.format_field,
+                           util::unknown_name_message(formats.kind(), options.format, names));
   }
   // The first non-empty line decides. A line starting with '#' that no format claims (rfold's
   // header starts with '#') is a comment, as the native reader reads it: the next line decides.
-  LineReader reader(path);
+  util::LineReader reader(path);
   std::string_view line;
   long first_line = 0;
   while (reader.next(line)) {
-    if (trim(line).empty()) continue;
+    if (util::trim(line).empty()) continue;
     if (first_line == 0) first_line = reader.line_number();
     const std::string text(line);
     for (const auto& f : formats)
       if (f.make.detect && f.make.detect(text, path)) return f.make.open(path, options);
     if (line.front() != '#') break;
   }
-  if (first_line == 0) throw InputError(path, 1, "", "empty trace");
-  throw InputError(path, first_line, options.format_field,
-                   fmt::format("cannot detect the trace format from the first line; set {}", options.format_field));
+  if (first_line == 0) throw util::InputError(path, 1, "", "empty trace");
+  throw util::InputError(
+      path, first_line, options.format_field,
+      fmt::format("cannot detect the trace format from the first line; set {}", options.format_field));
 }
 
 }  // namespace schedlab::workload

@@ -25,13 +25,13 @@ struct TraceOptions {
   // duration 0. Otherwise a file without times is refused.
   bool times_optional = false;
   // Format-specific settings (e.g. swf: gpus_per_processor), validated by each reader.
-  NamedArgs args;
+  util::NamedArgs args;
   // How the user named the format and the args, for messages: a scenario's keys, or the
   // command-line options of `trace stats|convert` ("--format", "--arg").
   std::string format_field = "workload.format";
   std::string args_field = "workload.args";
   // Where the reader's notices go (the run's; util/notice.h); null: they are not said.
-  Notices* notices = nullptr;
+  util::Notices* notices = nullptr;
 };
 
 // What a format is: a factory that opens a file, and a test of a file's first line.
@@ -42,7 +42,7 @@ struct TraceFormat {
 };
 
 // Every built-in format, in the order `schedlab list` prints them.
-const Registry<TraceFormat>& trace_formats();
+const util::Registry<TraceFormat>& trace_formats();
 
 // Opens `path` in the named (or detected) format. Throws InputError for an unknown format
 // (listing the valid ones), a missing file, or a file no format recognises.

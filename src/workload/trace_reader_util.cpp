@@ -45,22 +45,22 @@ std::string DropCounts::summary() const {
 TraceReaderSource::TraceReaderSource(std::string path, const TraceOptions& options, Order order)
     : path_(std::move(path)), options_(options), order_(order), skipped_(options.skipped_file) {
   // The common args only: each format's reader checks every name (trace_args).
-  const ArgReader common(options.args, ArgsOwner{options.args_field, "", "", ""});
+  const util::ArgReader common(options.args, util::ArgsOwner{options.args_field, "", "", ""});
   rebase_ = common.flag("rebase", true);
   if (common.flag("sort", false)) order_ = Order::sorted;
 }
 
 SkippedRowsFile::SkippedRowsFile(const std::string& path) {
   if (path.empty()) return;
-  out_ = std::make_unique<StagedFile>(path, "--skipped", kHeader);
+  out_ = std::make_unique<util::StagedFile>(path, "--skipped", kHeader);
   out_->stream() << kHeader;
 }
 
 void SkippedRowsFile::row(long line, std::string_view reason) {
-  if (out_) out_->stream() << line << ',' << csv_field(reason) << '\n';
+  if (out_) out_->stream() << line << ',' << util::csv_field(reason) << '\n';
 }
 
-void SkippedRowsFile::unreadable(const InputError& e) {
+void SkippedRowsFile::unreadable(const util::InputError& e) {
   if (out_) row(e.line(), fmt::format("unreadable ({}): {}", e.field(), e.what()));
 }
 
@@ -69,15 +69,16 @@ void SkippedRowsFile::flush() {
   out_.reset();
 }
 
-InputError no_job_left(const std::string& path, const std::vector<std::pair<std::string, std::uint64_t>>& reasons) {
-  if (reasons.empty()) return InputError(path, 0, "", "no job in this trace (no data rows)");
+util::InputError no_job_left(const std::string& path,
+                             const std::vector<std::pair<std::string, std::uint64_t>>& reasons) {
+  if (reasons.empty()) return util::InputError(path, 0, "", "no job in this trace (no data rows)");
   std::string why;
   std::uint64_t total = 0;
   for (const auto& [reason, n] : reasons) {
     why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", reason, n);
     total += n;
   }
-  return InputError(path, 0, "", fmt::format("no job remains: all {} rows were left out ({})", total, why));
+  return util::InputError(path, 0, "", fmt::format("no job remains: all {} rows were left out ({})", total, why));
 }
 
 void TraceReaderSource::drop(std::string_view reason) {
@@ -85,7 +86,7 @@ void TraceReaderSource::drop(std::string_view reason) {
   skipped_.row(row_line(), reason);
 }
 
-void TraceReaderSource::skip_bad_row(const InputError& e) {
+void TraceReaderSource::skip_bad_row(const util::InputError& e) {
   ++bad_rows_;
   skipped_.unreadable(e);
 }
@@ -103,9 +104,9 @@ bool TraceReaderSource::read_checked(JobSpec& out) {
       return read_row(out);
     } catch (const EmptyTraceError&) {
       throw;
-    } catch (const ReadError&) {
+    } catch (const util::ReadError&) {
       throw;
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       if (!options_.skip_bad_rows) throw;
       skip_bad_row(e);
     }
@@ -163,10 +164,10 @@ bool TraceReaderSource::next(JobSpec& out) {
         return false;
       }
       if (started_ && out.submit < last_submit_) {
-        InputError err(path_, row_line(), "submit",
-                       fmt::format("submit time {} s is before the previous job's {} s; this format is read in "
-                                   "file order (set the trace arg sort=true to sort it in memory)",
-                                   engine::to_seconds(out.submit), engine::to_seconds(last_submit_)));
+        util::InputError err(path_, row_line(), "submit",
+                             fmt::format("submit time {} s is before the previous job's {} s; this format is read in "
+                                         "file order (set the trace arg sort=true to sort it in memory)",
+                                         engine::to_seconds(out.submit), engine::to_seconds(last_submit_)));
         if (!options_.skip_bad_rows) throw err;
         skip_bad_row(err);
         continue;
@@ -180,32 +181,34 @@ bool TraceReaderSource::next(JobSpec& out) {
     last_submit_ = out.submit;
   }
   // Submit times are within ±100 years, so this cannot overflow; saturate all the same.
-  out.submit = sub_time(out.submit, origin_);
+  out.submit = util::sub_time(out.submit, origin_);
   out.id = next_id_++;
   return true;
 }
 
-ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known) {
+util::ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known) {
   known.push_back("rebase");
   known.push_back("sort");
-  return ArgReader(options.args,
-                   ArgsOwner{options.args_field, fmt::format("{} trace argument", format), fmt::format(" ({})", format), ""},
-                   std::move(known));
+  return util::ArgReader(
+      options.args,
+      util::ArgsOwner{options.args_field, fmt::format("{} trace argument", format), fmt::format(" ({})", format), ""},
+      std::move(known));
 }
 
-engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldContext& where) {
-  return checked_seconds(parse_double_at_least(s, min_s, where), where, min_s);
+engine::Time parse_seconds_field(std::string_view s, double min_s, const util::FieldContext& where) {
+  return util::checked_seconds(util::parse_double_at_least(s, min_s, where), where, min_s);
 }
 
-engine::Time checked_run_time(double start, double end, const FieldContext& where, std::string_view from) {
+engine::Time checked_run_time(double start, double end, const util::FieldContext& where, std::string_view from) {
   const double run = end - start;
-  if (!(run <= kMaxInputSeconds))
-    throw_out_of_range(where, fmt::format("{} s after {} is out of range: a run time is at most 100 years ({} s)", run,
-                                          from, kMaxInputSeconds));
-  return checked_duration_seconds(run, where);
+  if (!(run <= util::kMaxInputSeconds))
+    util::throw_out_of_range(where, fmt::format("{} s after {} is out of range: a run time is at most 100 years ({} s)",
+                                                run, from, util::kMaxInputSeconds));
+  return util::checked_duration_seconds(run, where);
 }
 
-Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit, const FieldContext& where) {
+Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit,
+                       const util::FieldContext& where) {
   constexpr std::uint64_t kMaxGpus = std::numeric_limits<std::uint32_t>::max();
   std::uint64_t g = 0, total = 0, largest = 0;
   for (auto p : parts) {
@@ -217,11 +220,11 @@ Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t ho
   if (total == 0) return {};
   // A task count or a task size over 32 bits would wrap: a 0-task job, a division by zero.
   if (total > kMaxGpus)
-    throw_out_of_range(where, fmt::format("{} GPUs in one job is out of range [1, {}]", total, kMaxGpus));
+    util::throw_out_of_range(where, fmt::format("{} GPUs in one job is out of range [1, {}]", total, kMaxGpus));
   if (host_limit > 0 && largest > host_limit) g = std::gcd(g, host_limit);
   Shape s;
-  s.tasks = checked_int<std::uint32_t>(static_cast<std::int64_t>(total / g), where);
-  s.gpus_per_task = checked_int<std::uint32_t>(static_cast<std::int64_t>(g), where);
+  s.tasks = util::checked_int<std::uint32_t>(static_cast<std::int64_t>(total / g), where);
+  s.gpus_per_task = util::checked_int<std::uint32_t>(static_cast<std::int64_t>(g), where);
   std::size_t hosts = 0;
   for (auto p : parts) hosts += p != 0;
   s.reshaped = s.tasks != hosts;
@@ -252,7 +255,7 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 }  // namespace
 
 bool parse_datetime(std::string_view s, double& seconds) {
-  s = trim(s);
+  s = util::trim(s);
   int y, mo, d, h, mi, se;
   if (s.size() < 19 || !digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' ||
       !digits(s, 8, 2, d) || (s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
@@ -279,7 +282,7 @@ bool parse_datetime(std::string_view s, double& seconds) {
   if (!rest.empty()) {
     if (rest.front() != '.') return false;
     std::string tail = "0" + std::string(rest);
-    if (!try_parse_double(tail, frac)) return false;
+    if (!util::try_parse_double(tail, frac)) return false;
   }
   seconds = static_cast<double>(days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
                                 h * 3600 + mi * 60 + se - offset) +
@@ -287,38 +290,39 @@ bool parse_datetime(std::string_view s, double& seconds) {
   return true;
 }
 
-double parse_time(std::string_view s, const FieldContext& where) {
+double parse_time(std::string_view s, const util::FieldContext& where) {
   double v;
-  if (try_parse_double(s, v)) return v;
+  if (util::try_parse_double(s, v)) return v;
   if (parse_datetime(s, v)) return v;
-  std::string_view t = trim(s);
-  throw InputError(where.file, where.line, std::string(where.column),
-                   t.empty() ? std::string("missing value")
-                             : fmt::format("'{}' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", t));
+  std::string_view t = util::trim(s);
+  throw util::InputError(where.file, where.line, std::string(where.column),
+                         t.empty() ? std::string("missing value")
+                                   : fmt::format("'{}' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", t));
 }
 
-void expect_field_count(const LineReader& reader, std::size_t found, std::size_t expected) {
+void expect_field_count(const util::LineReader& reader, std::size_t found, std::size_t expected) {
   if (found == expected) return;
   std::string what = fmt::format("expected {} fields, found {}", expected, found);
   if (reader.last_line_unterminated()) what += " (the last line has no newline: truncated file?)";
-  throw InputError(reader.path(), reader.line_number(), "", what);
+  throw util::InputError(reader.path(), reader.line_number(), "", what);
 }
 
-bool next_data_line(LineReader& reader, std::string_view& line, char comment) {
+bool next_data_line(util::LineReader& reader, std::string_view& line, char comment) {
   while (reader.next(line)) {
     if (line.empty() || (comment != '\0' && line.front() == comment)) continue;
-    if (trim(line).empty()) continue;
+    if (util::trim(line).empty()) continue;
     return true;
   }
   return false;
 }
 
-std::size_t read_named_header(LineReader& reader, std::span<const char* const> names, int required,
+std::size_t read_named_header(util::LineReader& reader, std::span<const char* const> names, int required,
                               std::string_view what_file, std::span<int> pos) {
   std::string_view line;
   if (!next_data_line(reader, line, '\0')) throw EmptyTraceError(reader.path(), "no header row");
   const std::string hint = fmt::format(" from the header (is this {}?)", what_file);
-  return read_csv_header(line, reader.path(), reader.line_number(), CsvHeaderSpec{names, required, false, hint}, pos);
+  return util::read_csv_header(line, reader.path(), reader.line_number(),
+                               util::CsvHeaderSpec{names, required, false, hint}, pos);
 }
 
 }  // namespace schedlab::workload

@@ -28,10 +28,10 @@
 namespace schedlab::workload {
 
 // A file with nothing to read: never skipped by --skip-bad-rows (it is not a row).
-class EmptyTraceError : public InputError {
+class EmptyTraceError : public util::InputError {
  public:
   EmptyTraceError(const std::string& file, const std::string& what)
-      : InputError(file, 1, "", "empty trace: " + what) {}
+      : util::InputError(file, 1, "", "empty trace: " + what) {}
 };
 
 // Rows a format leaves out by its own rules (CPU-only, never started, ...), per reason, in
@@ -59,16 +59,17 @@ class SkippedRowsFile {
   explicit SkippedRowsFile(const std::string& path);
   void row(long line, std::string_view reason);
   // A row --skip-bad-rows passed over: the error's own words are its reason.
-  void unreadable(const InputError& e);
+  void unreadable(const util::InputError& e);
   // The trace is read to its end: the file is put in place (it appears whole or not at all).
   void flush();
 
  private:
-  std::unique_ptr<StagedFile> out_;
+  std::unique_ptr<util::StagedFile> out_;
 };
 
 // The error for a trace from which no job remains, naming the rows left out per reason.
-InputError no_job_left(const std::string& path, const std::vector<std::pair<std::string, std::uint64_t>>& reasons);
+util::InputError no_job_left(const std::string& path,
+                             const std::vector<std::pair<std::string, std::uint64_t>>& reasons);
 
 // Base of every public-format reader. A subclass implements read_row(); this class applies
 // --skip-bad-rows, orders rows by submit time, re-bases time so that the first submit is 0
@@ -118,7 +119,7 @@ class TraceReaderSource : public JobSource {
 
  private:
   bool read_checked(JobSpec& out);
-  void skip_bad_row(const InputError& e);
+  void skip_bad_row(const util::InputError& e);
   void fill_buffer();
   void finish();
 
@@ -144,7 +145,7 @@ class TraceReaderSource : public JobSource {
 // The reader of a format's arguments (TraceOptions::args), named "workload.args.NAME (format)"
 // in a scenario and "--arg NAME (format)" on the command line: a name not in `known` is refused
 // with a suggestion; the readers' common args (rebase, sort) are always accepted.
-ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
+util::ArgReader trace_args(const TraceOptions& options, std::string_view format, std::vector<std::string> known);
 
 // Checked fields (util/checked.h): a number outside the type it lands in, or outside sense,
 // is a located error naming the limit, never a wrapped count or time.
@@ -152,14 +153,14 @@ ArgReader trace_args(const TraceOptions& options, std::string_view format, std::
 // An integer field as T within [lo, hi]: below lo reads "-1 is less than 0", above hi names
 // the range ("4294967296 is out of range [1, 4294967295]").
 template <std::integral T>
-T parse_int_field(std::string_view s, const FieldContext& where, T lo, T hi = std::numeric_limits<T>::max()) {
-  return checked_int<T>(parse_int_at_least(s, static_cast<std::int64_t>(lo), where), where, lo, hi);
+T parse_int_field(std::string_view s, const util::FieldContext& where, T lo, T hi = std::numeric_limits<T>::max()) {
+  return util::checked_int<T>(util::parse_int_at_least(s, static_cast<std::int64_t>(lo), where), where, lo, hi);
 }
 // A time in seconds, at least `min_s`, as microseconds within 100 years.
-engine::Time parse_seconds_field(std::string_view s, double min_s, const FieldContext& where);
+engine::Time parse_seconds_field(std::string_view s, double min_s, const util::FieldContext& where);
 // The run time from `start` to `end` (seconds, end >= start checked by the caller) as
 // microseconds: more than 100 years is an error at `where` (the end column), naming `from`.
-engine::Time checked_run_time(double start, double end, const FieldContext& where, std::string_view from);
+engine::Time checked_run_time(double start, double end, const util::FieldContext& where, std::string_view from);
 
 // How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
 // count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd
@@ -172,26 +173,26 @@ struct Shape {
   bool reshaped = false;  // not one task per listed host
 };
 Shape shape_from_hosts(const std::vector<std::uint64_t>& gpus_per_host, std::uint64_t host_limit,
-                       const FieldContext& where);
+                       const util::FieldContext& where);
 
 // "YYYY-MM-DD HH:MM:SS" (or 'T' between date and time, optional fractional seconds) as
 // seconds since 1970-01-01 read as UTC: the traces give local times without a zone, and
 // only differences matter after re-basing. False when `s` is not such a date-time.
 bool parse_datetime(std::string_view s, double& seconds);
 // A time column that holds either a date-time or a number of seconds (epoch or offset).
-double parse_time(std::string_view s, const FieldContext& where);
+double parse_time(std::string_view s, const util::FieldContext& where);
 
 // Throws "expected N fields, found M" (with a hint when the last line had no newline).
-void expect_field_count(const LineReader& reader, std::size_t found, std::size_t expected);
+void expect_field_count(const util::LineReader& reader, std::size_t found, std::size_t expected);
 // The reader's next line that is not empty and not a comment starting with `comment`
 // ('\0' for none); false at the end.
-bool next_data_line(LineReader& reader, std::string_view& line, char comment);
+bool next_data_line(util::LineReader& reader, std::string_view& line, char comment);
 
 // Reads the header row of a CSV whose columns are found by name (any order, extra columns
 // ignored): pos[i] becomes the index of names[i], -1 when absent, and the column count is
 // returned. The first `required` names must be present, else an InputError naming the
 // column and `what_file` ("a Helios cluster_log.csv"). An empty file is an EmptyTraceError.
-std::size_t read_named_header(LineReader& reader, std::span<const char* const> names, int required,
+std::size_t read_named_header(util::LineReader& reader, std::span<const char* const> names, int required,
                               std::string_view what_file, std::span<int> pos);
 
 }  // namespace schedlab::workload

@@ -23,9 +23,9 @@ class Resampler final : public JobSource {
             ResampleReport& report)
       : trace_(std::move(trace)), seed_(seed) {
     if (!(load >= kMinArrivalScale && load <= kMaxArrivalScale))
-      throw InputError("", 0, "--load",
-                       fmt::format("{} is out of range [{:g}, {:g}] (GPU demand relative to the --like trace)", load,
-                                   kMinArrivalScale, kMaxArrivalScale));
+      throw util::InputError("", 0, "--load",
+                             fmt::format("{} is out of range [{:g}, {:g}] (GPU demand relative to the --like trace)",
+                                         load, kMinArrivalScale, kMaxArrivalScale));
     JobSpec j;
     engine::Time first = 0, last = 0;
     while (trace_->next(j)) {
@@ -43,10 +43,11 @@ class Resampler final : public JobSource {
       rows_.push_back(j);
     }
     report.rows = rows_.size();
-    if (rows_.size() < 2) throw InputError("", 0, "--like", "a trace needs at least 2 jobs to generate like it");
+    if (rows_.size() < 2) throw util::InputError("", 0, "--like", "a trace needs at least 2 jobs to generate like it");
     report.span_s = engine::to_seconds(last - first);
     if (!(report.span_s > 0))
-      throw InputError("", 0, "--like", "every job of the trace is submitted at one instant: it has no rate to keep");
+      throw util::InputError("", 0, "--like",
+                             "every job of the trace is submitted at one instant: it has no rate to keep");
     jobs_ = jobs ? jobs : rows_.size();
     check_job_count(jobs_, "jobs", "", 0, "--jobs");
     report.jobs = jobs_;
@@ -65,11 +66,12 @@ class Resampler final : public JobSource {
     else
       span_s_ = static_cast<double>(jobs_ - 1) / (load * static_cast<double>(rows_.size() - 1) / report.span_s);
     if (jobs_ < 2) span_s_ = 0;
-    if (!(span_s_ <= kMaxInputSeconds))
-      throw InputError("", 0, "--load",
-                       fmt::format("{} jobs at this load would arrive over {:.3g} s, beyond 100 years ({} s): raise "
-                                   "--load or lower --jobs",
-                                   jobs_, span_s_, kMaxInputSeconds));
+    if (!(span_s_ <= util::kMaxInputSeconds))
+      throw util::InputError(
+          "", 0, "--load",
+          fmt::format("{} jobs at this load would arrive over {:.3g} s, beyond 100 years ({} s): raise "
+                      "--load or lower --jobs",
+                      jobs_, span_s_, util::kMaxInputSeconds));
     report.out_span_s = span_s_;
     rows_draws_ = rows_stream();
     gap_draws_ = gaps_stream();
@@ -84,7 +86,7 @@ class Resampler final : public JobSource {
     // the same order as the first pass, so the last one lands on S exactly.
     if (produced_ > 0) cum_ += gap_draws_.exponential(1.0);
     const double at = gap_total_ > 0 ? span_s_ * (cum_ / gap_total_) : 0.0;
-    out.submit = checked_seconds(at, FieldContext{kNoFile, 0, "--load"}, 0);
+    out.submit = util::checked_seconds(at, util::FieldContext{kNoFile, 0, "--load"}, 0);
     ++produced_;
     return true;
   }

@@ -15,7 +15,7 @@
 #include "util/error.h"
 
 namespace fs = std::filesystem;
-using schedlab::InputError;
+using schedlab::util::InputError;
 using namespace schedlab::calib;
 using schedlab::perf::LinkTier;
 

@@ -12,7 +12,7 @@
 #include "util/error.h"
 
 namespace fs = std::filesystem;
-using schedlab::InputError;
+using schedlab::util::InputError;
 using namespace schedlab::calib;
 
 namespace {

@@ -121,7 +121,7 @@ TEST_CASE("Config.Robustness.set_numbers_in_range_or_located") {
 TEST_CASE("Config.Robustness.yaml_structure_errors_are_located") {
   SUBCASE("nesting too deep says so") {
     std::string deep = "a: " + std::string(5000, '[') + std::string(5000, ']') + "\n";
-    auto e = input_error_of([&] { parse_yaml(deep, "deep.yaml"); });
+    auto e = input_error_of([&] { util::parse_yaml(deep, "deep.yaml"); });
     CHECK(e.file() == "deep.yaml");
     CHECK(e.line() == 1);
     CHECK_MESSAGE(says(e, "nested too deeply"), std::string(e.what()));
@@ -132,7 +132,7 @@ TEST_CASE("Config.Robustness.yaml_structure_errors_are_located") {
     CHECK_MESSAGE(says(e, "is a folder, expected a file"), std::string(e.what()));
   }
   SUBCASE("a device is not a configuration file") {
-    auto e = input_error_of([&] { load_yaml_file("/dev/null"); });
+    auto e = input_error_of([&] { util::load_yaml_file("/dev/null"); });
     CHECK_MESSAGE(says(e, "is not a regular file"), std::string(e.what()));
   }
   SUBCASE("a nested non-scalar key names its map") {

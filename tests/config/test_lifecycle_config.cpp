@@ -39,7 +39,7 @@ std::string write(const std::string& name, const std::string& text) {
 std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
   try {
     load_scenario(path, sets);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";

@@ -114,7 +114,7 @@ TEST_CASE("Config.Scenario.variant_errors_name_their_line") {
   try {
     load_scenario(fixture("scenarios/variant_bad_set.yaml"), {}, std::nullopt, base.variants[1].index);
     FAIL("expected an error");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(e.line() == 8);
     CHECK(e.field() == "scheduler.placement");
   }

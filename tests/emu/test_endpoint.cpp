@@ -37,9 +37,9 @@ struct TokenFolder {
 
 std::string error_of(const std::string& path) {
   try {
-    Notices notices;
+    util::Notices notices;
     read_token_file(path, "--token-file", notices);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "";
@@ -49,7 +49,7 @@ std::string error_of(const std::string& path) {
 
 TEST_CASE("Emulation.TokenFile.reads_the_token_without_surrounding_white_space") {
   TokenFolder d;
-  Notices notices;
+  util::Notices notices;
   CHECK(read_token_file(d.write("t", "  0123456789abcdefXYZ\n"), "--token-file", notices) == "0123456789abcdefXYZ");
 }
 

@@ -143,7 +143,7 @@ TEST_CASE("Emu.Process.what_cannot_start_is_an_error_not_a_process") {
   auto message = [](const ProcessSpec& spec) -> std::string {
     try {
       Process::spawn(spec);
-    } catch (const EnvironmentError& e) {
+    } catch (const util::EnvironmentError& e) {
       return e.what();
     }
     return "";

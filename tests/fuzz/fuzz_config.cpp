@@ -33,8 +33,8 @@ template <class F>
 int expected_errors_ok(F&& body) {
   try {
     body();
-  } catch (const InputError&) {
-  } catch (const EnvironmentError&) {
+  } catch (const util::InputError&) {
+  } catch (const util::EnvironmentError&) {
   }
   return 0;
 }
@@ -62,8 +62,8 @@ int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
     for (std::size_t i = 0; i < sc.variants.size() && i < 4; ++i) config::load_scenario(path, sc.variants[i].sets);
     constexpr std::uint64_t kMaxJobs = 200;
     if (sc.workload.max_jobs == 0 || sc.workload.max_jobs > kMaxJobs) sc.workload.max_jobs = kMaxJobs;
-    Notices notices;
-    check_summary(sim::run_scenario(sc, notices, "").summary);
+    util::Notices notices;
+    check_summary(run::run_scenario(sc, notices, "").summary);
   });
 }
 

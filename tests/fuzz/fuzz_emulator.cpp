@@ -34,7 +34,7 @@ void journal_round_trip(const emu::OutsideInput& input, const char* what) {
   emu::OutsideInput back;
   try {
     back = emu::input_from_json(reread, "journal.jsonl", 2);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     throw InvariantError(std::string(what) + ": the journal refuses what it wrote: " + e.what() + "\n" +
                          emu::dump_json(written));
   }
@@ -107,7 +107,7 @@ int fuzz_journal(const std::uint8_t* data, std::size_t size) {
       for (const auto& in : b.inputs) journal_round_trip(in, "a journaled input");
     }
     if (j.anchor) expect(j.anchor->unix_us >= 0, "a clock anchor before 1970");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     expect(e.file() == path, std::string("the error names another file: ") + e.what());
   }
   return 0;

@@ -71,7 +71,7 @@ int fuzz_external_policy(const std::uint8_t* data, std::size_t size) {
     sim::Simulation simulation(topo, config, *source, *perf, collector, "fuzz");
     simulation.run();
     check_run(collector);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     // The policy's faults are reported where the scenario set it up.
     expect(e.file() == "fuzz.yaml" && e.line() == 1, std::string("error names another place: ") + e.what());
   }

@@ -95,7 +95,7 @@ std::vector<std::string_view> lines_of(std::string_view bytes, bool& unterminate
 // Reads the whole file with FileBytes in chunks of odd sizes (the first 64 KiB), then large
 // ones; false when a read failed.
 bool read_in_chunks(const std::string& path, std::string& out) {
-  FileBytes bytes(path);
+  util::FileBytes bytes(path);
   static constexpr std::size_t kSizes[] = {1, 3, 7, 512, 4093};
   std::vector<char> buf(1 << 20);
   for (std::size_t i = 0;; ++i) {
@@ -126,7 +126,7 @@ int fuzz_gzip(const std::uint8_t* data, std::size_t size) {
 
   // Line by line, as the trace readers read.
   try {
-    LineReader reader(path);
+    util::LineReader reader(path);
     std::string_view line;
     std::size_t n = 0;
     while (reader.next(line)) {
@@ -143,7 +143,7 @@ int fuzz_gzip(const std::uint8_t* data, std::size_t size) {
       expect(n == want.size(), std::to_string(n) + " lines read of the file's " + std::to_string(want.size()));
       expect(n == 0 || reader.last_line_unterminated() == unterminated, "last_line_unterminated() is wrong");
     }
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     expect(!must_read, std::string("a whole file refused: ") + e.what());
     expect(e.file() == path, std::string("the error names another file: ") + e.what());
   }
@@ -153,7 +153,7 @@ int fuzz_gzip(const std::uint8_t* data, std::size_t size) {
   bool ok = false;
   try {
     ok = read_in_chunks(path, got);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     expect(e.file() == path, std::string("the error names another file: ") + e.what());
   }
   if (ok) {

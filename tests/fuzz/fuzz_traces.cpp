@@ -117,8 +117,8 @@ int read_trace(const char* format, const char* file_name, const std::uint8_t* da
       auto source = workload::open_trace(path, options);
       simulate(*source);
       return 0;
-    } catch (const InputError&) {
-    } catch (const EnvironmentError&) {
+    } catch (const util::InputError&) {
+    } catch (const util::EnvironmentError&) {
       return 0;
     }
   }
@@ -139,13 +139,13 @@ int pack_openb(const std::uint8_t* data, std::size_t size) {
   sc.workload.packing_mode = true;
   for (const char* placement : {"best-fit", "fgd"}) {
     sc.scheduler.placement = placement;
-    sim::PackingOutcome o;
+    run::PackingOutcome o;
     try {
-      Notices notices;
-      o = sim::run_packing(sc, notices, "");
-    } catch (const InputError&) {
+      util::Notices notices;
+      o = run::run_packing(sc, notices, "");
+    } catch (const util::InputError&) {
       return 0;
-    } catch (const EnvironmentError&) {
+    } catch (const util::EnvironmentError&) {
       return 0;
     }
     const std::string what = std::string(placement) + ": ";
@@ -194,7 +194,7 @@ int fuzz_failure_trace(const std::uint8_t* data, std::size_t size) {
       expect(f.down_for >= 1, "down for " + std::to_string(f.down_for) + " us");
       expect(f.gpu == sim::kWholeHost || f.gpu < topo.host(f.host).gpus, "failure of GPU " + std::to_string(f.gpu));
     }
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     expect(e.file() == path, std::string("error names another file: ") + e.what());
   }
   return 0;
@@ -213,10 +213,10 @@ int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size) {
     std::ostringstream out;
     perf::write_profile(profile, out);
     perf::load_profile_text(out.str(), "fuzz-fitted.yaml");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     // Errors say where: the log's name, and the line for a row that does not parse.
     expect(e.file() == "fuzz.log", std::string("error names no file: ") + e.what());
-  } catch (const EnvironmentError&) {
+  } catch (const util::EnvironmentError&) {
   }
   return 0;
 }

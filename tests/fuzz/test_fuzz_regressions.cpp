@@ -115,7 +115,7 @@ TEST_CASE("Fuzz.Seeds.accepted_by_their_parsers") {
   }
   for (const auto& file : sorted_entries(seeds / "gzip")) {
     CAPTURE(file.string());
-    schedlab::LineReader reader(file.string());
+    schedlab::util::LineReader reader(file.string());
     std::string_view line;
     long lines = 0;
     CHECK_NOTHROW(while (reader.next(line)) ++lines);

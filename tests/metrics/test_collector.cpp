@@ -154,7 +154,7 @@ TEST_CASE("Metrics.Summary.figures_of_a_small_run") {
 }
 
 TEST_CASE("Metrics.Writers.csv_fields_are_quoted_only_when_needed") {
-  CHECK(csv_field("plain") == "plain");
-  CHECK(csv_field("a,b") == "\"a,b\"");
-  CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(util::csv_field("plain") == "plain");
+  CHECK(util::csv_field("a,b") == "\"a,b\"");
+  CHECK(util::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
 }

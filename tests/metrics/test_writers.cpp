@@ -62,7 +62,7 @@ TEST_CASE("Util.Csv.fields_are_quoted_per_rfc4180") {
   };
   for (const auto& c : cases) {
     CAPTURE(c.in);
-    CHECK(csv_field(c.in) == c.out);
+    CHECK(util::csv_field(c.in) == c.out);
   }
 }
 

@@ -11,7 +11,7 @@
 #include "util/error.h"
 
 namespace fs = std::filesystem;
-using schedlab::InputError;
+using schedlab::util::InputError;
 using namespace schedlab::perf;
 
 namespace {

@@ -144,9 +144,11 @@ TEST_CASE("Perf.ModelCatalog.shipped_file_and_errors") {
     CHECK_MESSAGE(cat.find(m) != nullptr, m);
   CHECK(cat.get("resnet50").gradient_bytes() == doctest::Approx(25.6e6 * 4));
   CHECK(cat.get("llama2-7b").gradient_bytes() == doctest::Approx(6.74e9 * 2));
-  CHECK_THROWS_WITH_AS(cat.get("resnet5"), doctest::Contains("did you mean 'resnet50'"), InputError);
-  CHECK_THROWS_WITH_AS(load_model_catalog_text("models:\n  - {name: a, params: 1, sample_per_s: {V100: 1}}\n", "m.yaml"),
-                       doctest::Contains("m.yaml:2"), InputError);
-  CHECK_THROWS_WITH_AS(load_model_catalog_text("models:\n  - {name: a, params: -1, samples_per_s: {V100: 1}}\n", "m.yaml"),
-                       doctest::Contains("params"), InputError);
+  CHECK_THROWS_WITH_AS(cat.get("resnet5"), doctest::Contains("did you mean 'resnet50'"), util::InputError);
+  CHECK_THROWS_WITH_AS(
+      load_model_catalog_text("models:\n  - {name: a, params: 1, sample_per_s: {V100: 1}}\n", "m.yaml"),
+      doctest::Contains("m.yaml:2"), util::InputError);
+  CHECK_THROWS_WITH_AS(
+      load_model_catalog_text("models:\n  - {name: a, params: -1, samples_per_s: {V100: 1}}\n", "m.yaml"),
+      doctest::Contains("params"), util::InputError);
 }

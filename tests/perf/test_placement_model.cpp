@@ -52,7 +52,7 @@ workload::JobSpec job(workload::JobId id, std::uint32_t tasks, std::uint32_t per
   return j;
 }
 
-std::unique_ptr<PerfModel> model(const cluster::Topology& topo, const NamedArgs& args) {
+std::unique_ptr<PerfModel> model(const cluster::Topology& topo, const util::NamedArgs& args) {
   return make_perf_model("placement", args, kScenario, topo, 7);
 }
 
@@ -61,25 +61,25 @@ std::unique_ptr<PerfModel> model(const cluster::Topology& topo, const NamedArgs&
 TEST_CASE("Perf.PlacementModel.settings_errors") {
   auto topo = two_racks();
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"algoritm", "ring"}}, kScenario, topo, 1),
-                       doctest::Contains("did you mean 'algorithm'"), InputError);
+                       doctest::Contains("did you mean 'algorithm'"), util::InputError);
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"algorithm", "butterfly"}}, kScenario, topo, 1),
-                       doctest::Contains("valid: ring, hierarchical, tree, ps"), InputError);
+                       doctest::Contains("valid: ring, hierarchical, tree, ps"), util::InputError);
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"overlap", "1.5"}}, kScenario, topo, 1),
-                       doctest::Contains("perf.overlap"), InputError);
+                       doctest::Contains("perf.overlap"), util::InputError);
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"model_mix", "{resnet: 1}"}}, kScenario, topo, 1),
-                       doctest::Contains("did you mean 'resnet50'"), InputError);
-  CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"model_mix", "{\"1\": {resnet50: 1}, \"4+\": {vgg16: 1}}"}},
-                                       kScenario, topo, 1),
-                       doctest::Contains("gap at 2"), InputError);
+                       doctest::Contains("did you mean 'resnet50'"), util::InputError);
+  CHECK_THROWS_WITH_AS(
+      make_perf_model("placement", {{"model_mix", "{\"1\": {resnet50: 1}, \"4+\": {vgg16: 1}}"}}, kScenario, topo, 1),
+      doctest::Contains("gap at 2"), util::InputError);
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"reference", "tight"}}, kScenario, topo, 1),
-                       doctest::Contains("tightest"), InputError);
+                       doctest::Contains("tightest"), util::InputError);
   CHECK_THROWS_WITH_AS(make_perf_model("placement", {{"contention", "yes"}}, kScenario, topo, 1),
-                       doctest::Contains("true or false"), InputError);
+                       doctest::Contains("true or false"), util::InputError);
 }
 
 TEST_CASE("Perf.ModelMix.deterministic_and_weighted") {
   auto cat = load_model_catalog(kSrc + "/configs/models.yaml");
-  auto mix = ModelMix::parse(ArgValue("{resnet50: 3, vgg16: 1}"), cat, "s.yaml");
+  auto mix = ModelMix::parse(util::ArgValue("{resnet50: 3, vgg16: 1}"), cat, "s.yaml");
   std::map<std::size_t, int> counts;
   for (workload::JobId i = 0; i < 4000; ++i) {
     auto j = job(i, 1, 1);
@@ -99,7 +99,8 @@ TEST_CASE("Perf.ModelMix.deterministic_and_weighted") {
   CHECK(mix_uniform(1, 0) != mix_uniform(1, 1));
 
   SUBCASE("GPU-count classes") {
-    auto classed = ModelMix::parse(ArgValue("{\"1\": {resnet50: 1}, \"2-8\": {bert-large: 1}, \"9+\": {llama2-7b: 1}}"), cat, "s");
+    auto classed = ModelMix::parse(
+        util::ArgValue("{\"1\": {resnet50: 1}, \"2-8\": {bert-large: 1}, \"9+\": {llama2-7b: 1}}"), cat, "s");
     CHECK(cat.models()[classed.pick(1, job(0, 1, 1))].name == "resnet50");
     CHECK(cat.models()[classed.pick(1, job(1, 1, 8))].name == "bert-large");
     CHECK(cat.models()[classed.pick(1, job(2, 4, 8))].name == "llama2-7b");

@@ -18,9 +18,9 @@ namespace {
 const std::string kRoot = SCHEDLAB_SOURCE_DIR;
 const std::string kHandWorked = kRoot + "/tests/fixtures/scenarios/packing_hand_worked.yaml";
 
-sim::PackingOutcome pack(const std::vector<std::string>& sets, const std::string& out = {}) {
-  Notices notices;
-  return sim::run_packing(config::load_scenario(kHandWorked, sets), notices, out);
+run::PackingOutcome pack(const std::vector<std::string>& sets, const std::string& out = {}) {
+  util::Notices notices;
+  return run::run_packing(config::load_scenario(kHandWorked, sets), notices, out);
 }
 }  // namespace
 
@@ -98,7 +98,7 @@ TEST_CASE("Sim.Packing.timeless_pod_list_is_refused_for_a_replay") {
   const std::string path = kRoot + "/tests/fixtures/traces/openb/packing_hand_worked.csv";
   CHECK_THROWS_WITH_AS(workload::open_trace(path, options),
                        doctest::Contains("1: creation_time: this pod list has no creation_time or deletion_time"),
-                       InputError);
+                       util::InputError);
   options.times_optional = true;
   auto source = workload::open_trace(path, options);
   workload::JobSpec job;
@@ -112,9 +112,10 @@ TEST_CASE("Sim.Packing.timeless_pod_list_is_refused_for_a_replay") {
 
 TEST_CASE("Sim.Packing.mode_rules") {
   CHECK_THROWS_WITH_AS(config::load_scenario(kHandWorked, {"scheduler.preemption=priority"}),
-                       doctest::Contains("preemption must be none"), InputError);
+                       doctest::Contains("preemption must be none"), util::InputError);
   CHECK_THROWS_WITH_AS(config::load_scenario(kHandWorked, {"workload.mode=replay"}),
-                       doctest::Contains("workload.packing: applies only with workload.mode: packing"), InputError);
+                       doctest::Contains("workload.packing: applies only with workload.mode: packing"),
+                       util::InputError);
   CHECK_THROWS_WITH_AS(config::load_scenario(kHandWorked, {"workload.packing.arrive_until=0"}),
-                       doctest::Contains("arrive_until"), InputError);
+                       doctest::Contains("arrive_until"), util::InputError);
 }

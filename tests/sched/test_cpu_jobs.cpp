@@ -69,7 +69,7 @@ struct CpuBench {
 
 sched::SchedulerConfig with_filter(const std::string& placement, const std::string& unless_idle_s) {
   auto c = scheduler_config(placement, {"gang"}, {"gpu-model", "gpu-hosts-for-gpu-jobs"});
-  if (!unless_idle_s.empty()) c.args["gpu-hosts-for-gpu-jobs"].values["unless_idle_s"] = ArgValue(unless_idle_s);
+  if (!unless_idle_s.empty()) c.args["gpu-hosts-for-gpu-jobs"].values["unless_idle_s"] = util::ArgValue(unless_idle_s);
   return c;
 }
 }  // namespace
@@ -243,9 +243,9 @@ TEST_CASE("Sched.Filter.gpu_hosts_for_gpu_jobs_on_its_own") {
   }
   SUBCASE("bad args") {
     CHECK_THROWS_WITH_AS(sched::builtin_parts().filters.make("gpu-hosts-for-gpu-jobs", {{"unless_idle", "5"}}),
-                         doctest::Contains("did you mean 'unless_idle_s'?"), InputError);
+                         doctest::Contains("did you mean 'unless_idle_s'?"), util::InputError);
     CHECK_THROWS_WITH_AS(sched::builtin_parts().filters.make("gpu-hosts-for-gpu-jobs", {{"unless_idle_s", "-5"}}),
-                         doctest::Contains("unless_idle_s"), InputError);
+                         doctest::Contains("unless_idle_s"), util::InputError);
   }
 }
 

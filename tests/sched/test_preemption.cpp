@@ -188,7 +188,7 @@ TEST_CASE("Sched.Preemption.arguments_checked") {
         r.preemptions.make(b.part, args);
       else
         r.backfills.make(b.part, args);
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       what = e.what();
     }
     CHECK(what.find(b.message) != std::string::npos);

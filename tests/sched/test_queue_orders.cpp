@@ -463,7 +463,7 @@ TEST_CASE("Sched.Queue.sim_ftf_rounds_favour_the_job_furthest_behind") {
 TEST_CASE("Sched.Queue.args_errors_name_the_arg_and_the_values") {
   auto fails = [](const std::string& name, const sched::PartArgs& args, const std::string& message) {
     CAPTURE(name);
-    CHECK_THROWS_WITH_AS(order(name, args), message.c_str(), InputError);
+    CHECK_THROWS_WITH_AS(order(name, args), message.c_str(), util::InputError);
   };
   fails("las", {{"thresholds", "[20, 10]"}},
         "scheduler.args.las.thresholds: [20, 10] must be positive and strictly increasing (item 2 is 10)");

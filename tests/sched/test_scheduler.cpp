@@ -244,9 +244,9 @@ TEST_CASE("Sched.Registry.lists_names_and_unknown_names_list_the_valid_ones") {
   CHECK_THROWS_WITH_AS(r.placements.make("bestfit", {}),
                        "unknown placement 'bestfit'; did you mean 'best-fit'? valid: first-fit, best-fit, rack-pack, "
                        "spread, fgd",
-                       InputError);
+                       util::InputError);
   CHECK_THROWS_WITH_AS(r.backfills.make("easy", {{"max_scan", "0"}}),
-                       "scheduler.args.easy.max_scan: '0' is not a positive integer", InputError);
+                       "scheduler.args.easy.max_scan: '0' is not a positive integer", util::InputError);
   for (const auto& p : r.placements.items()) CHECK_FALSE(p.help.empty());
   CHECK(std::string(sched::code_name(sched::Code::unresolvable)) == "unresolvable");
 }

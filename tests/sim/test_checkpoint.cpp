@@ -185,7 +185,7 @@ TEST_CASE("Checkpoint.Catalog.bad_figures_are_located") {
   auto error_of = [](const std::string& text) {
     try {
       perf::load_model_catalog_text(text, "catalog.yaml");
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
@@ -227,7 +227,7 @@ TEST_CASE("Checkpoint.NativeCsv.columns_are_read_checked_and_written") {
   try {
     bad_src->next(j);
     FAIL("expected an InputError");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(std::string(e.what()).starts_with(bad + ":2: ckpt_save_s: -3 s is out of range"));
   }
 }

@@ -57,9 +57,9 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
     auto sc = config::load_scenario(c.scenario, c.sets);
     const fs::path a = tmp.path / fmt::format("a{}", n), b = tmp.path / fmt::format("b{}", n);
     ++n;
-    Notices notices;
-    auto first = sim::run_scenario(sc, notices, a.string());
-    auto second = sim::run_scenario(config::load_scenario(c.scenario, c.sets), notices, b.string());
+    util::Notices notices;
+    auto first = run::run_scenario(sc, notices, a.string());
+    auto second = run::run_scenario(config::load_scenario(c.scenario, c.sets), notices, b.string());
     CHECK(first.summary.finished > 0);
     CHECK(first.stats.events == second.stats.events);
     for (const char* f : kFiles) {
@@ -79,9 +79,9 @@ TEST_CASE("Sim.Determinism.same_scenario_twice_gives_identical_files") {
 
 TEST_CASE("Sim.Determinism.another_seed_gives_another_generated_run") {
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/generated.yaml";
-  Notices notices;
-  auto one = sim::run_scenario(config::load_scenario(scenario, {}, 1), notices, "");
-  auto two = sim::run_scenario(config::load_scenario(scenario, {}, 2), notices, "");
+  util::Notices notices;
+  auto one = run::run_scenario(config::load_scenario(scenario, {}, 1), notices, "");
+  auto two = run::run_scenario(config::load_scenario(scenario, {}, 2), notices, "");
   CHECK(one.summary.jobs == two.summary.jobs);
   CHECK(one.summary.jct_mean_s != two.summary.jct_mean_s);
 }
@@ -90,8 +90,8 @@ TEST_CASE("Sim.ScenarioRun.results_record_the_resolved_scenario") {
   const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/scenarios/tiny.yaml";
   ScratchDir tmp("resolved");
   auto out = tmp.path / "run";
-  Notices notices;
-  auto outcome = sim::run_scenario(
+  util::Notices notices;
+  auto outcome = run::run_scenario(
       config::load_scenario(scenario, {"scheduler.placement=first-fit", "scheduler.filters=[gpu-model]"}), notices,
       out.string());
   // The small trace: 4 jobs on 16 GPUs. Job 0 (4 GPUs, any model) takes V100 host h0; job 1
@@ -123,10 +123,10 @@ TEST_CASE("Sim.ScenarioRun.a_failed_run_leaves_no_results_folder") {
   auto sc = config::load_scenario(scenario, {"workload.trace=" + trace.string()});
   const fs::path out = tmp.path / "out";
   try {
-    Notices notices;
-    sim::run_scenario(sc, notices, out.string());
+    util::Notices notices;
+    run::run_scenario(sc, notices, out.string());
     FAIL("expected an InputError");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(e.file() == trace.string());
     CHECK(e.line() == 3);
     CHECK(e.field() == "gpu_model");

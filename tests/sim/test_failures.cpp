@@ -38,7 +38,7 @@ sim::FailureRates rates(double mtbf_h, double shape, double gpu_rate, double rep
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";
@@ -294,8 +294,8 @@ TEST_CASE("Failures.Scenario.same_seed_same_results_other_seed_other_failures") 
                                   "failures: {host_mtbf_h: 2, repair_h: 0.5, gpu_failures_per_gpu_h: 0.05}\n");
   auto jobs_csv = [&](std::uint64_t seed, const std::string& out) {
     auto sc = config::load_scenario(scenario, {}, seed);
-    Notices notices;
-    auto outcome = sim::run_scenario(sc, notices, out, true);
+    util::Notices notices;
+    auto outcome = run::run_scenario(sc, notices, out, true);
     std::ifstream in(out + "/jobs.csv");
     std::stringstream s;
     s << in.rdbuf();

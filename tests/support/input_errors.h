@@ -17,17 +17,17 @@ inline std::string fixture(const std::string& rel) {
 
 // The InputError a call throws (fails the test when it throws nothing).
 template <class F>
-InputError input_error_of(F&& f) {
+util::InputError input_error_of(F&& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e;
   }
   FAIL("expected an InputError");
-  return InputError("unreachable");
+  return util::InputError("unreachable");
 }
 
-inline bool says(const InputError& e, const std::string& text) {
+inline bool says(const util::InputError& e, const std::string& text) {
   return std::string(e.what()).find(text) != std::string::npos;
 }
 
@@ -41,7 +41,7 @@ struct Located {
 
 // Checks an InputError against `want`: file, line, field, message, and the
 // `file:line: field: what` form the CLI prints.
-inline void check_located(const InputError& e, const Located& want) {
+inline void check_located(const util::InputError& e, const Located& want) {
   CHECK(e.file() == fixture(want.file));
   CHECK(e.line() == want.line);
   CHECK(e.field() == want.field);

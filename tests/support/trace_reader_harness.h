@@ -33,7 +33,7 @@ class TraceReaderHarness {
     return std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/" + format_ + "/" + name;
   }
 
-  ReadTrace read_all(const std::string& path, bool skip = false, NamedArgs args = {},
+  ReadTrace read_all(const std::string& path, bool skip = false, util::NamedArgs args = {},
                      const std::string& format = "") const {
     workload::TraceOptions options;
     options.format = format.empty() ? format_ : format;
@@ -59,10 +59,10 @@ class TraceReaderHarness {
   }
 
   // The message of the InputError reading `path` raises, or "(no error)".
-  std::string error_of(const std::string& path, NamedArgs args = {}) const {
+  std::string error_of(const std::string& path, util::NamedArgs args = {}) const {
     try {
       read_all(path, false, std::move(args));
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       return e.what();
     }
     return "(no error)";

@@ -75,12 +75,13 @@ TEST_CASE("Sweep.Expand.a_value_the_scenario_refuses_is_reported_at_its_line_in_
   try {
     load_sweep(kFixtures + "bad_value.yaml");
     FAIL("no error");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(e.line() == 5);
     CHECK(e.field() == "grid.scheduler.placement");
     CHECK(std::string(e.what()).find("rackpack") != std::string::npos);
   }
-  CHECK_THROWS_WITH_AS(load_sweep(kFixtures + "not_a_list.yaml"), doctest::Contains("expected a list"), InputError);
+  CHECK_THROWS_WITH_AS(load_sweep(kFixtures + "not_a_list.yaml"), doctest::Contains("expected a list"),
+                       util::InputError);
 }
 
 TEST_CASE("Sweep.Stats.mean_sd_and_the_student_t_confidence_interval") {
@@ -136,11 +137,11 @@ TEST_CASE("Sweep.Folder.a_folder_holding_another_sweep_or_other_files_is_refused
   prepare_folder(spec, dir);
   CHECK_NOTHROW(prepare_folder(spec, dir));  // the same sweep: resumed
   spec.seeds = {1, 2};
-  CHECK_THROWS_WITH_AS(prepare_folder(spec, dir), doctest::Contains("holds another sweep"), InputError);
+  CHECK_THROWS_WITH_AS(prepare_folder(spec, dir), doctest::Contains("holds another sweep"), util::InputError);
   std::filesystem::create_directories(tmp.path / "other");
   std::ofstream(tmp.path / "other/notes.txt") << "mine\n";
   CHECK_THROWS_WITH_AS(prepare_folder(spec, (tmp.path / "other").string()), doctest::Contains("not a sweep folder"),
-                       InputError);
+                       util::InputError);
   CHECK(testing::file_text(tmp.path / "other/notes.txt") == "mine\n");
 }
 

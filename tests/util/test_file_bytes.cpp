@@ -17,9 +17,9 @@
 #include "util/error.h"
 #include "util/file_bytes.h"
 
-using schedlab::FileBytes;
-using schedlab::InputError;
 using schedlab::testing::ScratchDir;
+using schedlab::util::FileBytes;
+using schedlab::util::InputError;
 
 namespace {
 std::string read_all(FileBytes& f, std::size_t block) {

@@ -29,12 +29,12 @@ void write_gzip(const std::string& path, const std::string& text, std::size_t ke
 
 // The lines of a file until it ends or throws; the error's text, or "".
 std::string read_lines(const std::string& path, long& lines) {
-  LineReader r(path);
+  util::LineReader r(path);
   std::string_view line;
   lines = 0;
   try {
     while (r.next(line)) ++lines;
-  } catch (const ReadError& e) {
+  } catch (const util::ReadError& e) {
     return e.what();
   }
   return "";
@@ -44,12 +44,12 @@ std::string read_lines(const std::string& path, long& lines) {
 TEST_CASE("Util.LineReader.line_bound_a_line_past_k_max_line_bytes_is_a_located_error_one_at_the_bound_is_not") {
   ScratchDir dir("line-bound");
   const auto plain = (dir.path / "t.csv").string(), gz = (dir.path / "t.csv.gz").string();
-  const std::string at_bound = "a,b\n" + std::string(kMaxLineBytes, 'x') + "\nc,d\n";
+  const std::string at_bound = "a,b\n" + std::string(util::kMaxLineBytes, 'x') + "\nc,d\n";
   std::ofstream(plain, std::ios::binary) << at_bound;
   long lines = 0;
   CHECK(read_lines(plain, lines).empty());
   CHECK(lines == 3);
-  const std::string past = "a,b\n" + std::string(kMaxLineBytes + 1, 'x') + "\nc,d\n";
+  const std::string past = "a,b\n" + std::string(util::kMaxLineBytes + 1, 'x') + "\nc,d\n";
   std::ofstream(plain, std::ios::binary) << past;
   const std::string expected = ":2: line 2 is longer than 16 MiB (16777216 bytes), the most a line of input may hold";
   CHECK(read_lines(plain, lines).ends_with(expected));
@@ -57,7 +57,7 @@ TEST_CASE("Util.LineReader.line_bound_a_line_past_k_max_line_bytes_is_a_located_
   // The same from gzip, and from a line with no end of line at all.
   write_gzip(gz, past);
   CHECK(read_lines(gz, lines).ends_with(expected));
-  write_gzip(gz, "a,b\n" + std::string(kMaxLineBytes + 5, 'x'));
+  write_gzip(gz, "a,b\n" + std::string(util::kMaxLineBytes + 5, 'x'));
   CHECK(read_lines(gz, lines).ends_with(expected));
 }
 
@@ -76,33 +76,33 @@ TEST_CASE("Util.LineReader.truncated_gzip_the_error_names_the_file_and_the_line_
 
 TEST_CASE("Util.JsonRead.depth_nesting_up_to_k_max_json_depth_parses_deeper_is_refused_while_parsing") {
   const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
-  CHECK(parse_json(nested(kMaxJsonDepth)).is_array());
-  CHECK_THROWS_WITH_AS(parse_json(nested(kMaxJsonDepth + 1)),
-                       "nested deeper than 64 levels (the most any JSON schedlab reads may nest)", JsonReadError);
+  CHECK(util::parse_json(nested(util::kMaxJsonDepth)).is_array());
+  CHECK_THROWS_WITH_AS(util::parse_json(nested(util::kMaxJsonDepth + 1)),
+                       "nested deeper than 64 levels (the most any JSON schedlab reads may nest)", util::JsonReadError);
   // A million levels: refused at level 65, before a deep tree exists (whose printing and
   // destruction would recurse a million times).
   const std::string deep = R"({"type":"decisions","decisions":)" + nested(1'000'000) + "}";
   try {
-    parse_json(deep);
+    util::parse_json(deep);
     FAIL("parsed");
-  } catch (const JsonReadError& e) {
+  } catch (const util::JsonReadError& e) {
     CHECK(e.too_deep());
   }
   std::string objects;
-  for (int i = 0; i <= kMaxJsonDepth; ++i) objects += R"({"a":)";
-  objects += "1" + std::string(kMaxJsonDepth + 1, '}');
-  CHECK_THROWS_AS(parse_ordered_json(objects), JsonReadError);
+  for (int i = 0; i <= util::kMaxJsonDepth; ++i) objects += R"({"a":)";
+  objects += "1" + std::string(util::kMaxJsonDepth + 1, '}');
+  CHECK_THROWS_AS(util::parse_ordered_json(objects), util::JsonReadError);
 }
 
 TEST_CASE("Util.JsonRead.errors_nlohmanns_messages_without_its_tag_ordered_keys_kept") {
   try {
-    parse_json("{\"a\": }");
+    util::parse_json("{\"a\": }");
     FAIL("parsed");
-  } catch (const JsonReadError& e) {
+  } catch (const util::JsonReadError& e) {
     CHECK(!e.too_deep());
     CHECK(std::string(e.what()).starts_with("parse error at line 1, column 7: "));
   }
-  CHECK_THROWS_AS(parse_json(""), JsonReadError);
-  CHECK_THROWS_AS(parse_json("[1] 2"), JsonReadError);
-  CHECK(parse_ordered_json(R"({"z":1,"a":2})").dump() == R"({"z":1,"a":2})");
+  CHECK_THROWS_AS(util::parse_json(""), util::JsonReadError);
+  CHECK_THROWS_AS(util::parse_json("[1] 2"), util::JsonReadError);
+  CHECK(util::parse_ordered_json(R"({"z":1,"a":2})").dump() == R"({"z":1,"a":2})");
 }

@@ -26,7 +26,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "";
@@ -53,60 +53,65 @@ std::string read(const fs::path& p) {
 
 TEST_CASE("Util.CheckedNumber.unsigned_takes_no_sign") {
   const std::string file = "x.yaml";
-  FieldContext at{file, 3, "seed"};
-  CHECK(checked_number<std::uint64_t>("18446744073709551615", at) == UINT64_MAX);
-  CHECK(checked_number<std::uint64_t>(" +7 ", at) == 7);
-  CHECK(error_of([&] { checked_number<std::uint64_t>("-1", at); }) ==
+  util::FieldContext at{file, 3, "seed"};
+  CHECK(util::checked_number<std::uint64_t>("18446744073709551615", at) == UINT64_MAX);
+  CHECK(util::checked_number<std::uint64_t>(" +7 ", at) == 7);
+  CHECK(error_of([&] { util::checked_number<std::uint64_t>("-1", at); }) ==
         "x.yaml:3: seed: expected a whole number from 0 to 18446744073709551615, got '-1'");
-  CHECK(error_of([&] { checked_number<std::uint64_t>("99999999999999999999999", at); }) ==
+  CHECK(error_of([&] { util::checked_number<std::uint64_t>("99999999999999999999999", at); }) ==
         "x.yaml:3: seed: 99999999999999999999999 is out of range [0, 18446744073709551615]");
-  CHECK(error_of([&] { checked_number<std::uint64_t>("", at); }) == "x.yaml:3: seed: missing value");
-  CHECK(error_of([&] { checked_number<std::uint32_t>("4294967296", at); }) ==
+  CHECK(error_of([&] { util::checked_number<std::uint64_t>("", at); }) == "x.yaml:3: seed: missing value");
+  CHECK(error_of([&] { util::checked_number<std::uint32_t>("4294967296", at); }) ==
         "x.yaml:3: seed: 4294967296 is out of range [0, 4294967295]");
-  CHECK(error_of([&] { checked_number<std::uint32_t>("1.5", at); }) ==
+  CHECK(error_of([&] { util::checked_number<std::uint32_t>("1.5", at); }) ==
         "x.yaml:3: seed: expected a whole number from 0 to 4294967295, got '1.5'");
 }
 
 TEST_CASE("Util.CheckedNumber.signed_and_real") {
   const std::string file;
-  FieldContext at{file, 0, "--jobs"};
-  CHECK(checked_number<int>("-5", at) == -5);
-  CHECK(error_of([&] { checked_number<int>("3000000000", at); }) == "--jobs: 3000000000 is out of range [-2147483648, 2147483647]");
-  CHECK(error_of([&] { checked_number<std::int64_t>("1e30", at); }) ==
+  util::FieldContext at{file, 0, "--jobs"};
+  CHECK(util::checked_number<int>("-5", at) == -5);
+  CHECK(error_of([&] { util::checked_number<int>("3000000000", at); }) ==
+        "--jobs: 3000000000 is out of range [-2147483648, 2147483647]");
+  CHECK(error_of([&] { util::checked_number<std::int64_t>("1e30", at); }) ==
         "--jobs: 1e30 is out of range [-9223372036854775808, 9223372036854775807]");
-  CHECK(error_of([&] { checked_number<int>("abc", at); }).starts_with("--jobs: expected a whole number"));
-  CHECK(checked_number<double>("2.5", at, 0.0, 10.0) == 2.5);
-  CHECK(error_of([&] { checked_number<double>("inf", at); }) == "--jobs: expected a number, got 'inf'");
-  CHECK(error_of([&] { checked_number<double>("11", at, 0.0, 10.0); }) == "--jobs: 11 is out of range [0, 10]");
+  CHECK(error_of([&] { util::checked_number<int>("abc", at); }).starts_with("--jobs: expected a whole number"));
+  CHECK(util::checked_number<double>("2.5", at, 0.0, 10.0) == 2.5);
+  CHECK(error_of([&] { util::checked_number<double>("inf", at); }) == "--jobs: expected a number, got 'inf'");
+  CHECK(error_of([&] { util::checked_number<double>("11", at, 0.0, 10.0); }) == "--jobs: 11 is out of range [0, 10]");
 }
 
 TEST_CASE("Util.PathName.one_folder_name") {
-  for (const char* ok : {"quickstart", "las-v2", "a b", "x.y", "ünïcode"}) CHECK(path_name_problem(ok).empty());
-  CHECK(path_name_problem("").find("empty") != std::string::npos);
-  CHECK(path_name_problem("../../x").find("path separator") != std::string::npos);
-  CHECK(path_name_problem("a/b").find("path separator") != std::string::npos);
-  CHECK(path_name_problem("a\\b").find("path separator") != std::string::npos);
-  CHECK(path_name_problem("..").find("starts with '.'") != std::string::npos);
-  CHECK(path_name_problem(".hidden").find("starts with '.'") != std::string::npos);
-  CHECK(path_name_problem(std::string("a\0b", 3)).find("control character") != std::string::npos);
-  CHECK(path_name_problem("a\x1b[2Jb").find("control character") != std::string::npos);
-  CHECK(path_name_problem(std::string(kMaxPathNameBytes + 1, 'x')).find("bytes long") != std::string::npos);
+  for (const char* ok : {"quickstart", "las-v2", "a b", "x.y", "ünïcode"}) CHECK(util::path_name_problem(ok).empty());
+  CHECK(util::path_name_problem("").find("empty") != std::string::npos);
+  CHECK(util::path_name_problem("../../x").find("path separator") != std::string::npos);
+  CHECK(util::path_name_problem("a/b").find("path separator") != std::string::npos);
+  CHECK(util::path_name_problem("a\\b").find("path separator") != std::string::npos);
+  CHECK(util::path_name_problem("..").find("starts with '.'") != std::string::npos);
+  CHECK(util::path_name_problem(".hidden").find("starts with '.'") != std::string::npos);
+  CHECK(util::path_name_problem(std::string("a\0b", 3)).find("control character") != std::string::npos);
+  CHECK(util::path_name_problem("a\x1b[2Jb").find("control character") != std::string::npos);
+  CHECK(util::path_name_problem(std::string(util::kMaxPathNameBytes + 1, 'x')).find("bytes long") != std::string::npos);
   const std::string file = "s.yaml";
-  CHECK(error_of([&] { check_path_name("../x", FieldContext{file, 2, "name"}); })
-            .starts_with("s.yaml:2: name: '../x' holds a path separator"));
+  CHECK(error_of([&] {
+          util::check_path_name("../x", util::FieldContext{file, 2, "name"});
+        }).starts_with("s.yaml:2: name: '../x' holds a path separator"));
 }
 
 TEST_CASE("Util.StagedFile.never_an_input") {
   Folder dir("input");
   const fs::path trace = dir.path / "trace.csv";
   write(trace, "id,submit_s,duration_s,tasks\n0,0,1,1\n");
-  { FileBytes reading(trace.string()); }  // a reader notes what it opens
-  CHECK(is_input_file(trace.string()));
-  CHECK(is_input_file((dir.path / "." / "trace.csv").string()));  // any spelling
+  { util::FileBytes reading(trace.string()); }  // a reader notes what it opens
+  CHECK(util::is_input_file(trace.string()));
+  CHECK(util::is_input_file((dir.path / "." / "trace.csv").string()));  // any spelling
   fs::create_symlink(trace, dir.path / "link.csv");
-  CHECK(error_of([&] { StagedFile f((dir.path / "link.csv").string(), "--events"); })
-            .ends_with("--events: is an input of this run; give another file name"));
-  CHECK(error_of([&] { StagedFile f(trace.string(), "--events"); }).ends_with("is an input of this run; give another file name"));
+  CHECK(error_of([&] {
+          util::StagedFile f((dir.path / "link.csv").string(), "--events");
+        }).ends_with("--events: is an input of this run; give another file name"));
+  CHECK(error_of([&] {
+          util::StagedFile f(trace.string(), "--events");
+        }).ends_with("is an input of this run; give another file name"));
   CHECK(read(trace) == "id,submit_s,duration_s,tasks\n0,0,1,1\n");
 }
 
@@ -116,11 +121,13 @@ TEST_CASE("Util.StagedFile.only_files_schedlab_wrote") {
   write(notes, "my own notes\n");
   write(log, "time_s,job,event\n1,2,start\n");
   write(empty, "");
-  CHECK(error_of([&] { StagedFile f(notes.string(), "--events", "time_s,job,event"); })
-            .find("exists and is not a file schedlab wrote (it does not start with 'time_s,job,event')") != std::string::npos);
+  CHECK(error_of([&] {
+          util::StagedFile f(notes.string(), "--events", "time_s,job,event");
+        }).find("exists and is not a file schedlab wrote (it does not start with 'time_s,job,event')") !=
+        std::string::npos);
   CHECK(read(notes) == "my own notes\n");
   for (const fs::path& ok : {log, empty, dir.path / "new.csv"}) {
-    StagedFile f(ok.string(), "--events", "time_s,job,event");
+    util::StagedFile f(ok.string(), "--events", "time_s,job,event");
     f.stream() << "time_s,job,event\n";
     f.commit();
     CHECK(read(ok) == "time_s,job,event\n");
@@ -129,7 +136,7 @@ TEST_CASE("Util.StagedFile.only_files_schedlab_wrote") {
 
 TEST_CASE("Util.StagedFile.flush_checked_finds_a_full_disk") {
   if (!fs::exists("/dev/full")) return;
-  StagedFile f("/dev/full", "--events");
+  util::StagedFile f("/dev/full", "--events");
   f.stream() << std::string(1 << 16, 'x');
   CHECK(error_of([&] { f.flush_checked(); }).starts_with("/dev/full: --events: write failed"));
 }

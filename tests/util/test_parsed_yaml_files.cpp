@@ -16,7 +16,7 @@ TEST_CASE("Config.ParsedYamlFiles.a_set_aside_parse_is_taken_once_per_load_with_
   const std::string path = (dir.path / "cluster.yaml").string();
   std::ofstream(path) << "name: a\nracks: 2\n";
 
-  config::ParsedYamlFiles files;
+  util::ParsedYamlFiles files;
   files.set_aside(true);
   YAML::Node parents = files.load(path);  // what the sweep itself reads: twice
   (void)files.load(path);
@@ -24,9 +24,9 @@ TEST_CASE("Config.ParsedYamlFiles.a_set_aside_parse_is_taken_once_per_load_with_
   parents["racks"] = 99;  // the parent's tree is its own: the kept copy does not change
 
   std::ofstream(path) << "name: changed\n";  // the kept copy was parsed before this
-  YAML::Node taken = config::load_yaml_file(path, &files);
+  YAML::Node taken = util::load_yaml_file(path, &files);
   CHECK(taken["racks"].as<int>() == 2);
-  CHECK(config::line_of(taken["racks"]) == 2);
+  CHECK(util::line_of(taken["racks"]) == 2);
   taken["racks"] = 7;
   YAML::Node second = files.load(path);  // one kept copy per load
   CHECK(second["racks"].as<int>() == 2);
@@ -41,13 +41,13 @@ TEST_CASE("Config.ParsedYamlFiles.a_load_without_them_parses_the_file_as_it_is")
   ScratchDir dir("parsed-yaml-none");
   const std::string path = (dir.path / "cluster.yaml").string();
   std::ofstream(path) << "name: a\n";
-  config::ParsedYamlFiles files;
+  util::ParsedYamlFiles files;
   files.set_aside(true);
   (void)files.load(path);
   files.set_aside(false);
   std::ofstream(path) << "name: b\n";
   // No process-wide cache: a plain load, or one given no files, never sees the copy set aside.
-  CHECK(config::load_yaml_file(path)["name"].as<std::string>() == "b");
-  CHECK(config::load_yaml_file(path, nullptr)["name"].as<std::string>() == "b");
+  CHECK(util::load_yaml_file(path)["name"].as<std::string>() == "b");
+  CHECK(util::load_yaml_file(path, nullptr)["name"].as<std::string>() == "b");
   CHECK(files.load(path)["name"].as<std::string>() == "a");
 }

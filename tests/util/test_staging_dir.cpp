@@ -41,7 +41,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "";
@@ -70,7 +70,7 @@ TEST_CASE("Util.StagingDir.a_folder_with_user_files_is_refused_and_kept") {
   write(target / "thesis.tex", "important");
   for (bool force : {false, true}) {
     CAPTURE(force);
-    std::string msg = error_of([&] { StagingDir d(target.string(), force); });
+    std::string msg = error_of([&] { util::StagingDir d(target.string(), force); });
     CHECK(msg.find(target.string() + ": --out: holds files that schedlab did not write") == 0);
     CHECK(msg.find("--force") != std::string::npos);
   }
@@ -83,14 +83,14 @@ TEST_CASE("Util.StagingDir.an_empty_folder_needs_force") {
   TempBase base("staging-empty");
   const fs::path target = base.path / "empty";
   fs::create_directories(target);
-  CHECK(error_of([&] { StagingDir d(target.string()); }).find("use --force") != std::string::npos);
+  CHECK(error_of([&] { util::StagingDir d(target.string()); }).find("use --force") != std::string::npos);
   {
-    StagingDir d(target.string(), true);
+    util::StagingDir d(target.string(), true);
     write(d.file("jobs.csv"), "x");
     d.commit();
   }
   CHECK(read(target / "jobs.csv") == "x");
-  CHECK(is_results_folder(target.string()));
+  CHECK(util::is_results_folder(target.string()));
 }
 
 TEST_CASE("Util.StagingDir.unsafe_targets_are_refused_even_with_force") {
@@ -103,7 +103,7 @@ TEST_CASE("Util.StagingDir.unsafe_targets_are_refused_even_with_force") {
   for (const auto& target : cases) {
     CAPTURE(target);
     for (bool force : {false, true}) {
-      std::string msg = error_of([&] { StagingDir d(target, force); });
+      std::string msg = error_of([&] { util::StagingDir d(target, force); });
       CHECK(msg.find("--out: is the") != std::string::npos);
     }
   }
@@ -113,7 +113,7 @@ TEST_CASE("Util.StagingDir.unsafe_targets_are_refused_even_with_force") {
   const char* old_home = std::getenv("HOME");
   std::string saved = old_home ? old_home : "";
   ::setenv("HOME", home.c_str(), 1);
-  std::string msg = error_of([&] { StagingDir d(home.string(), true); });
+  std::string msg = error_of([&] { util::StagingDir d(home.string(), true); });
   if (old_home)
     ::setenv("HOME", saved.c_str(), 1);
   else
@@ -123,10 +123,10 @@ TEST_CASE("Util.StagingDir.unsafe_targets_are_refused_even_with_force") {
   // A symbolic link (to a results folder or not) and a plain file.
   fs::create_directories(base.path / "elsewhere");
   fs::create_directory_symlink(base.path / "elsewhere", base.path / "link");
-  CHECK(error_of([&] { StagingDir d((base.path / "link").string(), true); }).find("symbolic link") !=
+  CHECK(error_of([&] { util::StagingDir d((base.path / "link").string(), true); }).find("symbolic link") !=
         std::string::npos);
   write(base.path / "file", "x");
-  CHECK(error_of([&] { StagingDir d((base.path / "file").string(), true); }).find("is not a folder") !=
+  CHECK(error_of([&] { util::StagingDir d((base.path / "file").string(), true); }).find("is not a folder") !=
         std::string::npos);
   CHECK(read(base.path / "file") == "x");
 }
@@ -135,22 +135,23 @@ TEST_CASE("Util.StagingDir.a_results_folder_is_replaced_whole_and_only_on_commit
   TempBase base("staging-replace");
   const fs::path target = base.path / "results";
   {
-    StagingDir d(target.string());
+    util::StagingDir d(target.string());
     write(d.file("a.txt"), "old");
     d.commit();
   }
-  CHECK(read(target / kResultsMarker) == std::string("schedlab ") + SCHEDLAB_VERSION + " results folder\n");
+  CHECK(read(target / util::kResultsMarker) == std::string("schedlab ") + SCHEDLAB_VERSION + " results folder\n");
   {
     // A run that fails before commit leaves the old results as they were.
-    StagingDir d(target.string());
+    util::StagingDir d(target.string());
     write(d.file("a.txt"), "new");
   }
   CHECK(read(target / "a.txt") == "old");
   {
-    StagingDir d(target.string() + "/");
+    util::StagingDir d(target.string() + "/");
     write(d.file("b.txt"), "new");
     // While staging, the marker names the writing process.
-    CHECK(read(fs::path(d.path()) / kResultsMarker).find("process " + std::to_string(::getpid())) != std::string::npos);
+    CHECK(read(fs::path(d.path()) / util::kResultsMarker).find("process " + std::to_string(::getpid())) !=
+          std::string::npos);
     d.commit();
   }
   CHECK_FALSE(fs::exists(target / "a.txt"));
@@ -167,7 +168,7 @@ TEST_CASE("Util.StagingDir.staging_folders_of_dead_processes_only_are_removed") 
     fs::path p = base.path / name;
     fs::create_directories(p);
     write(p / "jobs.csv", "partial");
-    if (marked) write(p / kResultsMarker, "schedlab 0.0.0 results folder, being written by process 1\n");
+    if (marked) write(p / util::kResultsMarker, "schedlab 0.0.0 results folder, being written by process 1\n");
     return p;
   };
   const fs::path dead_tmp = staged(".results.tmp-" + std::to_string(dead), true);
@@ -177,7 +178,7 @@ TEST_CASE("Util.StagingDir.staging_folders_of_dead_processes_only_are_removed") 
   const fs::path other = staged(".other.tmp-" + std::to_string(dead), true);
   fs::create_directories(base.path / (".results.tmp-" + std::to_string(dead3)));  // empty: killed early
   {
-    StagingDir d((base.path / "results").string());
+    util::StagingDir d((base.path / "results").string());
     d.commit();
   }
   CHECK_FALSE(fs::exists(dead_tmp));
@@ -193,13 +194,13 @@ TEST_CASE("Util.StagedFile.appears_only_when_complete") {
   const fs::path out = base.path / "trace.csv";
   write(out, "before");
   {
-    StagedFile f(out.string());
+    util::StagedFile f(out.string());
     f.stream() << "half";
   }  // not committed: the old file stays, no temporary is left
   CHECK(read(out) == "before");
   CHECK(std::distance(fs::directory_iterator(base.path), fs::directory_iterator()) == 1);
   {
-    StagedFile f(out.string());
+    util::StagedFile f(out.string());
     f.stream() << "after";
     CHECK(read(out) == "before");
     f.commit();
@@ -209,13 +210,13 @@ TEST_CASE("Util.StagedFile.appears_only_when_complete") {
   // Through a symbolic link, the file it names is replaced and the link kept.
   fs::create_symlink(out, base.path / "link.csv");
   {
-    StagedFile f((base.path / "link.csv").string());
+    util::StagedFile f((base.path / "link.csv").string());
     f.stream() << "linked";
     f.commit();
   }
   CHECK(fs::is_symlink(base.path / "link.csv"));
   CHECK(read(out) == "linked");
-  CHECK(error_of([&] { StagedFile f(base.path.string()); }).find("is a folder") != std::string::npos);
-  CHECK(error_of([&] { StagedFile f((base.path / "no_such" / "x.csv").string()); }).find("cannot write") !=
+  CHECK(error_of([&] { util::StagedFile f(base.path.string()); }).find("is a folder") != std::string::npos);
+  CHECK(error_of([&] { util::StagedFile f((base.path / "no_such" / "x.csv").string()); }).find("cannot write") !=
         std::string::npos);
 }

@@ -17,27 +17,27 @@ namespace fs = std::filesystem;
 
 TEST_CASE("Util.Suggest.closest_match_and_messages") {
   const std::vector<std::string> parts = {"first-fit", "best-fit", "rack-pack", "spread"};
-  CHECK(edit_distance("kitten", "sitting") == 3);
-  CHECK(edit_distance("", "abc") == 3);
-  CHECK(closest_match("bestfit", parts) == "best-fit");
-  CHECK(closest_match("rackpak", parts) == "rack-pack");
-  CHECK(closest_match("zzzzzz", parts).empty());
-  CHECK(unknown_name_message("placement", "sprad", parts) ==
+  CHECK(util::edit_distance("kitten", "sitting") == 3);
+  CHECK(util::edit_distance("", "abc") == 3);
+  CHECK(util::closest_match("bestfit", parts) == "best-fit");
+  CHECK(util::closest_match("rackpak", parts) == "rack-pack");
+  CHECK(util::closest_match("zzzzzz", parts).empty());
+  CHECK(util::unknown_name_message("placement", "sprad", parts) ==
         "unknown placement 'sprad'; did you mean 'spread'? valid: first-fit, best-fit, rack-pack, spread");
-  CHECK(unknown_name_message("placement", "qqqqqqq", parts) ==
+  CHECK(util::unknown_name_message("placement", "qqqqqqq", parts) ==
         "unknown placement 'qqqqqqq' valid: first-fit, best-fit, rack-pack, spread");
-  CHECK(join({"a", "b"}, ", ") == "a, b");
+  CHECK(util::join({"a", "b"}, ", ") == "a, b");
 }
 
 TEST_CASE("Util.Parse.strict_numbers_with_locations") {
   const std::string file = "t.csv";
-  FieldContext at{file, 12, "gpus"};
-  CHECK(parse_int(" 42 ", at) == 42);
-  CHECK(parse_int("+7", at) == 7);
+  util::FieldContext at{file, 12, "gpus"};
+  CHECK(util::parse_int(" 42 ", at) == 42);
+  CHECK(util::parse_int("+7", at) == 7);
   // Whole-number floats, as pandas writes integer columns, are integers.
-  CHECK(parse_int("3613033.0", at) == 3613033);
-  CHECK(parse_int("-1.0", at) == -1);
-  CHECK(parse_double("1e3", at) == 1000);
+  CHECK(util::parse_int("3613033.0", at) == 3613033);
+  CHECK(util::parse_int("-1.0", at) == -1);
+  CHECK(util::parse_double("1e3", at) == 1000);
   struct Case {
     const char* text;
     const char* message;
@@ -50,26 +50,27 @@ TEST_CASE("Util.Parse.strict_numbers_with_locations") {
   };
   for (const auto& c : ints) {
     CAPTURE(c.text);
-    CHECK_THROWS_WITH_AS(parse_int(c.text, at), c.message, InputError);
+    CHECK_THROWS_WITH_AS(util::parse_int(c.text, at), c.message, util::InputError);
   }
-  CHECK_THROWS_WITH_AS(parse_double("nan", at), "t.csv:12: gpus: 'nan' is not a number", InputError);
-  CHECK_THROWS_WITH_AS(parse_int_at_least("-2", 0, at), "t.csv:12: gpus: -2 is less than 0", InputError);
-  CHECK_THROWS_WITH_AS(parse_double_at_least("-0.5", 0, at), "t.csv:12: gpus: -0.5 is less than 0", InputError);
+  CHECK_THROWS_WITH_AS(util::parse_double("nan", at), "t.csv:12: gpus: 'nan' is not a number", util::InputError);
+  CHECK_THROWS_WITH_AS(util::parse_int_at_least("-2", 0, at), "t.csv:12: gpus: -2 is less than 0", util::InputError);
+  CHECK_THROWS_WITH_AS(util::parse_double_at_least("-0.5", 0, at), "t.csv:12: gpus: -0.5 is less than 0",
+                       util::InputError);
 }
 
 TEST_CASE("Util.Parse.split_fields_and_whitespace") {
   std::vector<std::string_view> out;
-  split_fields("a,,b,", ',', out);
+  util::split_fields("a,,b,", ',', out);
   CHECK(out == std::vector<std::string_view>{"a", "", "b", ""});
-  split_whitespace("  1 \t 2   3 ", out);
+  util::split_whitespace("  1 \t 2   3 ", out);
   CHECK(out == std::vector<std::string_view>{"1", "2", "3"});
-  CHECK(trim(" \tx \r") == "x");
+  CHECK(util::trim(" \tx \r") == "x");
 }
 
 TEST_CASE("Util.Error.located_messages") {
-  CHECK(std::string(InputError("f.yaml", 3, "a.b", "bad").what()) == "f.yaml:3: a.b: bad");
-  CHECK(std::string(InputError("f.yaml", 0, "", "gone").what()) == "f.yaml: gone");
-  CHECK(std::string(InputError("", 0, "--tier", "bad").what()) == "--tier: bad");
+  CHECK(std::string(util::InputError("f.yaml", 3, "a.b", "bad").what()) == "f.yaml:3: a.b: bad");
+  CHECK(std::string(util::InputError("f.yaml", 0, "", "gone").what()) == "f.yaml: gone");
+  CHECK(std::string(util::InputError("", 0, "--tier", "bad").what()) == "--tier: bad");
 }
 
 TEST_CASE("Util.StagingDir.appears_only_when_committed") {
@@ -78,7 +79,7 @@ TEST_CASE("Util.StagingDir.appears_only_when_committed") {
   fs::create_directories(base);
   const fs::path target = base / "results";
   {
-    StagingDir d(target.string());
+    util::StagingDir d(target.string());
     std::ofstream(d.file("a.txt")) << "x";
     CHECK(fs::exists(d.path()));
     CHECK_FALSE(fs::exists(target));
@@ -86,14 +87,14 @@ TEST_CASE("Util.StagingDir.appears_only_when_committed") {
   CHECK_FALSE(fs::exists(target));
   CHECK(fs::is_empty(base));
   {
-    StagingDir d(target.string());
+    util::StagingDir d(target.string());
     std::ofstream(d.file("a.txt")) << "y";
     d.commit();
   }
   CHECK(fs::exists(target / "a.txt"));
   {
     // A second commit replaces the folder whole.
-    StagingDir d(target.string() + "/");
+    util::StagingDir d(target.string() + "/");
     std::ofstream(d.file("b.txt")) << "z";
     d.commit();
   }

@@ -110,7 +110,7 @@ TEST_CASE("Workload.Generator.bad_settings_name_the_field") {
     try {
       make_generator(g, 1);
       FAIL("expected an InputError for: ", c.message);
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       CHECK(std::string(e.what()).starts_with(c.message));
     }
   }

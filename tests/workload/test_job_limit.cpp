@@ -34,14 +34,14 @@ class Endless final : public JobSource {
 };
 
 // The InputError of loading a scenario whose `workload:` is `workload` (and drawing its jobs).
-InputError scenario_error(const std::string& workload) {
+util::InputError scenario_error(const std::string& workload) {
   ScratchDir dir("job-limit");
   const auto path = (dir.path / "s.yaml").string();
   std::ofstream(path) << "name: limit\ncluster: " << fixture("clusters/tiny.yaml") << "\nworkload:\n" << workload;
   return input_error_of([&] {
     auto sc = config::load_scenario(path);
-    Notices notices;
-    auto src = sim::open_workload(sc, notices);
+    util::Notices notices;
+    auto src = run::open_workload(sc, notices);
     for (JobSpec j; src->next(j);) {
     }
   });

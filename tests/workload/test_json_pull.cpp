@@ -153,8 +153,8 @@ TEST_CASE("Workload.JsonPull.errors_name_line_and_column") {
 TEST_CASE("Workload.JsonPull.nesting_and_skip") {
   // As deep as any JSON schedlab reads may nest (deeper:
   // Workload.JsonPull.bounds_the_depth_and_token_bounds_of_every_json_schedlab_reads).
-  const std::string deep = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
-  CHECK(json_pull_tokens(deep).size() == std::size_t{2} * kMaxJsonDepth);
+  const std::string deep = std::string(util::kMaxJsonDepth, '[') + std::string(util::kMaxJsonDepth, ']');
+  CHECK(json_pull_tokens(deep).size() == std::size_t{2} * util::kMaxJsonDepth);
   CHECK(json_pull_error(std::string(60, '[') + std::string(59, ']') + "}").rfind("1:120: expected ',' or ']'", 0) ==
         0);
 
@@ -290,13 +290,13 @@ TEST_CASE("Workload.JsonPull.reads_files") {
   CHECK(in.next() == Tok::array_end);
   CHECK(in.peek() == -1);
   fs::remove_all(dir);
-  CHECK_THROWS_AS(JsonPull((dir / "missing.json").string()), InputError);
+  CHECK_THROWS_AS(JsonPull((dir / "missing.json").string()), util::InputError);
 }
 
 TEST_CASE("Workload.JsonPull.bounds_the_depth_and_token_bounds_of_every_json_schedlab_reads") {
   const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
-  CHECK(json_pull_error(nested(kMaxJsonDepth)) == "(no error)");
-  CHECK(json_pull_error(nested(kMaxJsonDepth + 1)) ==
+  CHECK(json_pull_error(nested(util::kMaxJsonDepth)) == "(no error)");
+  CHECK(json_pull_error(nested(util::kMaxJsonDepth + 1)) ==
         "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
   CHECK(json_pull_error(std::string(1'000'000, '[')) ==
         "1:65: nested deeper than 64 levels (the most any JSON schedlab reads may nest)");
@@ -312,7 +312,7 @@ TEST_CASE("Workload.JsonPull.bounds_the_depth_and_token_bounds_of_every_json_sch
   CHECK(in.next() == Tok::number);
   CHECK(in.text() == "1");
   // A string longer than a line may be: refused before the buffer holds twice the bound.
-  CHECK(json_pull_error("[\"" + std::string(kMaxLineBytes + 10, 'x') + "\"]") ==
+  CHECK(json_pull_error("[\"" + std::string(util::kMaxLineBytes + 10, 'x') + "\"]") ==
         "1:2: a string or number longer than 16 MiB (16777216 bytes), the most a token of input may hold");
-  CHECK(json_pull_error("[\"" + std::string(kMaxLineBytes - 10, 'x') + "\"]") == "(no error)");
+  CHECK(json_pull_error("[\"" + std::string(util::kMaxLineBytes - 10, 'x') + "\"]") == "(no error)");
 }

@@ -28,7 +28,7 @@ std::string error_of(const std::string& name, TraceOptions o = {}) {
   try {
     auto src = open_native_csv(fixture(name), o);
     read_all(*src);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";
@@ -149,7 +149,7 @@ TEST_CASE("Workload.NativeCsv.bad_cpus_and_memory") {
     try {
       auto src = open_native_csv(path.string(), {});
       read_all(*src);
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       msg = e.what();
     }
     CHECK(msg == path.string() + c.message);
@@ -189,7 +189,7 @@ TEST_CASE("Workload.NativeCsv.zero_gpus_is_refused") {
     auto src = open_native_csv(path.string(), {});
     read_all(*src);
     FAIL("expected an InputError");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(e.line() == 2);
     CHECK(e.field() == "gpus_per_task");
   }

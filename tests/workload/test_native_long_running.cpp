@@ -33,7 +33,7 @@ std::string error_of(const std::string& name) {
   try {
     auto src = open_native_csv(native(name), {});
     order_of(*src);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "no error";

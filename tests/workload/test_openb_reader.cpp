@@ -168,7 +168,7 @@ TEST_CASE("Workload.Openb.timeless_pod_list_serves_the_packing_mode_only") {
   CHECK_THROWS_WITH_AS(workload::open_trace(path, options),
                        doctest::Contains("timeless.csv:1: creation_time: this pod list has no creation_time or "
                                          "deletion_time: it is made for the packing experiment"),
-                       InputError);
+                       util::InputError);
   options.times_optional = true;
   auto source = workload::open_trace(path, options);
   std::vector<JobSpec> jobs;
@@ -189,6 +189,6 @@ TEST_CASE("Workload.Openb.creation_without_deletion_is_missing_a_column") {
   testing::ScratchDir dir("openb-half-times");
   const auto path = (dir.path / "pods.csv").string();
   std::ofstream(path) << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\nopenb-pod-0,1000,10,1,1000,5\n";
-  CHECK_THROWS_WITH_AS(harness.read_all(path), doctest::Contains("pods.csv:1: deletion_time: required column is missing"),
-                       InputError);
+  CHECK_THROWS_WITH_AS(harness.read_all(path),
+                       doctest::Contains("pods.csv:1: deletion_time: required column is missing"), util::InputError);
 }

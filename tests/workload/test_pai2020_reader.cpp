@@ -103,7 +103,7 @@ TEST_CASE("Workload.Pai2020.bad_rows") {
 
 TEST_CASE("Workload.Pai2020.empty_and_header_only") {
   CHECK(harness.error_of(harness.fixture("empty.csv")) == harness.fixture("empty.csv") + ":1: empty trace: no rows");
-  CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), InputError);
+  CHECK_THROWS_AS(harness.read_all(harness.fixture("empty.csv"), true), util::InputError);
   // A header and no job: an error, never a run of zero jobs.
   CHECK(harness.error_of(harness.fixture("header_only.csv")) ==
         harness.fixture("header_only.csv") + ": no job in this trace (no data rows)");

@@ -17,7 +17,7 @@ namespace {
 // opening, one while reading job 3, one at the end.
 class TellingSource final : public JobSource {
  public:
-  TellingSource(std::uint32_t n, Notices& notices) : n_(n), notices_(notices) { notices_.say("opened"); }
+  TellingSource(std::uint32_t n, util::Notices& notices) : n_(n), notices_(notices) { notices_.say("opened"); }
   bool next(JobSpec& out) override {
     if (given_ == n_) {
       notices_.say("end");
@@ -34,20 +34,20 @@ class TellingSource final : public JobSource {
 
  private:
   std::uint32_t n_, given_ = 0;
-  Notices& notices_;
+  util::Notices& notices_;
   StringPool strings_;
 };
 }  // namespace
 
 TEST_CASE("Workload.RecordedSource.replays_the_jobs_and_says_each_notice_at_its_place") {
   std::uint32_t jobs = 50000;  // several blocks, freed as they are handed out
-  RecordedSource source([jobs](Notices& n) { return std::make_unique<TellingSource>(jobs, n); });
+  RecordedSource source([jobs](util::Notices& n) { return std::make_unique<TellingSource>(jobs, n); });
   JobSpec job;
   std::uint32_t read = 0;
   while (source.next(job)) REQUIRE(job.line == ++read);
   REQUIRE(read == jobs);
 
-  Notices said(Notices::Hold{});
+  util::Notices said(util::Notices::Hold{});
   source.replay_to(said);
   CHECK(said.take_held() == std::vector<std::string>{"opened"});
   for (std::uint32_t i = 1; i <= jobs; ++i) {
@@ -66,11 +66,11 @@ TEST_CASE("Workload.RecordedSource.replays_the_jobs_and_says_each_notice_at_its_
 }
 
 TEST_CASE("Workload.RecordedSource.a_notice_already_said_is_not_said_again") {
-  RecordedSource source([](Notices& n) { return std::make_unique<TellingSource>(4, n); });
+  RecordedSource source([](util::Notices& n) { return std::make_unique<TellingSource>(4, n); });
   JobSpec job;
   while (source.next(job)) {
   }
-  Notices said(Notices::Hold{});
+  util::Notices said(util::Notices::Hold{});
   said.say("at job 3");  // said before the run's replay (a compare's earlier variant)
   said.take_held();
   source.replay_to(said);

@@ -67,19 +67,19 @@ TEST_CASE("Workload.RowReader.errors_name_the_file_line_and_column") {
   RowReader rows(path, RowSyntax{.comment = '#'});
   REQUIRE(rows.next_row(3));
   CHECK(rows.line_number() == 2);
-  const FieldContext at = rows.at("size");
+  const util::FieldContext at = rows.at("size");
   CHECK((at.file == path && at.line == 2 && at.column == "size"));
   try {
     rows.fail("size", "too big");
     FAIL("no error");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK((e.file() == path && e.line() == 2 && e.field() == "size"));
     CHECK(e.what_here() == "too big");
   }
   try {
     rows.next_row(3);
     FAIL("no error");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     CHECK(e.line() == 3);
     CHECK(e.what_here() == "expected 3 fields, found 2 (the last line has no newline: truncated file?)");
   }
@@ -88,5 +88,5 @@ TEST_CASE("Workload.RowReader.errors_name_the_file_line_and_column") {
   const std::string open_quote = write(dir, "\"a,b\n");
   RowReader quoted(open_quote, RowSyntax{.split = RowSyntax::Split::quoted_csv});
   REQUIRE(quoted.next());
-  CHECK_THROWS_WITH_AS(quoted.split(), doctest::Contains("a quoted field is left open"), InputError);
+  CHECK_THROWS_WITH_AS(quoted.split(), doctest::Contains("a quoted field is left open"), util::InputError);
 }

@@ -28,7 +28,7 @@ std::string native_error(const std::string& name, const std::string& format = "n
   const testing::TraceReaderHarness native("native");
   try {
     native.read_all(native_fixture(name), false, {}, format);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "(no error)";
@@ -107,8 +107,8 @@ TEST_CASE("Workload.Ranges.counts_beyond_32_bits") {
 
   // The shape rule itself refuses a job of more than 2^32-1 GPUs.
   const std::string file = "t.csv";
-  CHECK_THROWS_WITH_AS(shape_from_hosts({4294967295ull, 1}, 8, FieldContext{file, 7, "shape"}),
-                       "t.csv:7: shape: 4294967296 GPUs in one job is out of range [1, 4294967295]", InputError);
+  CHECK_THROWS_WITH_AS(shape_from_hosts({4294967295ull, 1}, 8, util::FieldContext{file, 7, "shape"}),
+                       "t.csv:7: shape: 4294967296 GPUs in one job is out of range [1, 4294967295]", util::InputError);
 }
 
 // R06: plan_gpu 1e300 became gpu_milli 0 (a job using no GPU ran on "h0:0").
@@ -118,8 +118,8 @@ TEST_CASE("Workload.Ranges.gpu_share_out_of_range") {
                     "2: plan_gpu: 1e+300 is out of range [0, 429496729500] (percent of one GPU: at most 4294967295 "
                     "GPUs)");
   const std::string file = "t.csv";
-  CHECK_THROWS_WITH_AS(checked_share_milli(0, FieldContext{file, 2, "gpu_milli"}),
-                       "t.csv:2: gpu_milli: 0 is out of range [1, 1000]", InputError);
+  CHECK_THROWS_WITH_AS(util::checked_share_milli(0, util::FieldContext{file, 2, "gpu_milli"}),
+                       "t.csv:2: gpu_milli: 0 is out of range [1, 1000]", util::InputError);
 }
 
 // R24: a JSON number beyond a double (1e400) escaped as "internal error" (exit 1).
@@ -156,20 +156,20 @@ TEST_CASE("Workload.Ranges.messages_name_the_format_option_used") {
       open_trace(native_fixture("small.csv"), o),
       "--format: unknown trace format 'nativ'; did you mean 'native'? valid: native, rfold, philly, pai2020, "
       "openb, helios, acme, swf, auto",
-      InputError);
+      util::InputError);
   o.format = "auto";
   CHECK_THROWS_WITH_AS(open_trace(native_fixture("unknown_format.txt"), o),
                        (native_fixture("unknown_format.txt") +
                         ":1: --format: cannot detect the trace format from the first line; set --format")
                            .c_str(),
-                       InputError);
+                       util::InputError);
   o.format = "swf";
   o.args = {{"gpus_per_host", "x"}};
   CHECK_THROWS_WITH_AS(open_trace(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/good.swf", o),
-                       "--arg gpus_per_host (swf): 'x' is not a whole number", InputError);
+                       "--arg gpus_per_host (swf): 'x' is not a whole number", util::InputError);
   o.args = {{"gpus_per_host", "4294967296"}};
   CHECK_THROWS_WITH_AS(open_trace(std::string(SCHEDLAB_SOURCE_DIR) + "/tests/fixtures/traces/swf/good.swf", o),
-                       "--arg gpus_per_host (swf): 4294967296 is out of range [0, 4294967295]", InputError);
+                       "--arg gpus_per_host (swf): 4294967296 is out of range [0, 4294967295]", util::InputError);
 }
 
 // R14: a tiny arrival rate overflowed the generator's microsecond clock (and, when written,
@@ -181,14 +181,15 @@ TEST_CASE("Workload.Ranges.generator_clock") {
   CHECK_THROWS_WITH_AS(make_generator(c, 1),
                        "generate.arrival_rate_per_hour: 1e-300 is out of range: at least 1.14e-06 per hour (a mean "
                        "gap of at most 100 years)",
-                       InputError);
+                       util::InputError);
   c.arrival_rate_per_hour = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH_AS(make_generator(c, 1), "generate.arrival_rate_per_hour: inf is not a finite number", InputError);
+  CHECK_THROWS_WITH_AS(make_generator(c, 1), "generate.arrival_rate_per_hour: inf is not a finite number",
+                       util::InputError);
   c.arrival_rate_per_hour = 40;
   c.duration_max_s = 1e13;
   CHECK_THROWS_WITH_AS(make_generator(c, 1),
                        "generate.duration_max_s: 10000000000000 s is out of range: at most 100 years (3153600000 s)",
-                       InputError);
+                       util::InputError);
 
   // A rate just above the limit: each mean gap is ~57 years, so the clock passes 100 years
   // within a few jobs and stops with an error rather than wrapping.
@@ -200,7 +201,7 @@ TEST_CASE("Workload.Ranges.generator_clock") {
   std::string error;
   try {
     while (gen->next(j)) CHECK(j.submit >= 0);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     error = e.what();
   }
   CHECK(error.rfind("generate.arrival_rate_per_hour: job ", 0) == 0);

@@ -22,7 +22,7 @@ TEST_CASE("Workload.TraceReaderUtil.shape_keeps_gpu_count_exact") {
   };
   const std::string file = "t.csv";
   for (const auto& c : cases) {
-    Shape s = shape_from_hosts(c.hosts, c.limit, FieldContext{file, 2, "shape"});
+    Shape s = shape_from_hosts(c.hosts, c.limit, util::FieldContext{file, 2, "shape"});
     CHECK(s.tasks == c.tasks);
     CHECK(s.gpus_per_task == c.per_task);
     CHECK(s.reshaped == c.reshaped);
@@ -49,9 +49,9 @@ TEST_CASE("Workload.TraceReaderUtil.date_times") {
   CHECK(s == 1677628800.5);
   CHECK_FALSE(parse_datetime("2023-03-01 08:00:00+8", s));
   std::string file = "f.csv";
-  CHECK(parse_time("12.5", FieldContext{file, 3, "t"}) == 12.5);
-  CHECK_THROWS_WITH_AS(parse_time("soon", FieldContext{file, 3, "t"}),
-                       "f.csv:3: t: 'soon' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", InputError);
+  CHECK(parse_time("12.5", util::FieldContext{file, 3, "t"}) == 12.5);
+  CHECK_THROWS_WITH_AS(parse_time("soon", util::FieldContext{file, 3, "t"}),
+                       "f.csv:3: t: 'soon' is neither a date-time (YYYY-MM-DD HH:MM:SS) nor seconds", util::InputError);
 }
 
 TEST_CASE("Workload.TraceReaderUtil.args") {
@@ -61,14 +61,14 @@ TEST_CASE("Workload.TraceReaderUtil.args") {
   CHECK(trace_args(o, "swf", {"gpus_per_host"}).integer("gpus_per_host", 8, 0, 64) == 4);
   CHECK(trace_args(o, "swf", {"gpus_per_host"}).integer("missing", 8, 0, 64) == 8);
   CHECK_FALSE(trace_args(o, "swf", {"gpus_per_host"}).flag("rebase", true));
-  o.args.values["colour"] = ArgValue("red");
+  o.args.values["colour"] = util::ArgValue("red");
   CHECK_THROWS_WITH_AS(trace_args(o, "swf", {"gpus_per_host"}),
                        "workload.args.colour (swf): unknown swf trace argument 'colour' valid: gpus_per_host, rebase, "
                        "sort",
-                       InputError);
+                       util::InputError);
   o.args = {{"rebase", "maybe"}};
   CHECK_THROWS_WITH_AS(trace_args(o, "swf", {}).flag("rebase", true),
-                       "workload.args.rebase (swf): 'maybe' is not true/false", InputError);
+                       "workload.args.rebase (swf): 'maybe' is not true/false", util::InputError);
 }
 
 TEST_CASE("Workload.TraceReaderUtil.drop_counts") {

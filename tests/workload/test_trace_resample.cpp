@@ -158,7 +158,7 @@ TEST_CASE("Workload.Resample.errors_name_the_option") {
   auto message = [&](double load, std::unique_ptr<JobSource> t) {
     try {
       make_resampler(std::move(t), load, 0, 1, r);
-    } catch (const InputError& e) {
+    } catch (const util::InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");

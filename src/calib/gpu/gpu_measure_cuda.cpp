@@ -372,17 +372,18 @@ GpuReport measure_local_gpus(const GpuMeasureOptions& o) {
   int ngpu = 0;
   if (cudaError_t e = cudaGetDeviceCount(&ngpu); e != cudaSuccess) {
     if (e == cudaErrorNoDevice)
-      throw EnvironmentError("calibrate: no GPU found (CUDA reports no device; check CUDA_VISIBLE_DEVICES)");
+      throw util::EnvironmentError("calibrate: no GPU found (CUDA reports no device; check CUDA_VISIBLE_DEVICES)");
     if (e == cudaErrorInsufficientDriver) {
       void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
       if (!driver)
-        throw EnvironmentError(
+        throw util::EnvironmentError(
             "calibrate: no NVIDIA driver on this machine (libcuda.so.1 not found), so no GPU to measure");
       ::dlclose(driver);
     }
-    throw EnvironmentError(fmt::format("calibrate: no usable GPU: {} (cudaGetDeviceCount)", cudaGetErrorString(e)));
+    throw util::EnvironmentError(
+        fmt::format("calibrate: no usable GPU: {} (cudaGetDeviceCount)", cudaGetErrorString(e)));
   }
-  if (ngpu < 1) throw EnvironmentError("calibrate: no GPU found (cudaGetDeviceCount = 0)");
+  if (ngpu < 1) throw util::EnvironmentError("calibrate: no GPU found (cudaGetDeviceCount = 0)");
 
   GpuReport rep;
   rep.gpus = ngpu;

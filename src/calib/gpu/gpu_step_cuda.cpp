@@ -47,14 +47,14 @@ std::string to_hex(const gpu::NcclUniqueId& id) {
 gpu::NcclUniqueId from_hex(const std::string& text) {
   gpu::NcclUniqueId id{};
   if (text.size() != 2 * sizeof id.internal)
-    throw EnvironmentError(fmt::format("{}: the gang's communicator id has {} characters, not {}", kWho, text.size(),
-                                       2 * sizeof id.internal));
+    throw util::EnvironmentError(fmt::format("{}: the gang's communicator id has {} characters, not {}", kWho,
+                                             text.size(), 2 * sizeof id.internal));
   for (std::size_t i = 0; i < sizeof id.internal; ++i) {
     unsigned v = 0;
     for (int k = 0; k < 2; ++k) {
       const char ch = text[2 * i + k];
       const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-      if (d < 0) throw EnvironmentError(fmt::format("{}: the gang's communicator id is not hexadecimal", kWho));
+      if (d < 0) throw util::EnvironmentError(fmt::format("{}: the gang's communicator id is not hexadecimal", kWho));
       v = v * 16 + static_cast<unsigned>(d);
     }
     id.internal[i] = static_cast<char>(v);
@@ -103,7 +103,7 @@ class CudaGpuStep final : public GpuStep {
         const int st = blas_.GemmEx(d.blas, gpu::kCublasOpN, gpu::kCublasOpN, n_, n_, n_, &one, d.a, gpu::kCudaR16BF,
                                     n_, d.b, gpu::kCudaR16BF, n_, &zero, d.c, gpu::kCudaR16BF, n_,
                                     gpu::kCublasCompute32F, gpu::kCublasGemmDefault);
-        if (st != 0) throw EnvironmentError(fmt::format("{}: cublasGemmEx failed with status {}", kWho, st));
+        if (st != 0) throw util::EnvironmentError(fmt::format("{}: cublasGemmEx failed with status {}", kWho, st));
       }
     }
     if (count_ > 0) {
@@ -144,20 +144,19 @@ class CudaGpuStep final : public GpuStep {
       if (e == cudaErrorInsufficientDriver) {
         void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!driver)
-          throw EnvironmentError(fmt::format(
+          throw util::EnvironmentError(fmt::format(
               "{}: no CUDA GPU: no NVIDIA driver on this machine (libcuda.so.1 not found); run without --gpu", kWho));
         ::dlclose(driver);
       }
-      throw EnvironmentError(
-          fmt::format("{}: no CUDA GPU usable: {} (cudaGetDeviceCount; check CUDA_VISIBLE_DEVICES)", kWho,
-                      cudaGetErrorString(e)));
+      throw util::EnvironmentError(fmt::format(
+          "{}: no CUDA GPU usable: {} (cudaGetDeviceCount; check CUDA_VISIBLE_DEVICES)", kWho, cudaGetErrorString(e)));
     }
-    if (n < 1) throw EnvironmentError(fmt::format("{}: no CUDA GPU found (check CUDA_VISIBLE_DEVICES)", kWho));
+    if (n < 1) throw util::EnvironmentError(fmt::format("{}: no CUDA GPU found (check CUDA_VISIBLE_DEVICES)", kWho));
     nccl_ = gpu::load_nccl(o.nccl_lib, kWho);
     if (o.gemm_flops > 0) {
       std::string why_not;
       blas_ = gpu::load_cublas(why_not, kWho);
-      if (!blas_.handle) throw EnvironmentError(fmt::format("{}: {}", kWho, why_not));
+      if (!blas_.handle) throw util::EnvironmentError(fmt::format("{}: {}", kWho, why_not));
     }
     devices_.resize(static_cast<std::size_t>(n));
     // n×n×n GEMM: 2·n³ flops.
@@ -176,13 +175,14 @@ class CudaGpuStep final : public GpuStep {
         check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
         const std::size_t elems = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
         if (3.0 * static_cast<double>(elems) * 2 > 0.8 * static_cast<double>(free_b))
-          throw EnvironmentError(fmt::format("{}: a {}x{}x{} GEMM (--gemm-flops {:g}) needs more than GPU {}'s {} free bytes",
-                                             kWho, n_, n_, n_, o.gemm_flops, i, free_b));
+          throw util::EnvironmentError(
+              fmt::format("{}: a {}x{}x{} GEMM (--gemm-flops {:g}) needs more than GPU {}'s {} free bytes", kWho, n_,
+                          n_, n_, o.gemm_flops, i, free_b));
         for (void** p : {&d.a, &d.b, &d.c}) {
           check(cudaMalloc(p, elems * 2), "cudaMalloc");
           check(gpu::fill_random(*p, elems, gpu::Element::bf16, d.stream), "fill kernel");
         }
-        if (blas_.Create(&d.blas) != 0) throw EnvironmentError(fmt::format("{}: cublasCreate failed", kWho));
+        if (blas_.Create(&d.blas) != 0) throw util::EnvironmentError(fmt::format("{}: cublasCreate failed", kWho));
         blas_.SetStream(d.blas, d.stream);
       }
       if (grad_bytes > 0) {

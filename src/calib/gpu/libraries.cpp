@@ -104,19 +104,20 @@ void* open_library(const std::string& explicit_path, const std::vector<std::stri
 template <typename F>
 void bind_symbol(void* handle, F& fn, const char* symbol, const std::string& lib, const char* who) {
   fn = reinterpret_cast<F>(::dlsym(handle, symbol));
-  if (!fn) throw EnvironmentError(fmt::format("{}: {} has no symbol {}", who, lib, symbol));
+  if (!fn) throw util::EnvironmentError(fmt::format("{}: {} has no symbol {}", who, lib, symbol));
 }
 
 }  // namespace
 
 void cuda_check(cudaError_t e, const char* what, const char* who) {
-  if (e != cudaSuccess) throw EnvironmentError(fmt::format("{}: {} failed: {}", who, what, cudaGetErrorString(e)));
+  if (e != cudaSuccess)
+    throw util::EnvironmentError(fmt::format("{}: {} failed: {}", who, what, cudaGetErrorString(e)));
 }
 
 void nccl_check(const NcclApi& nccl, ncclResult_t r, const char* what, const char* who) {
   if (r != 0)
-    throw EnvironmentError(fmt::format("{}: {} failed: {} (NCCL error {})", who, what,
-                                       nccl.GetErrorString ? nccl.GetErrorString(r) : "?", r));
+    throw util::EnvironmentError(fmt::format("{}: {} failed: {} (NCCL error {})", who, what,
+                                             nccl.GetErrorString ? nccl.GetErrorString(r) : "?", r));
 }
 
 NcclApi load_nccl(const std::string& explicit_path, const char* who) {
@@ -126,7 +127,7 @@ NcclApi load_nccl(const std::string& explicit_path, const char* who) {
                             {"nvidia/nccl/lib", "nvidia/cu13/lib", "nvidia/cu12/lib"},
                             {"/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"}, api.path, tried);
   if (!api.handle)
-    throw EnvironmentError(
+    throw util::EnvironmentError(
         fmt::format("{}: NCCL not found (tried {}); install it (apt libnccl2 or pip nvidia-nccl-cu12) or pass "
                     "--nccl-lib PATH",
                     who, tried.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(tried, ", "))));

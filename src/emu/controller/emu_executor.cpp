@@ -25,8 +25,8 @@ EmuExecutor::EmuExecutor(const cluster::Topology& topo, perf::PerfModel& perf, A
 GpuStepPlan plan_gpu_step(double flops_per_s, double speed, double speedup, double step_wall_us) {
   GpuStepPlan p;
   const double units_per_wall_us = speed * speedup;
-  p.step_units = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(std::ceil(step_wall_us * units_per_wall_us), 1e15)),
-                                          1, kMaxInputTime);
+  p.step_units = std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(std::min(std::ceil(step_wall_us * units_per_wall_us), 1e15)), 1, util::kMaxInputTime);
   // The worker takes at most 1e17 flops a step: beyond, the step is slower than planned, and says so in fidelity.
   p.gemm_flops = std::min(1e17, flops_per_s * (static_cast<double>(p.step_units) / units_per_wall_us) * 1e-6);
   return p;
@@ -67,7 +67,7 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
   r.job = job.id;
   r.work = work;
   r.speed = perf_.speed(job, placement, topo_);
-  r.ready_at = add_time(now, delay);
+  r.ready_at = util::add_time(now, delay);
   r.ranks = static_cast<std::uint32_t>(placement.tasks.size());
   r.decided = std::chrono::steady_clock::now();
   const auto ckpt = sim::checkpoint_for(job, options_.lifecycle, perf_);
@@ -75,7 +75,7 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
   // a synced file write allows, every 100 ms of wall time (so a failure loses at most that).
   const engine::Time interval =
       ckpt.interval > 0 ? ckpt.interval
-                        : std::max<engine::Time>(1, time_from_double_clamped(0.1e6 * options_.speedup * r.speed));
+                        : std::max<engine::Time>(1, util::time_from_double_clamped(0.1e6 * options_.speedup * r.speed));
   const std::string master = agents_.address_of(placement.tasks.front().host);
   // A gang of one needs no rendezvous over the network (rendezvous.h), so no port.
   const std::uint16_t port = r.ranks > 1 ? ports_.lend(r.ranks) : 0;
@@ -92,7 +92,7 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
     cmd.argv = {options_.self_exe,
                 "worker",
                 "--work-us",
-                fmt::format("{}", std::min(job.duration, kMaxInputTime)),
+                fmt::format("{}", std::min(job.duration, util::kMaxInputTime)),
                 "--speed",
                 fmt::format("{:.17g}", r.speed),
                 "--speedup",

@@ -43,19 +43,20 @@ bool is_loopback(const std::string& a) { return a == "::1" || a == "localhost" |
 std::string self_executable() {
   std::error_code ec;
   auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw EnvironmentError("cannot find the schedlab binary (/proc/self/exe): " + ec.message());
+  if (ec) throw util::EnvironmentError("cannot find the schedlab binary (/proc/self/exe): " + ec.message());
   return p.string();
 }
 
-Emulation::Emulation(EmulationOptions options, Notices& notices) : options_(std::move(options)), notices_(notices) {
+Emulation::Emulation(EmulationOptions options, util::Notices& notices)
+    : options_(std::move(options)), notices_(notices) {
   if (!(options_.speedup > 0 && options_.speedup <= 1e6))
-    throw InputError(fmt::format("--speedup: must be in (0, 1e6], got {}", options_.speedup));
+    throw util::InputError(fmt::format("--speedup: must be in (0, 1e6], got {}", options_.speedup));
   listen_ = parse_endpoint(options_.listen, "--listen", true);
   if (listen_.host == "localhost") listen_.host = "127.0.0.1";
   const std::string& address = listen_.host;
   if (!options_.token_file.empty()) token_ = read_token_file(options_.token_file, "--token-file", notices_);
   if (!is_loopback(address) && token_.empty())
-    throw InputError(fmt::format(
+    throw util::InputError(fmt::format(
         "--listen: {} is not a loopback address: give --token-file too (agents and API calls must then carry the "
         "token)",
         address));
@@ -96,12 +97,13 @@ void Emulation::resume_from(Journal journal, bool temporary_work_dir) {
 sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& perf,
                              const sim::LifecycleConfig& lifecycle) {
   if (perf.shares_links())
-    throw InputError(fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "
-                                 "emulated; use a model without link sharing",
-                                 perf.name()));
+    throw util::InputError(
+        fmt::format("perf model '{}': speeds that change while a run goes (shared links) are not "
+                    "emulated; use a model without link sharing",
+                    perf.name()));
   if (!options_.gpus.empty()) {
     if (options_.external_agents)
-      throw InputError("--gpus: the agents of --external-agents name their own GPUs (schedlab agent --gpus)");
+      throw util::InputError("--gpus: the agents of --external-agents name their own GPUs (schedlab agent --gpus)");
     real_gpus_ = assign_real_gpus(topo, options_.gpus, options_.gpu_profile);
   }
   if (resume_) {
@@ -109,7 +111,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   } else if (options_.work_dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string templ = fmt::format("{}/schedlab-emulate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(templ.data())) throw EnvironmentError("cannot create a work folder under " + templ);
+    if (!mkdtemp(templ.data())) throw util::EnvironmentError("cannot create a work folder under " + templ);
     work_dir_ = templ;
     own_work_dir_ = true;
   } else {
@@ -213,8 +215,8 @@ void Emulation::connect(const cluster::Topology& topo, bool adopting) {
   }
   std::string missing;
   if (!controller_->wait_for_agents(options_.agents_timeout, missing))
-    throw EnvironmentError(fmt::format("no agent registered within {} s for host(s) {}",
-                                       static_cast<double>(options_.agents_timeout.count()) / 1000.0, missing));
+    throw util::EnvironmentError(fmt::format("no agent registered within {} s for host(s) {}",
+                                             static_cast<double>(options_.agents_timeout.count()) / 1000.0, missing));
   started_ = std::chrono::steady_clock::now();
 }
 
@@ -321,7 +323,7 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
     write_fidelity_json(out, fidelity_);
     std::ofstream csv(path_of("fidelity.csv"));
     write_fidelity_csv(csv, fidelity_);
-    if (!out || !csv) throw EnvironmentError("cannot write the fidelity report into " + path_of(""));
+    if (!out || !csv) throw util::EnvironmentError("cannot write the fidelity report into " + path_of(""));
   }
   // Wall-clock figures: unlike the other results, they differ from one emulation to the next.
   nlohmann::json j = {{"speedup", options_.speedup},
@@ -333,7 +335,7 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
                       {"planned_kills", stats_.planned_kills}};
   std::ofstream out(path_of("emulation.json"));
   out << j.dump(2) << "\n";
-  if (!out) throw EnvironmentError("cannot write " + path_of("emulation.json"));
+  if (!out) throw util::EnvironmentError("cannot write " + path_of("emulation.json"));
 }
 
 }  // namespace schedlab::emu

@@ -72,7 +72,7 @@ class Emulation {
  public:
   // `notices`: the command's, for the token file and the simulated twin (the same run's notices:
   // each is said once).
-  Emulation(EmulationOptions options, Notices& notices);
+  Emulation(EmulationOptions options, util::Notices& notices);
   ~Emulation();
   // Before hooks(): continue the emulation that wrote `journal` (its work folder is
   // options.work_dir) instead of starting one.
@@ -100,7 +100,7 @@ class Emulation {
               const metrics::Summary& summary);
 
   EmulationOptions options_;
-  Notices& notices_;
+  util::Notices& notices_;
   Endpoint listen_;  // --listen, parsed once
   std::string token_;
   std::string work_dir_;

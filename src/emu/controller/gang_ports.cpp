@@ -90,7 +90,7 @@ std::uint16_t GangPorts::lend(std::uint32_t holders) {
     }
     const std::size_t before = total;
     if (!claim_next())
-      throw EnvironmentError(fmt::format(
+      throw util::EnvironmentError(fmt::format(
           "no free rendezvous port for a gang: the {} port(s) of this emulation's blocks are lent or taken, and "
           "ports {} to {} hold no other block of {} that can be claimed (other emulations or programs hold them)",
           before, config_.first, config_.first + std::uint32_t{config_.blocks} * config_.block - 1, config_.block));

@@ -53,8 +53,8 @@ auto read_line(const json& j, const std::string& path, long line, Read&& read) {
   } catch (const ProtocolException& e) {
     const auto& m = e.error.message;
     const auto colon = m.find(": ");
-    if (colon == std::string::npos) throw InputError(path, line, "journal", m);
-    throw InputError(path, line, m.substr(0, colon), m.substr(colon + 2));
+    if (colon == std::string::npos) throw util::InputError(path, line, "journal", m);
+    throw util::InputError(path, line, m.substr(0, colon), m.substr(colon + 2));
   }
 }
 }  // namespace
@@ -108,7 +108,7 @@ JournalWriter::~JournalWriter() {
 
 JournalWriter JournalWriter::create(const std::string& path, const json& options) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) throw EnvironmentError(fmt::format("cannot create the journal {}: {}", path, std::strerror(errno)));
+  if (fd < 0) throw util::EnvironmentError(fmt::format("cannot create the journal {}: {}", path, std::strerror(errno)));
   JournalWriter w(fd, path);
   w.write_line({{"schedlab_journal", kJournalVersion}, {"emulate", options}});
   w.sync();
@@ -117,7 +117,7 @@ JournalWriter JournalWriter::create(const std::string& path, const json& options
 
 JournalWriter JournalWriter::append(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) throw EnvironmentError(fmt::format("cannot open the journal {}: {}", path, std::strerror(errno)));
+  if (fd < 0) throw util::EnvironmentError(fmt::format("cannot open the journal {}: {}", path, std::strerror(errno)));
   // A line cut short by the crash would glue itself to the next one: end it first (the
   // reader then refuses nothing, it skips the one broken line).
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -126,7 +126,7 @@ JournalWriter JournalWriter::append(const std::string& path) {
   if (size > 0) {
     in.seekg(size - 1);
     if (in.get() != '\n' && ::write(fd, "\n", 1) != 1)
-      throw EnvironmentError(fmt::format("cannot write the journal {}: {}", path, std::strerror(errno)));
+      throw util::EnvironmentError(fmt::format("cannot write the journal {}: {}", path, std::strerror(errno)));
   }
   return w;
 }
@@ -138,7 +138,8 @@ void JournalWriter::write_line(const json& j) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw EnvironmentError(fmt::format("cannot write the journal {}: {}", path_, std::strerror(errno)));
+    if (n <= 0)
+      throw util::EnvironmentError(fmt::format("cannot write the journal {}: {}", path_, std::strerror(errno)));
     done += static_cast<std::size_t>(n);
   }
   unsynced_ = true;
@@ -161,7 +162,7 @@ void JournalWriter::end_batch(engine::Time at) {
 void JournalWriter::sync() {
   if (!unsynced_) return;
   if (::fdatasync(fd_) != 0)
-    throw EnvironmentError(fmt::format("cannot sync the journal {}: {}", path_, std::strerror(errno)));
+    throw util::EnvironmentError(fmt::format("cannot sync the journal {}: {}", path_, std::strerror(errno)));
   unsynced_ = false;
   last_sync_ = std::chrono::steady_clock::now();
 }
@@ -170,9 +171,9 @@ void JournalWriter::sync() {
 
 Journal read_journal(const std::string& path) {
   if (!std::ifstream(path, std::ios::binary))
-    throw InputError(path, 0, "journal", "cannot be read (is this an emulation's work folder?)");
+    throw util::InputError(path, 0, "journal", "cannot be read (is this an emulation's work folder?)");
   // Lines through the one line reader: a line past kMaxLineBytes is refused, not held.
-  LineReader reader(path);
+  util::LineReader reader(path);
   Journal out;
   long line = 0;
   engine::Time last = std::numeric_limits<engine::Time>::min();
@@ -183,17 +184,17 @@ Journal read_journal(const std::string& path) {
     if (s.empty()) continue;
     json j;
     try {
-      j = parse_json(s);
-    } catch (const JsonReadError& e) {
+      j = util::parse_json(s);
+    } catch (const util::JsonReadError& e) {
       // Nothing schedlab writes nests that deep: not a line a crash cut short.
-      if (e.too_deep()) throw InputError(path, line, "journal", e.what());
+      if (e.too_deep()) throw util::InputError(path, line, "journal", e.what());
       j = json();  // not JSON: handled below with a line that is not an object
     }
     if (!j.is_object()) {
       // A line a crash cut short, then ended by the resumed writer: nothing in it was applied
       // for sure (it had not been written whole when the loop went on).
       if (line > 1) continue;
-      throw InputError(path, line, "journal", "not a JSON object");
+      throw util::InputError(path, line, "journal", "not a JSON object");
     }
     if (line == 1) {
       read_line(j, path, line, [&](const FieldReader& r) {
@@ -227,7 +228,7 @@ Journal read_journal(const std::string& path) {
     });
   }
   if (out.options.is_null())
-    throw InputError(path, 1, "journal", "no header: the emulation wrote nothing to resume from");
+    throw util::InputError(path, 1, "journal", "no header: the emulation wrote nothing to resume from");
   return out;
 }
 

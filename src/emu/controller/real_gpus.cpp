@@ -13,9 +13,10 @@ RealGpus assign_real_gpus(const cluster::Topology& topo, const std::vector<std::
   std::size_t total = 0;
   for (const auto& h : topo.hosts()) total += h.gpus;
   if (gpus.size() != total)
-    throw InputError(fmt::format("{}: {} GPU(s) listed, but the cluster '{}' has {}: list one real GPU for each of "
-                                 "its GPUs (a one-GPU machine emulates a cluster of one host with one GPU)",
-                                 option, gpus.size(), topo.name(), total));
+    throw util::InputError(
+        fmt::format("{}: {} GPU(s) listed, but the cluster '{}' has {}: list one real GPU for each of "
+                    "its GPUs (a one-GPU machine emulates a cluster of one host with one GPU)",
+                    option, gpus.size(), topo.name(), total));
   RealGpus out;
   std::size_t next = 0;
   for (const auto& h : topo.hosts()) {
@@ -35,9 +36,10 @@ RealGpus assign_real_gpus(const cluster::Topology& topo, const std::vector<std::
     auto tflops = profile.tflops(model, perf::Dtype::bf16);
     if (!tflops) tflops = profile.tflops(model, perf::Dtype::fp16);
     if (!tflops)
-      throw InputError(fmt::format("{}: {} has no bf16 or fp16 TFLOP/s for GPU model {}, which sizes each step's "
-                                   "GEMM (measure one: schedlab calibrate)",
-                                   option, source, model));
+      throw util::InputError(
+          fmt::format("{}: {} has no bf16 or fp16 TFLOP/s for GPU model {}, which sizes each step's "
+                      "GEMM (measure one: schedlab calibrate)",
+                      option, source, model));
     out.steps.flops_per_s[h.model] = *tflops * 1e12;
   }
   return out;

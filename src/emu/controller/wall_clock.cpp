@@ -31,7 +31,7 @@ void WallClock::resume(engine::Time origin, std::chrono::system_clock::time_poin
 
 engine::Time WallClock::scaled(SteadyTime wall) const {
   const double wall_us = std::chrono::duration<double, std::micro>(wall - wall0_).count();
-  return add_time(origin_, time_from_double_clamped(std::floor(wall_us * speedup_)));
+  return util::add_time(origin_, util::time_from_double_clamped(std::floor(wall_us * speedup_)));
 }
 
 WallClock::SteadyTime WallClock::wall_of(engine::Time t) const {
@@ -41,7 +41,7 @@ WallClock::SteadyTime WallClock::wall_of(engine::Time t) const {
 
 WallClock::SteadyTime WallClock::wall_of_locked(engine::Time t) const {
   // Far-future instants (kTimeMax) stay far in the future without overflowing the clock.
-  const double wall_us = std::min(static_cast<double>(sub_time(t, origin_)) / speedup_, 1e15);
+  const double wall_us = std::min(static_cast<double>(util::sub_time(t, origin_)) / speedup_, 1e15);
   return wall0_ + std::chrono::microseconds(static_cast<std::int64_t>(std::ceil(wall_us)));
 }
 

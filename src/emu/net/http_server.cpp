@@ -379,10 +379,11 @@ void HttpServer::start() {
   auto& c = *core_;
   beast::error_code ec;
   const auto address = net::ip::make_address(c.opt.address, ec);
-  if (ec) throw InputError(fmt::format("'{}' is not an IP address ({})", c.opt.address, ec.message()));
+  if (ec) throw util::InputError(fmt::format("'{}' is not an IP address ({})", c.opt.address, ec.message()));
   const tcp::endpoint endpoint(address, c.opt.port);
   auto fail = [&](const char* what) {
-    throw EnvironmentError(fmt::format("cannot listen on {}:{}: {} ({})", c.opt.address, c.opt.port, what, ec.message()));
+    throw util::EnvironmentError(
+        fmt::format("cannot listen on {}:{}: {} ({})", c.opt.address, c.opt.port, what, ec.message()));
   };
   c.acceptor.open(endpoint.protocol(), ec);
   if (ec) fail("open");

@@ -43,7 +43,7 @@ std::optional<double> read_progress_file(const std::string& path) {
   std::string_view text(buf, static_cast<std::size_t>(n));
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   double v;
-  if (!try_parse_double(text, v)) return std::nullopt;
+  if (!util::try_parse_double(text, v)) return std::nullopt;
   if (!std::isfinite(v) || v < 0) return std::nullopt;
   return v;
 }
@@ -54,15 +54,16 @@ void make_private_folder(const fs::path& dir) {
   std::error_code ec;
   if (dir.has_parent_path()) {
     fs::create_directories(dir.parent_path(), ec);
-    if (ec) throw EnvironmentError(fmt::format("cannot create {}: {}", dir.parent_path().string(), ec.message()));
+    if (ec) throw util::EnvironmentError(fmt::format("cannot create {}: {}", dir.parent_path().string(), ec.message()));
   }
   if (::mkdir(dir.c_str(), 0700) == 0) return;
-  if (errno != EEXIST) throw EnvironmentError(fmt::format("cannot create {}: {}", dir.string(), std::strerror(errno)));
+  if (errno != EEXIST)
+    throw util::EnvironmentError(fmt::format("cannot create {}: {}", dir.string(), std::strerror(errno)));
   struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw EnvironmentError(fmt::format("checkpoint folder {} exists and is not a folder", dir.string()));
+    throw util::EnvironmentError(fmt::format("checkpoint folder {} exists and is not a folder", dir.string()));
   if ((st.st_mode & 0777) != 0700 && ::chmod(dir.c_str(), 0700) != 0)
-    throw EnvironmentError(fmt::format("cannot make {} private (0700): {}", dir.string(), std::strerror(errno)));
+    throw util::EnvironmentError(fmt::format("cannot make {} private (0700): {}", dir.string(), std::strerror(errno)));
 }
 
 milliseconds until(Clock::time_point t) {
@@ -148,8 +149,8 @@ std::string real_gpu_indices(const std::string& slots, const std::vector<std::ui
   std::string out;
   for (const auto& slot : parse_gpu_list(slots, "CUDA_VISIBLE_DEVICES")) {
     if (slot >= gpus.size())
-      throw InputError("", 0, "CUDA_VISIBLE_DEVICES",
-                       fmt::format("GPU slot {} of a host with {} GPU(s)", slot, gpus.size()));
+      throw util::InputError("", 0, "CUDA_VISIBLE_DEVICES",
+                             fmt::format("GPU slot {} of a host with {} GPU(s)", slot, gpus.size()));
     out += fmt::format("{}{}", out.empty() ? "" : ",", gpus[slot]);
   }
   return out;
@@ -282,7 +283,8 @@ void Agent::reporter_loop() {
 int Agent::run() {
   std::error_code ec;
   fs::create_directories(opt_.work_dir, ec);
-  if (ec) throw EnvironmentError(fmt::format("cannot create the work folder {}: {}", opt_.work_dir, ec.message()));
+  if (ec)
+    throw util::EnvironmentError(fmt::format("cannot create the work folder {}: {}", opt_.work_dir, ec.message()));
   log(fmt::format("{} {} GPUs, controller {}:{}, work folder {}", opt_.gpus.size(), opt_.virtual_gpus ? "virtual" : "real",
                   opt_.controller_host, opt_.controller_port, opt_.work_dir));
   std::thread reaper([this] { reaper_loop(); });

@@ -11,13 +11,13 @@ namespace {
 
 std::vector<std::string_view> words(std::string_view line) {
   std::vector<std::string_view> out;
-  split_fields(line, ' ', out);
+  util::split_fields(line, ' ', out);
   return out;
 }
 
 std::optional<std::uint64_t> round_number(std::string_view text) {
   std::int64_t v = 0;
-  if (!try_parse_int(text, v) || v < 0) return std::nullopt;
+  if (!util::try_parse_int(text, v) || v < 0) return std::nullopt;
   return static_cast<std::uint64_t>(v);
 }
 
@@ -63,9 +63,9 @@ BarrierStep BarrierHost::hello(std::string_view line, std::optional<std::uint32_
   if (w[1] != id_.emulation) return refusal("this rank 0 serves another emulation (SCHEDLAB_EMULATION_ID differs)");
   if (w[2] != id_.job_id) return refusal(fmt::format("this is job {}, not {}", id_.job_id, shown(w[2])));
   std::int64_t world = 0, rank = 0;
-  if (!try_parse_int(w[3], world) || world != id_.world_size)
+  if (!util::try_parse_int(w[3], world) || world != id_.world_size)
     return refusal(fmt::format("the gang has {} ranks, not {}", id_.world_size, shown(w[3])));
-  if (!try_parse_int(w[4], rank) || rank < 1 || rank >= world)
+  if (!util::try_parse_int(w[4], rank) || rank < 1 || rank >= world)
     return refusal(fmt::format("rank {} is not one of 1 to {}", shown(w[4]), id_.world_size - 1));
   if (w[5] != id_.plan) return refusal(fmt::format("rank 0's plan is {}, not {}", id_.plan, shown(w[5])));
   const auto r = static_cast<std::uint32_t>(rank);

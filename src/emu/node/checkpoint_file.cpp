@@ -41,7 +41,7 @@ void write_all(int fd, const std::string& content, const std::string& temp) {
     const ssize_t n = ::write(fd, rest.data(), rest.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(errno)));
+      throw util::EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(errno)));
     }
     rest.remove_prefix(static_cast<std::size_t>(n));
   }
@@ -70,11 +70,11 @@ void write_file_atomically(const std::string& path, const std::string& content, 
           .string();
   {
     Fd f{::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
-    if (f.fd < 0) throw EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(errno)));
+    if (f.fd < 0) throw util::EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(errno)));
     try {
       write_all(f.fd, content, temp);
       if (sync && ::fsync(f.fd) != 0)
-        throw EnvironmentError(fmt::format("{}: cannot sync: {}", temp, errno_text(errno)));
+        throw util::EnvironmentError(fmt::format("{}: cannot sync: {}", temp, errno_text(errno)));
     } catch (...) {
       ::unlink(temp.c_str());
       throw;
@@ -84,13 +84,13 @@ void write_file_atomically(const std::string& path, const std::string& content, 
     if (::close(fd) != 0) {
       const int err = errno;
       ::unlink(temp.c_str());
-      throw EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(err)));
+      throw util::EnvironmentError(fmt::format("{}: cannot write: {}", temp, errno_text(err)));
     }
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    throw EnvironmentError(fmt::format("{}: cannot move the file into place: {}", path, errno_text(err)));
+    throw util::EnvironmentError(fmt::format("{}: cannot move the file into place: {}", path, errno_text(err)));
   }
   if (sync) sync_folder(folder);
 }
@@ -110,13 +110,14 @@ std::int64_t parse_checkpoint(const std::string& text, const std::string& file) 
     rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
   }
   if (lines.empty() || lines[0] != kCheckpointHeader)
-    throw InputError(file, 1, "", fmt::format("not a schedlab checkpoint (the first line must be '{}')", kCheckpointHeader));
-  if (lines.size() < 2) throw InputError(file, 2, "work", "missing (expected 'work N')");
-  if (lines.size() > 2) throw InputError(file, 3, "", "unexpected line after 'work N'");
+    throw util::InputError(file, 1, "",
+                           fmt::format("not a schedlab checkpoint (the first line must be '{}')", kCheckpointHeader));
+  if (lines.size() < 2) throw util::InputError(file, 2, "work", "missing (expected 'work N')");
+  if (lines.size() > 2) throw util::InputError(file, 3, "", "unexpected line after 'work N'");
   std::string_view line = lines[1];
-  if (line.substr(0, 5) != "work ") throw InputError(file, 2, "work", "expected 'work N'");
-  const FieldContext where{file, 2, "work"};
-  return checked_int<std::int64_t>(parse_int(line.substr(5), where), where, 0, kMaxInputTime);
+  if (line.substr(0, 5) != "work ") throw util::InputError(file, 2, "work", "expected 'work N'");
+  const util::FieldContext where{file, 2, "work"};
+  return util::checked_int<std::int64_t>(util::parse_int(line.substr(5), where), where, 0, util::kMaxInputTime);
 }
 
 std::optional<std::int64_t> read_checkpoint(const std::string& folder) {
@@ -124,22 +125,23 @@ std::optional<std::int64_t> read_checkpoint(const std::string& folder) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
     if (errno == ENOENT) return std::nullopt;
-    throw InputError(path, 0, "", "cannot read: " + errno_text(errno));
+    throw util::InputError(path, 0, "", "cannot read: " + errno_text(errno));
   }
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) throw InputError(path, 0, "", "is not a regular file");
+  if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) throw util::InputError(path, 0, "", "is not a regular file");
   std::string text;
   char buf[1024];
   for (;;) {
     const ssize_t n = ::read(f.fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw InputError(path, 0, "", "cannot read: " + errno_text(errno));
+      throw util::InputError(path, 0, "", "cannot read: " + errno_text(errno));
     }
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > kMaxCheckpointBytes)
-      throw InputError(path, 0, "", fmt::format("larger than {} bytes: not a schedlab checkpoint", kMaxCheckpointBytes));
+      throw util::InputError(path, 0, "",
+                             fmt::format("larger than {} bytes: not a schedlab checkpoint", kMaxCheckpointBytes));
   }
   return parse_checkpoint(text, path);
 }

@@ -38,16 +38,16 @@ constexpr std::int64_t kMaxWorldSize = 65536;
 
 const std::string kNoFile;
 
-FieldContext option(std::string_view name) { return FieldContext{kNoFile, 0, name}; }
+util::FieldContext option(std::string_view name) { return util::FieldContext{kNoFile, 0, name}; }
 
 double real_option(const std::string& text, std::string_view name, double lo, double hi, bool lo_open = false) {
   const auto where = option(name);
-  return checked_real(parse_double(trim(text), where), where, lo, hi, lo_open);
+  return util::checked_real(util::parse_double(util::trim(text), where), where, lo, hi, lo_open);
 }
 
 std::int64_t whole_option(const std::string& text, std::string_view name, std::int64_t lo, std::int64_t hi) {
   const auto where = option(name);
-  return checked_int<std::int64_t>(parse_double(trim(text), where), where, lo, hi);
+  return util::checked_int<std::int64_t>(util::parse_double(util::trim(text), where), where, lo, hi);
 }
 
 std::chrono::milliseconds seconds_option(const std::string& text, std::string_view name, double lo, double hi) {
@@ -63,47 +63,47 @@ std::optional<std::string> env_value(const Environment& env, const char* name) {
 }
 
 std::int64_t env_int(const std::string& text, const std::string& field, std::int64_t lo, std::int64_t hi) {
-  const FieldContext where{kNoFile, 0, field};
-  return checked_int<std::int64_t>(parse_int(trim(text), where), where, lo, hi);
+  const util::FieldContext where{kNoFile, 0, field};
+  return util::checked_int<std::int64_t>(util::parse_int(util::trim(text), where), where, lo, hi);
 }
 
 // One token that travels on the rendezvous' wire: printable, no spaces, bounded.
 void check_token(const std::string& v, const std::string& field, std::size_t max_len) {
   if (v.size() > max_len)
-    throw InputError("", 0, field, fmt::format("'{}...' is longer than {} characters", v.substr(0, 32), max_len));
+    throw util::InputError("", 0, field, fmt::format("'{}...' is longer than {} characters", v.substr(0, 32), max_len));
   for (char c : v)
     if (c <= 0x20 || c >= 0x7f)
-      throw InputError("", 0, field, fmt::format("'{}' may hold only printable characters without spaces", v));
+      throw util::InputError("", 0, field, fmt::format("'{}' may hold only printable characters without spaces", v));
 }
 
 // CUDA_VISIBLE_DEVICES: indices or GPU-/MIG- UUIDs, comma-separated (CUDA itself applies it).
 void check_visible_devices(const std::string& v) {
   std::vector<std::string_view> parts;
-  split_fields(v, ',', parts);
+  util::split_fields(v, ',', parts);
   for (auto p : parts) {
-    p = trim(p);
+    p = util::trim(p);
     std::int64_t i = 0;
-    const bool index = try_parse_int(p, i) && i >= 0;
+    const bool index = util::try_parse_int(p, i) && i >= 0;
     const bool uuid = (p.substr(0, 4) == "GPU-" || p.substr(0, 4) == "MIG-") && p.size() > 4;
     if (!index && !uuid)
-      throw InputError("", 0, "env CUDA_VISIBLE_DEVICES",
-                       fmt::format("'{}' is not a list of GPU indices or GPU-/MIG- UUIDs (e.g. 0,1)", v));
+      throw util::InputError("", 0, "env CUDA_VISIBLE_DEVICES",
+                             fmt::format("'{}' is not a list of GPU indices or GPU-/MIG- UUIDs (e.g. 0,1)", v));
   }
 }
 
 void check_folder(const std::string& path, const std::string& field) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec))
-    throw InputError(path, 0, field, "is not a folder (the checkpoint folder must exist)");
+    throw util::InputError(path, 0, field, "is not a folder (the checkpoint folder must exist)");
 }
 
 void check_file_target(const std::string& path, const std::string& field) {
   std::error_code ec;
   const std::filesystem::path p(path);
   if (std::filesystem::is_directory(p, ec) || p.filename().empty())
-    throw InputError(path, 0, field, "is a folder; give a file name");
+    throw util::InputError(path, 0, field, "is a folder; give a file name");
   const auto parent = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
-  if (!std::filesystem::is_directory(parent, ec)) throw InputError(path, 0, field, "its folder does not exist");
+  if (!std::filesystem::is_directory(parent, ec)) throw util::InputError(path, 0, field, "its folder does not exist");
 }
 
 // ---- timing ---------------------------------------------------------------------------------
@@ -131,8 +131,8 @@ class WorkerRun {
     if (c_.rank == 0 && !c_.checkpoint_dir.empty()) {
       if (auto saved = read_checkpoint(c_.checkpoint_dir)) {
         if (*saved > c_.work)
-          throw InputError((std::filesystem::path(c_.checkpoint_dir) / kCheckpointFileName).string(), 2, "work",
-                           fmt::format("{} is more than the job's work (--work-us {})", *saved, c_.work));
+          throw util::InputError((std::filesystem::path(c_.checkpoint_dir) / kCheckpointFileName).string(), 2, "work",
+                                 fmt::format("{} is more than the job's work (--work-us {})", *saved, c_.work));
         start = *saved;
       }
     }
@@ -254,9 +254,9 @@ class WorkerRun {
 
   static bool parse_announce(const std::string& text, std::int64_t& start, std::int64_t& step, std::string& id) {
     std::vector<std::string_view> w;
-    split_fields(text, ' ', w);
+    util::split_fields(text, ' ', w);
     std::int64_t a = 0, b = 0;
-    if (w.size() != 3 || !try_parse_int(w[0], a) || !try_parse_int(w[1], b) || a < 0 || b < 1) return false;
+    if (w.size() != 3 || !util::try_parse_int(w[0], a) || !util::try_parse_int(w[1], b) || a < 0 || b < 1) return false;
     start = a;
     step = b;
     id = std::string(w[2]);
@@ -292,7 +292,7 @@ class WorkerRun {
     }
     try {
       progress(true);
-    } catch (const EnvironmentError&) {
+    } catch (const util::EnvironmentError&) {
       // Cut short: the progress file is a courtesy here, not worth a different exit.
     }
     return {WorkerOutcome::cut_short, work_, "", std::move(gpu_step_ms_)};
@@ -354,25 +354,25 @@ Environment process_environment() {
 
 std::int64_t default_step(double speed, double speedup) {
   const double units = std::ceil(kMinStepWallUs * speed * speedup);
-  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(units, 1e15)), 1, kMaxInputTime);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(units, 1e15)), 1, util::kMaxInputTime);
 }
 
 WorkerConfig worker_config(const WorkerArgs& a, const Environment& env) {
   WorkerConfig c;
   auto required = [](const std::string& v, const char* name) {
-    if (trim(v).empty()) throw InputError("", 0, name, "required");
+    if (util::trim(v).empty()) throw util::InputError("", 0, name, "required");
   };
   required(a.work_us, "--work-us");
   required(a.speed, "--speed");
   required(a.speedup, "--speedup");
-  c.work = whole_option(a.work_us, "--work-us", 0, kMaxInputTime);
+  c.work = whole_option(a.work_us, "--work-us", 0, util::kMaxInputTime);
   c.speed = real_option(a.speed, "--speed", perf::kMinSpeed, perf::kMaxSpeed);
   c.speedup = real_option(a.speedup, "--speedup", 1e-6, 1e9);
-  if (!a.step_us.empty()) c.step = whole_option(a.step_us, "--step-us", 1, kMaxInputTime);
+  if (!a.step_us.empty()) c.step = whole_option(a.step_us, "--step-us", 1, util::kMaxInputTime);
   if (!a.checkpoint_interval_us.empty())
-    c.checkpoint_interval = whole_option(a.checkpoint_interval_us, "--checkpoint-interval-us", 0, kMaxInputTime);
-  if (!a.save_us.empty()) c.save = whole_option(a.save_us, "--save-us", 0, kMaxInputTime);
-  if (!a.restore_us.empty()) c.restore = whole_option(a.restore_us, "--restore-us", 0, kMaxInputTime);
+    c.checkpoint_interval = whole_option(a.checkpoint_interval_us, "--checkpoint-interval-us", 0, util::kMaxInputTime);
+  if (!a.save_us.empty()) c.save = whole_option(a.save_us, "--save-us", 0, util::kMaxInputTime);
+  if (!a.restore_us.empty()) c.restore = whole_option(a.restore_us, "--restore-us", 0, util::kMaxInputTime);
   if (!a.peer_timeout_s.empty()) c.peer_timeout = seconds_option(a.peer_timeout_s, "--peer-timeout-s", 0, 3600);
   if (!a.rendezvous_timeout_s.empty())
     c.rendezvous_timeout = seconds_option(a.rendezvous_timeout_s, "--rendezvous-timeout-s", 0.001, 86400);
@@ -388,7 +388,7 @@ WorkerConfig worker_config(const WorkerArgs& a, const Environment& env) {
   } else {
     for (const auto& [v, name] : {std::pair{&a.gemm_flops, "--gemm-flops"}, std::pair{&a.allreduce_bytes, "--allreduce-bytes"},
                                   std::pair{&a.nccl_lib, "--nccl-lib"}})
-      if (!v->empty()) throw InputError("", 0, name, "only with --gpu");
+      if (!v->empty()) throw util::InputError("", 0, name, "only with --gpu");
   }
 
   // The gang, as torchrun-style launchers describe it.
@@ -398,19 +398,21 @@ WorkerConfig worker_config(const WorkerArgs& a, const Environment& env) {
   if (rank) {
     c.rank = static_cast<std::uint32_t>(env_int(*rank, "env RANK", 0, kMaxWorldSize - 1));
     if (c.rank >= c.world_size)
-      throw InputError("", 0, "env RANK",
-                       fmt::format("{} is not a rank of a gang of {} (WORLD_SIZE): ranks are 0 to {}", c.rank,
-                                   c.world_size, c.world_size - 1));
+      throw util::InputError("", 0, "env RANK",
+                             fmt::format("{} is not a rank of a gang of {} (WORLD_SIZE): ranks are 0 to {}", c.rank,
+                                         c.world_size, c.world_size - 1));
   } else if (c.world_size > 1) {
-    throw InputError("", 0, "env RANK", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
+    throw util::InputError("", 0, "env RANK", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
   }
   if (auto v = env_value(env, "LOCAL_RANK"))
     c.local_rank = static_cast<std::uint32_t>(env_int(*v, "env LOCAL_RANK", 0, kMaxWorldSize - 1));
   if (c.world_size > 1) {
     const auto addr = env_value(env, "MASTER_ADDR");
     const auto port = env_value(env, "MASTER_PORT");
-    if (!addr) throw InputError("", 0, "env MASTER_ADDR", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
-    if (!port) throw InputError("", 0, "env MASTER_PORT", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
+    if (!addr)
+      throw util::InputError("", 0, "env MASTER_ADDR", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
+    if (!port)
+      throw util::InputError("", 0, "env MASTER_PORT", fmt::format("missing, with WORLD_SIZE {}", c.world_size));
     check_token(*addr, "env MASTER_ADDR", 253);
     c.master_addr = *addr;
     c.master_port = static_cast<std::uint16_t>(env_int(*port, "env MASTER_PORT", 1, 65535));
@@ -430,8 +432,8 @@ WorkerConfig worker_config(const WorkerArgs& a, const Environment& env) {
   if (c.rank == 0) {
     if (!c.checkpoint_dir.empty()) check_folder(c.checkpoint_dir, dir_field);
     if (c.checkpoint_interval > 0 && c.checkpoint_dir.empty())
-      throw InputError("", 0, "--checkpoint-interval-us",
-                       "needs a checkpoint folder (--checkpoint-dir or SCHEDLAB_CHECKPOINT_DIR)");
+      throw util::InputError("", 0, "--checkpoint-interval-us",
+                             "needs a checkpoint folder (--checkpoint-dir or SCHEDLAB_CHECKPOINT_DIR)");
   }
   c.progress_file = !a.progress_file.empty() ? a.progress_file : env_value(env, "SCHEDLAB_PROGRESS_FILE").value_or("");
   if (!c.progress_file.empty())

@@ -44,8 +44,8 @@ ExternalPolicy::ExternalPolicy(const ExternalConfig& config, const cluster::Topo
   }
   json options;
   try {
-    options = parse_json(config_.options_json);
-  } catch (const JsonReadError&) {
+    options = util::parse_json(config_.options_json);
+  } catch (const util::JsonReadError&) {
     options = json::object();  // the YAML options converted by schedlab itself: none to pass on
   }
   json hello = {{"type", "hello"},
@@ -74,14 +74,14 @@ ExternalPolicy::ExternalPolicy(const ExternalConfig& config, const cluster::Topo
 ExternalPolicy::~ExternalPolicy() {
   try {
     process_->send(R"({"type":"bye"})");
-  } catch (const InputError&) {
+  } catch (const util::InputError&) {
     // It is gone already: nothing to say goodbye to.
   }
   process_->finish();
 }
 
 void ExternalPolicy::protocol_error(const std::string& what) const {
-  throw InputError(config_.file, config_.line, config_.field, fmt::format("'{}': {}", config_.command, what));
+  throw util::InputError(config_.file, config_.line, config_.field, fmt::format("'{}': {}", config_.command, what));
 }
 
 json ExternalPolicy::read_message(const char* expected) {
@@ -89,8 +89,8 @@ json ExternalPolicy::read_message(const char* expected) {
   json m;
   const std::string shown = line.size() > 120 ? line.substr(0, 117) + "..." : line;
   try {
-    m = parse_json(line);
-  } catch (const JsonReadError& e) {
+    m = util::parse_json(line);
+  } catch (const util::JsonReadError& e) {
     protocol_error(
         fmt::format("at t={} s it wrote a line that is not a JSON object: {} ({})", seconds(now_), shown, e.what()));
   }
@@ -234,9 +234,9 @@ std::optional<ExternalDecision> ExternalPolicy::parse_decision(const json& d, st
 void ExternalPolicy::invalid(const ExternalDecision& d, const std::string& what) const {
   const std::string text =
       fmt::format("'{}': tick at {} s, decision {} {}: {}", config_.command, seconds(now_), d.index, d.text, what);
-  if (!config_.skip_invalid) throw InputError(config_.file, config_.line, config_.field, text);
+  if (!config_.skip_invalid) throw util::InputError(config_.file, config_.line, config_.field, text);
   // The decision's text is the policy's own output: printable, as every message quoting input.
-  std::fprintf(stderr, "schedlab: warning: %s: %s (skipped)\n", config_.field.c_str(), printable(text).c_str());
+  std::fprintf(stderr, "schedlab: warning: %s: %s (skipped)\n", config_.field.c_str(), util::printable(text).c_str());
 }
 
 }  // namespace schedlab::sched

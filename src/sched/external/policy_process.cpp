@@ -31,11 +31,12 @@ void close_fd(int& fd) {
 PolicyProcess::PolicyProcess(const std::string& command, const ExternalConfig& config)
     : file_(config.file), field_(config.field), command_(command), line_(config.line) {
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) throw InputError(file_, line_, field_, std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (::pipe2(in, O_CLOEXEC) != 0)
+    throw util::InputError(file_, line_, field_, std::string("cannot make a pipe: ") + std::strerror(errno));
   if (::pipe2(out, O_CLOEXEC) != 0) {
     ::close(in[0]);
     ::close(in[1]);
-    throw InputError(file_, line_, field_, std::string("cannot make a pipe: ") + std::strerror(errno));
+    throw util::InputError(file_, line_, field_, std::string("cannot make a pipe: ") + std::strerror(errno));
   }
   // A write to a policy that has exited must fail with EPIPE, not kill schedlab.
   ::signal(SIGPIPE, SIG_IGN);
@@ -43,7 +44,7 @@ PolicyProcess::PolicyProcess(const std::string& command, const ExternalConfig& c
   pid_ = ::fork();
   if (pid_ < 0) {
     for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
-    throw InputError(file_, line_, field_, std::string("cannot start the policy: ") + std::strerror(errno));
+    throw util::InputError(file_, line_, field_, std::string("cannot start the policy: ") + std::strerror(errno));
   }
   if (pid_ == 0) {
     // Its own process group: the shell may start the policy as its child, and a kill must
@@ -107,7 +108,7 @@ void PolicyProcess::gone(const std::string& what) {
   close_fd(from_);
   // It may be exiting right now: give it a moment so that its status can be told.
   const std::string status = reaped_ ? std::string("it had exited") : reap(0.5);
-  throw InputError(file_, line_, field_, fmt::format("'{}': the policy {}; {}", command_, what, status));
+  throw util::InputError(file_, line_, field_, fmt::format("'{}': the policy {}; {}", command_, what, status));
 }
 
 void PolicyProcess::send(const std::string& line) {
@@ -130,7 +131,7 @@ std::string PolicyProcess::receive(double timeout_s) {
   char chunk[1 << 16];
   for (;;) {
     if (auto nl = buffer_.find('\n', scanned_); nl != std::string::npos) {
-      if (nl > kMaxLineBytes) gone("wrote a line that " + line_too_long_message());
+      if (nl > util::kMaxLineBytes) gone("wrote a line that " + util::line_too_long_message());
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       scanned_ = 0;
@@ -138,7 +139,7 @@ std::string PolicyProcess::receive(double timeout_s) {
       return line;
     }
     scanned_ = buffer_.size();
-    if (buffer_.size() > kMaxLineBytes) gone("wrote a line that " + line_too_long_message());
+    if (buffer_.size() > util::kMaxLineBytes) gone("wrote a line that " + util::line_too_long_message());
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
     if (left <= 0) {
       ::kill(-pid_, SIGKILL);

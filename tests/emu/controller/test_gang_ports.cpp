@@ -45,7 +45,7 @@ TEST_CASE("Emulation.GangPorts.a_port_returns_only_when_every_holder_gave_it_bac
   g.give_back(p);
   CHECK(g.lend(1) == p);
   // All three lent again and the range holds no other block.
-  CHECK_THROWS_WITH_AS(g.lend(1), doctest::Contains("no free rendezvous port for a gang"), EnvironmentError);
+  CHECK_THROWS_WITH_AS(g.lend(1), doctest::Contains("no free rendezvous port for a gang"), util::EnvironmentError);
 }
 
 TEST_CASE("Emulation.GangPorts.a_port_another_program_holds_is_skipped") {
@@ -66,12 +66,12 @@ TEST_CASE("Emulation.GangPorts.a_full_block_leads_to_the_next_and_no_block_left_
     for (int i = 0; i < 6; ++i) lent.insert(g.lend(1));
     CHECK(lent.size() == 6);
     CHECK(g.claimed() == std::vector<std::uint16_t>{31337, 31341});
-    CHECK_THROWS_AS(g.lend(1), EnvironmentError);
+    CHECK_THROWS_AS(g.lend(1), util::EnvironmentError);
   }
   // Its blocks are free again once it is gone; a block another emulation holds is passed over.
   GangPorts first(small(2)), second(small(2)), third(small(2));
   CHECK(first.lend(1) < 31341);
   CHECK(second.lend(1) > 31341);
   CHECK(second.claimed() == std::vector<std::uint16_t>{31341});
-  CHECK_THROWS_WITH_AS(third.lend(1), doctest::Contains("ports 31337 to 31344"), EnvironmentError);
+  CHECK_THROWS_WITH_AS(third.lend(1), doctest::Contains("ports 31337 to 31344"), util::EnvironmentError);
 }

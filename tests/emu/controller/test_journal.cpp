@@ -42,7 +42,7 @@ std::string journal_with(const testing::ScratchDir& dir, const std::vector<std::
 std::pair<long, std::string> refusal(const std::string& path) {
   try {
     read_journal(path);
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return {e.line(), e.field()};
   }
   return {0, "(accepted)"};
@@ -76,7 +76,7 @@ TEST_CASE("Emulation.Journal.every_input_reads_back_as_it_was_written") {
     w.record(ScaleInput{"web", 3});
     w.end_batch(sec(8));
   }
-  CHECK_THROWS_AS(JournalWriter::create(path, {}), EnvironmentError);  // never overwritten
+  CHECK_THROWS_AS(JournalWriter::create(path, {}), util::EnvironmentError);  // never overwritten
   const Journal j = read_journal(path);
   CHECK(j.options.at("speedup") == 100);
   REQUIRE(j.anchor);

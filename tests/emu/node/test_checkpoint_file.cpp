@@ -27,7 +27,7 @@ void write_text(const fs::path& p, const std::string& text) { std::ofstream(p, s
 std::string input_error_of(const std::string& text) {
   try {
     parse_checkpoint(text, "ck/checkpoint");
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "";
@@ -73,16 +73,17 @@ TEST_CASE("Emu.CheckpointFile.refuses_anything_but_a_checkpoint_is_an_error_nami
 TEST_CASE("Emu.CheckpointFile.read_errors_a_folder_or_an_oversized_file_in_its_place_is_refused") {
   TempFolder dir("readerr");
   fs::create_directories(dir.path / "checkpoint");
-  CHECK_THROWS_AS(read_checkpoint(dir.path.string()), InputError);
+  CHECK_THROWS_AS(read_checkpoint(dir.path.string()), util::InputError);
   fs::remove(dir.path / "checkpoint");
   write_text(dir.path / "checkpoint", "schedlab checkpoint 1\nwork 1\n" + std::string(10000, '#'));
-  CHECK_THROWS_WITH_AS(read_checkpoint(dir.path.string()), doctest::Contains("larger than 4096 bytes"), InputError);
+  CHECK_THROWS_WITH_AS(read_checkpoint(dir.path.string()), doctest::Contains("larger than 4096 bytes"),
+                       util::InputError);
 }
 
 TEST_CASE("Emu.CheckpointFile.write_errors_a_folder_that_is_not_there_is_an_environment_error") {
   TempFolder dir("writeerr");
-  CHECK_THROWS_AS(write_checkpoint((dir.path / "missing").string(), 5), EnvironmentError);
-  CHECK_THROWS_AS(write_progress((dir.path / "missing" / "p").string(), 5), EnvironmentError);
+  CHECK_THROWS_AS(write_checkpoint((dir.path / "missing").string(), 5), util::EnvironmentError);
+  CHECK_THROWS_AS(write_progress((dir.path / "missing" / "p").string(), 5), util::EnvironmentError);
 }
 
 TEST_CASE("Emu.CheckpointFile.progress_one_number_and_a_newline_replaced_whole") {

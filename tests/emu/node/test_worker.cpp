@@ -73,7 +73,7 @@ Environment env_of(std::map<std::string, std::string> vars) {
 std::string config_error(const WorkerArgs& a, std::map<std::string, std::string> env = {}) {
   try {
     worker_config(a, env_of(std::move(env)));
-  } catch (const InputError& e) {
+  } catch (const util::InputError& e) {
     return e.what();
   }
   return "";
@@ -274,7 +274,7 @@ TEST_CASE("Worker.Resume.a_checkpoint_beyond_the_work_is_an_error") {
   c.checkpoint_dir = dir.ckpt();
   StopControl stop;
   CHECK_THROWS_WITH_AS(run_worker(c, stop), doctest::Contains("checkpoint:2: work: 5000 is more than the job's work"),
-                       InputError);
+                       util::InputError);
 }
 
 // ---- stops --------------------------------------------------------------------------------------
@@ -680,7 +680,7 @@ TEST_CASE("Worker.Gpu.without_a_gpu_or_cuda_fails_in_one_line_saying_so") {
   try {
     auto step = calib::open_gpu_step(o);
     MESSAGE("a GPU is present: the no-GPU path does not apply here");
-  } catch (const EnvironmentError& e) {
+  } catch (const util::EnvironmentError& e) {
     const std::string what = e.what();
     CHECK(what.rfind("worker --gpu: ", 0) == 0);
     CHECK(what.find("no CUDA") != std::string::npos);
