@@ -4,6 +4,8 @@
 # elastic pools, end to end including parsing and writing results (targets: <= 2 s, 3 s with
 # pools). Skips cleanly when ../shared is absent.
 #   scripts/bench-philly.sh [BUILD_DIR]
+# Old against new: OLD=path/to/old/schedlab [OLD_TREE=its checkout, for its scenarios]
+# [ROUNDS=5] [CORE=1] scripts/bench-philly.sh [BUILD_DIR] (scripts/bench-ab.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build}/schedlab
@@ -14,11 +16,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # pools: scenarios/philly-pools.yaml, its jobs spread over 14 pools under pools + pool-reclaim
 # (target: <= 3 s).
+[ -n "${OLD:-}" ] && source scripts/bench-ab.sh
+old_tree=$(cd "${OLD_TREE:-.}" && pwd)
 for policy in fifo las pools; do
   sets=()
   scenario=scenarios/philly.yaml
   [ "$policy" = las ] && sets=(--set scheduler.queue=las --set scheduler.preemption=reorder)
   [ "$policy" = pools ] && scenario=scenarios/philly-pools.yaml
+  if [ -n "${OLD:-}" ]; then
+    ab_time "$policy" "$bin" run "$scenario" "${sets[@]}" --out "$out/new" -- \
+      "$OLD" run "$old_tree/$scenario" "${sets[@]}" --out "$out/old"
+    continue
+  fi
   for i in 1 2 3; do
     start=$(date +%s.%N)
     result=$("$bin" run "$scenario" "${sets[@]}" --out "$out/r")

@@ -5,6 +5,9 @@
 # time, events per second and peak RSS of each replay (targets: <= 10 s for fifo, <= 15 s for
 # las+reorder, <= 1 GiB each, on one core). Parsing the trace is included.
 #   scripts/bench-replay.sh [BUILD_DIR]        (JOBS=1000000 to change the size)
+# Old against new: OLD=path/to/old/schedlab [OLD_TREE=its checkout, for its configs]
+# [ROUNDS=5] [CORE=1] scripts/bench-replay.sh [BUILD_DIR] times both binaries alternately on
+# one core and prints the median CPU and wall times and their ratio new/old (scripts/bench-ab.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -32,6 +35,16 @@ runs=(
   "fifo/rack-pack|--set scheduler.placement=rack-pack"
   "las+reorder/best-fit|--set scheduler.queue=las --set scheduler.preemption=reorder --set scheduler.placement=best-fit"
 )
+if [ -n "${OLD:-}" ]; then
+  source scripts/bench-ab.sh
+  sed "s|cluster: .*|cluster: $(cd "${OLD_TREE:-.}" && pwd)/configs/clusters/dc-10240.yaml|" "$work/bench.yaml" >"$work/old.yaml"
+  for entry in "${runs[@]}"; do
+    read -ra sets <<<"${entry#*|}"
+    ab_time "${entry%%|*}" "$bin" run "$work/bench.yaml" "${sets[@]}" --out "$work/new" -- \
+      "$OLD" run "$work/old.yaml" "${sets[@]}" --out "$work/old"
+  done
+  exit 0
+fi
 for entry in "${runs[@]}"; do
   label=${entry%%|*}
   read -ra sets <<<"${entry#*|}"

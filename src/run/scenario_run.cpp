@@ -106,12 +106,23 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   // workload's checks and its offered load, before anything is written.
   auto perf =
       perf::make_perf_model(sc.perf.model, sc.perf.args, sc.file, topo, sc.seed, sc.perf.model_line, &notices);
-  const WorkloadScan scan = scan_workload(sc, topo, false);
+  // The run replays the jobs the pass kept rather than reading the trace again, but for two
+  // runs: with --skipped, whose file the run's own read writes once it reaches the end (so
+  // that a run refused before that never writes it), and a driven run (emulation), whose jobs
+  // from outside intern their names between the trace's as it is read (labels order the
+  // per-user sums).
+  WorkloadScan scan = scan_workload(sc, topo, {.keep_jobs = sc.workload.options.skipped_file.empty() && !hooks.drive});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))
     notices.say(why);
-  auto source = open_workload(sc, notices);
+  std::unique_ptr<workload::JobSource> source;
+  if (scan.kept) {
+    scan.kept->replay_to(notices);
+    source = std::move(scan.kept);
+  } else {
+    source = open_workload(sc, notices);
+  }
   metrics::Collector collector(topo, sc.timeline_interval, &notices, sc.measure_window);
   // Output places are taken (and bad ones refused) before a long simulation.
   std::optional<util::StagingDir> dir;

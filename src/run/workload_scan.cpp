@@ -20,12 +20,21 @@ std::string workload_name(const config::Scenario& sc) {
   return sc.workload.generate ? std::string("generator") : sc.workload.trace.empty() ? sc.file : sc.workload.trace;
 }
 
-WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topology& topo, bool fits) {
+WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topology& topo, ScanOptions options) {
   // The run writes the skipped rows' file; this pass must not write it first.
   config::Scenario sc = scenario;
   sc.workload.options.skipped_file.clear();
-  util::Notices quiet(true);  // the run's own read of the workload says what its readers say
-  auto source = open_workload(sc, quiet);
+  WorkloadScan out;
+  // What the readers say is the run's to say, in its turn: a replay of kept jobs says it then,
+  // a run that reads the workload again says it itself.
+  util::Notices quiet(true);
+  std::unique_ptr<workload::JobSource> read;
+  if (options.keep_jobs)
+    out.kept =
+        std::make_unique<workload::RecordedSource>([&sc](util::Notices& held) { return open_workload(sc, held); });
+  else
+    read = open_workload(sc, quiet);
+  workload::JobSource* source = out.kept ? out.kept.get() : read.get();
   const std::string name = workload_name(sc);
   sim::ModelRequests requests(topo.catalog(), source->strings(), name);
   std::unique_ptr<pools::PoolAssigner> pools;
@@ -33,7 +42,7 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   // The scheduler's own never-fits check (filters included), on a scheduler that never runs;
   // an external policy's filters are the built-in ones, so its process is not started.
   std::unique_ptr<sched::Scheduler> scheduler;
-  if (fits) {
+  if (options.fits) {
     sched::SchedulerConfig c = sc.scheduler;
     c.external = {};
     if (!scenario.scheduler.external.command.empty()) c.queue = "fifo";
@@ -41,7 +50,6 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   }
   metrics::OfferedLoadTally tally;
   std::map<std::string, std::uint64_t> never;
-  WorkloadScan out;
   workload::JobSpec job;
   while (source->next(job)) {
     ++out.jobs;

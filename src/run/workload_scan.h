@@ -4,9 +4,13 @@
 // `run` makes it first, so that bad input stops the run before it prints anything, and says
 // the load at its start; `validate` makes the same pass, so that it accepts no trace that `run`
 // refuses. With `fits`, it also counts the jobs the scheduler would drop as never fitting.
+// With `keep_jobs`, it keeps the jobs it read for the run to replay (workload/recorded_source.h)
+// instead of reading the trace again: the pass then costs the run little more than the memory
+// of the jobs, freed as the run takes them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +18,7 @@
 #include "cluster/topology.h"
 #include "config/scenario.h"
 #include "metrics/offered_load.h"
+#include "workload/recorded_source.h"
 
 namespace schedlab::run {
 
@@ -22,10 +27,17 @@ struct WorkloadScan {
   metrics::OfferedLoad load;
   // With `fits`: jobs that can never fit, per reason, most frequent first.
   std::vector<std::pair<std::string, std::uint64_t>> never_fit;
+  // With `keep_jobs`: the jobs read, to be replayed (RecordedSource::replay_to first).
+  std::unique_ptr<workload::RecordedSource> kept;
+};
+
+struct ScanOptions {
+  bool fits = false;
+  bool keep_jobs = false;
 };
 
 // Throws InputError as `run` would, at the job's line.
-WorkloadScan scan_workload(const config::Scenario& sc, const cluster::Topology& topo, bool fits);
+WorkloadScan scan_workload(const config::Scenario& sc, const cluster::Topology& topo, ScanOptions options);
 
 // The name the run gives the workload in errors: the trace, "generator", or the scenario.
 std::string workload_name(const config::Scenario& sc);

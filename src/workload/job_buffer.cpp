@@ -2,6 +2,7 @@
 #include "workload/job_buffer.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -40,10 +41,17 @@ void JobBuffer::sort_by_submit() {
                    [this](std::uint32_t a, std::uint32_t b) { return stored(a).submit < stored(b).submit; });
 }
 
+void JobBuffer::release_before(std::size_t i) {
+  assert(order_.empty());
+  for (const std::size_t whole = std::min(i, size_) / kBlockJobs; released_ < whole; ++released_)
+    blocks_[released_].reset();
+}
+
 void JobBuffer::clear() {
   std::vector<Block>().swap(blocks_);
   std::vector<std::uint32_t>().swap(order_);
   size_ = 0;
+  released_ = 0;
 }
 
 }  // namespace schedlab::workload

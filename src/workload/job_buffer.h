@@ -22,6 +22,10 @@ class JobBuffer {
   const JobSpec& operator[](std::size_t i) const;
   // Orders by submit time, ties in arrival order (an index is sorted; the jobs stay put).
   void sort_by_submit();
+  // Frees the blocks that hold only jobs before the i-th, in arrival order (not after
+  // sort_by_submit()); those jobs must not be read again. A reader going from front to back
+  // so gives the memory back as it goes.
+  void release_before(std::size_t i);
   void clear();
 
  private:
@@ -37,6 +41,7 @@ class JobBuffer {
 
   std::vector<Block> blocks_;
   std::size_t size_ = 0;
+  std::size_t released_ = 0;          // blocks_[0, released_) are freed
   std::vector<std::uint32_t> order_;  // empty: arrival order
 };
 

@@ -36,3 +36,17 @@ TEST_CASE("Workload.JobBuffer.sorting_by_submit_keeps_equal_submits_in_file_orde
   CHECK(buffer[0].submit == 0);
   CHECK(buffer[0].line == 2);
 }
+
+TEST_CASE("Workload.JobBuffer.released_blocks_leave_the_later_jobs_whole") {
+  JobBuffer buffer;
+  for (std::uint32_t i = 0; i < 50000; ++i) buffer.push_back(job_at(i, i + 1));
+  for (std::uint32_t i = 0; i < 50000; ++i) {
+    REQUIRE(buffer[i].line == i + 1);
+    buffer.release_before(i + 1);
+  }
+  buffer.release_before(50000);
+  CHECK(buffer.size() == 50000);
+  buffer.clear();
+  buffer.push_back(job_at(5, 1));
+  CHECK(buffer[0].submit == 5);
+}
