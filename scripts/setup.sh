@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(cmake g++ make libboost-graph-dev libyaml-cpp-dev libfmt-dev libcli11-dev doctest-dev
-          libbenchmark-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-matplotlib bc)
+          libbenchmark-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-matplotlib bc
+          python3-pandas python3-nbconvert python3-ipykernel)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,3 +27,13 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="${SCHEDLAB_BUILD_TYPE:-Release}" 
 targets=()
 for t in ${SCHEDLAB_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$build_dir" -j"${SCHEDLAB_JOBS:-$(nproc)}" "${targets[@]}"
+
+# `import schedlab` from any folder (scripts/python: the Python API and schedlab.policy): a .pth
+# naming that folder in the user's site-packages of Debian's python3 (which has pandas) and of
+# the python3 on the PATH when that is another one. No network, no pip, nothing copied: the
+# package stays the repository's.
+for py in /usr/bin/python3 "$(command -v python3 || true)"; do
+  [ -x "$py" ] || continue
+  site=$("$py" -c 'import site; print(site.getusersitepackages())' 2>/dev/null) || continue
+  mkdir -p "$site" && printf '%s\n' "$PWD/scripts/python" >"$site/schedlab.pth"
+done

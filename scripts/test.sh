@@ -66,6 +66,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # check little but completion (agents and workers start several times slower), which costs
 # 100 s of CI's 15 minutes; its loop, executor, journal and protocol are in the unit tests.
 # So does the Slurm test: it checks the sbatch script and the array, which the e2e tests'
-# sanitized sweeps (run-cell, collect) already cover here. The Python package's tests run no
-# sanitized code (they use the Release binary): once, in the Release stage.
-ctest --test-dir build-asan --output-on-failure -j2 -E 'e2e-emulate|e2e-slurm|python-policy'
+# sanitized sweeps (run-cell, collect) already cover here. The Python package's tests (policy,
+# API, notebook) run no sanitized code of their own: once, in the Release stage.
+ctest --test-dir build-asan --output-on-failure -j2 -E 'e2e-emulate|e2e-slurm|python-'

@@ -80,7 +80,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from schedlab_policy import Policy, is_fractional, run  # noqa: E402
+from schedlab.policy import Policy, is_fractional, run  # noqa: E402
 
 DEFAULT_THRESHOLDS = (3600, 7200, 18000)
 

@@ -1,33 +1,15 @@
-"""schedlab_policy: write schedlab scheduling policies in Python (standard library only).
+"""schedlab_policy: the old name of schedlab.policy, kept so that existing policies still import.
 
-A policy is a process that speaks schedlab's external-scheduler protocol (version 1,
-docs/external-scheduler.md) over JSON lines on its standard input and output. This package
-does the protocol and keeps a mirror of the cluster and the jobs, so that a policy only
-decides:
-
-    from schedlab_policy import Policy, run
-
-    class Fifo(Policy):
-        name = "fifo-first-fit"
-        def schedule(self, now):
-            out = []
-            for job in self.waiting():               # by (submit, id)
-                hosts = self.cluster.first_fit(job)  # tentative, or None
-                if hosts is None:
-                    break                            # strict FIFO: the head blocks
-                out.append(self.start(job, hosts))
-            return out
-
-    if __name__ == "__main__":
-        run(Fifo())
-
-Modules: policy (Policy, RunningJob, SortedJobs), cluster (Cluster, Host: the mirror and
-its placement searches), protocol (run).
+New code writes ``from schedlab.policy import Policy, run``; ``from schedlab_policy import ...``
+and ``import schedlab_policy.cluster`` give the same objects.
 """
 
-from .cluster import Cluster, Host, is_fractional, needs_gpu
-from .policy import Policy, ProtocolError, RunningJob, SortedJobs
-from .protocol import PROTOCOL, run
+import sys
 
-__all__ = ["Policy", "RunningJob", "SortedJobs", "Cluster", "Host", "ProtocolError", "PROTOCOL", "run",
-           "is_fractional", "needs_gpu"]
+from schedlab import policy as _policy
+from schedlab.policy import *  # noqa: F401,F403
+from schedlab.policy import cluster, policy, protocol  # noqa: F401
+
+__all__ = _policy.__all__
+for _name in ("cluster", "policy", "protocol"):
+    sys.modules[__name__ + "." + _name] = getattr(_policy, _name)
