@@ -2,14 +2,16 @@
 # Installs what schedlab needs on Debian 12 (only what is missing) and builds it.
 #   scripts/setup.sh [BUILD_DIR]      (default: build)
 # Environment: SCHEDLAB_BUILD_TYPE (Release), SCHEDLAB_JOBS (nproc), SCHEDLAB_CMAKE_ARGS,
-# SCHEDLAB_TARGETS (what to build, space-separated; default: everything).
+# SCHEDLAB_TARGETS (what to build, space-separated; default: everything), SCHEDLAB_PREFIX (where
+# `cmake --install` puts schedlab and its man page: /usr/local when writable, else ~/.local;
+# SCHEDLAB_INSTALL=0 installs nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 
 packages=(cmake g++ make libboost-graph-dev libyaml-cpp-dev libfmt-dev libcli11-dev doctest-dev
           libbenchmark-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-matplotlib bc
-          python3-pandas python3-nbconvert python3-ipykernel)
+          python3-pandas python3-nbconvert python3-ipykernel help2man)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,3 +39,17 @@ for py in /usr/bin/python3 "$(command -v python3 || true)"; do
   site=$("$py" -c 'import site; print(site.getusersitepackages())' 2>/dev/null) || continue
   mkdir -p "$site" && printf '%s\n' "$PWD/scripts/python" >"$site/schedlab.pth"
 done
+
+# schedlab on the PATH, so that every command of the README works as printed.
+if [ "${SCHEDLAB_INSTALL:-1}" != 0 ] && [ -x "$build_dir/schedlab" ]; then
+  prefix=${SCHEDLAB_PREFIX:-}
+  if [ -z "$prefix" ]; then
+    if [ -w /usr/local/bin ] && [ -w /usr/local/share ]; then prefix=/usr/local; else prefix=$HOME/.local; fi
+  fi
+  cmake --install "$build_dir" --prefix "$prefix" >/dev/null
+  if [ "$(command -v schedlab || true)" = "$prefix/bin/schedlab" ]; then
+    echo "setup: schedlab and its man page installed under $prefix (cmake --install $build_dir --prefix $prefix)"
+  else
+    echo "setup: schedlab installed in $prefix/bin (cmake --install $build_dir --prefix $prefix); put it on your PATH: export PATH=\"$prefix/bin:\$PATH\""
+  fi
+fi

@@ -19,5 +19,10 @@ void add_agent_command(CLI::App& app, int& exit_code);
 void add_worker_command(CLI::App& app, int& exit_code);
 void add_sweep_command(CLI::App& app, int& exit_code);
 void add_plot_command(CLI::App& app, int& exit_code);
+void add_completion_command(CLI::App& app, int& exit_code);
+
+// The error for a first word that names no subcommand ("unknown command 'rn'; did you mean
+// 'run'? ..."), or empty when `word` is an option, a subcommand or absent.
+std::string unknown_command_message(const CLI::App& app, const std::string& word);
 
 }  // namespace schedlab::cli

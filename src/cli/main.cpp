@@ -23,12 +23,20 @@ int main(int argc, char** argv) {
   schedlab::cli::add_worker_command(app, exit_code);
   schedlab::cli::add_sweep_command(app, exit_code);
   schedlab::cli::add_plot_command(app, exit_code);
+  schedlab::cli::add_completion_command(app, exit_code);
   // A numeric option declared around the checked conversion is a bug of ours: every test fails on it.
   if (auto unchecked = schedlab::cli::unchecked_number_options(app); !unchecked.empty()) {
     std::fprintf(stderr, "schedlab: internal error: numeric options not declared with add_number_option:");
     for (const auto& name : unchecked) std::fprintf(stderr, " [%s]", name.c_str());
     std::fprintf(stderr, "\n");
     return 1;
+  }
+  // CLI11 says only "A subcommand is required" for a mistyped one: say which, and its likely name.
+  if (argc > 1) {
+    if (auto message = schedlab::cli::unknown_command_message(app, argv[1]); !message.empty()) {
+      std::fprintf(stderr, "schedlab: error: %s\n", message.c_str());
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);
