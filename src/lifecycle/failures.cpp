@@ -194,7 +194,9 @@ class TraceFailures final : public FailureSource {
   }
 
   void parse_row(std::string_view line, FailureEvent& out) {
-    util::split_fields(line, ',', fields_);
+    if (!util::split_csv_fields(line, fields_, scratch_))
+      throw util::InputError(reader_.path(), reader_.line_number(), "",
+                             "a quoted field is left open or followed by text before the next comma");
     if (fields_.size() != ncols_)
       throw util::InputError(reader_.path(), reader_.line_number(), "",
                              fmt::format("expected {} fields, found {}", ncols_, fields_.size()));
@@ -224,6 +226,7 @@ class TraceFailures final : public FailureSource {
   util::LineReader reader_;
   const cluster::Topology& topo_;
   std::vector<std::string_view> fields_;
+  std::string scratch_;  // unquoted fields
   std::array<int, kColCount> pos_{};
   std::size_t ncols_ = 0;
   engine::Time last_ = 0;

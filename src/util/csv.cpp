@@ -82,7 +82,9 @@ bool split_csv_fields(std::string_view line, std::vector<std::string_view>& out,
 std::size_t read_csv_header(std::string_view header, const std::string& file, long line, const CsvHeaderSpec& spec,
                             std::span<int> pos) {
   std::vector<std::string_view> fields;
-  split_fields(header, ',', fields);
+  std::string scratch;  // a header's names may be quoted too (RFC 4180)
+  if (!split_csv_fields(header, fields, scratch))
+    throw InputError(file, line, "", "the header's quotes do not close before a comma or the line's end");
   std::fill(pos.begin(), pos.end(), -1);
   std::unordered_map<std::string_view, std::size_t> seen;  // a header may be long: no pairwise compare
   seen.reserve(fields.size());

@@ -19,9 +19,9 @@ namespace schedlab::workload {
 // How a format writes its rows.
 struct RowSyntax {
   enum class Split : unsigned char {
-    separator,   // on `separator`, no quoting (the public traces)
+    separator,   // on `separator`; with ',' a field may be quoted as RFC 4180 allows (the public CSVs)
     whitespace,  // on runs of spaces and tabs (SWF)
-    quoted_csv,  // on commas, fields quoted as csv_field writes them (the native format)
+    quoted_csv,  // on commas, fields quoted as RFC 4180 and csv_field write them (the native format)
   };
   Split split = Split::separator;
   char separator = ',';
@@ -39,7 +39,10 @@ class RowReader {
 
   // The next line that holds a row, as line(); false at the end of the file.
   bool next();
-  // Splits line() into fields(); a quoted_csv line with a quote left open is an InputError.
+  // Splits line() into fields(). A comma-separated row may be quoted (RFC 4180): a quoted field
+  // may hold commas, doubled quotes and line breaks (the row then goes on to the line that
+  // closes it, and line() is the whole record); a quote left open at the end of the file, or
+  // text after a closing quote, is an InputError. Rows without a quote take the plain split.
   void split();
   // Throws "expected N fields, found M" (expect_field_count) unless fields() has `expected`.
   void expect_fields(std::size_t expected) const;
@@ -52,12 +55,13 @@ class RowReader {
 
   // Where a field of the current row is, for the checked parsers (util/parse.h).
   util::FieldContext at(std::string_view column) const {
-    return util::FieldContext{reader_.path(), reader_.line_number(), column};
+    return util::FieldContext{reader_.path(), row_line(), column};
   }
   // An InputError at the current row's `column` (may be "" for the row as a whole).
   [[noreturn]] void fail(std::string_view column, const std::string& what) const;
 
-  long line_number() const { return reader_.line_number(); }
+  // The line the current row starts on (a row whose quoted field holds a line break spans lines).
+  long line_number() const { return row_line(); }
   const std::string& path() const { return reader_.path(); }
   double fraction_read() const { return reader_.fraction_read(); }
   // The lines beneath, for a header that a format reads its own way.
@@ -65,8 +69,13 @@ class RowReader {
   const util::LineReader& lines() const { return reader_; }
 
  private:
+  void split_quoted();
+  long row_line() const { return row_line_ > 0 ? row_line_ : reader_.line_number(); }
+
   util::LineReader reader_;
   RowSyntax syntax_;
+  long row_line_ = 0;
+  std::string record_;  // a row whose quoted field spans lines, joined
   std::string_view line_;
   std::vector<std::string_view> fields_;
   std::string scratch_;  // unquoted fields (quoted_csv)

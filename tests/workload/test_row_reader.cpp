@@ -46,8 +46,9 @@ TEST_CASE("Workload.RowReader.rows_comments_and_blank_lines_by_syntax") {
     std::vector<std::string> rows;
   };
   const std::vector<Case> cases = {
-      {"separator, no comment sign", {}, {"1:a|b", "4:#x|y", "5:c|\"d|e\"", "6:;p  q"}},
-      {"separator, '#' comments", RowSyntax{.comment = '#'}, {"1:a|b", "5:c|\"d|e\"", "6:;p  q"}},
+      {"separator, no comment sign", {}, {"1:a|b", "4:#x|y", "5:c|d,e", "6:;p  q"}},
+      {"separator, '#' comments", RowSyntax{.comment = '#'}, {"1:a|b", "5:c|d,e", "6:;p  q"}},
+      {"another separator: no quoting", RowSyntax{.separator = ';'}, {"1:a,b", "4:#x,y", "5:c,\"d,e\"", "6:|p  q"}},
       {"whitespace",
        RowSyntax{.split = RowSyntax::Split::whitespace, .comment = '#'},
        {"1:a,b", "5:c,\"d,e\"", "6:;p|q"}},
@@ -88,5 +89,37 @@ TEST_CASE("Workload.RowReader.errors_name_the_file_line_and_column") {
   const std::string open_quote = write(dir, "\"a,b\n");
   RowReader quoted(open_quote, RowSyntax{.split = RowSyntax::Split::quoted_csv});
   REQUIRE(quoted.next());
-  CHECK_THROWS_WITH_AS(quoted.split(), doctest::Contains("a quoted field is left open"), util::InputError);
+  CHECK_THROWS_WITH_AS(quoted.split(), doctest::Contains("a quoted field is left open at the end of the file"),
+                       util::InputError);
+}
+
+// RFC 4180 as the comma-separated readers take it, and as schedlab's writers write it.
+TEST_CASE("Workload.RowReader.rfc4180_quoted_fields") {
+  ScratchDir dir("row-reader-rfc4180");
+  const std::string path = write(dir,
+                                 "id,user,note\r\n"
+                                 "1,\"doe, jane\",plain\r\n"
+                                 "2,\"say \"\"hi\"\"\",\"\"\r\n"
+                                 "3,\"two\r\nlines, \"\"quoted\"\"\",x\n"
+                                 "4,last,\"\"\"\"\n");
+  for (const auto split : {RowSyntax::Split::separator, RowSyntax::Split::quoted_csv}) {
+    CAPTURE(static_cast<int>(split));
+    CHECK(rows_of(path, RowSyntax{.split = split}) == std::vector<std::string>{"1:id|user|note", "2:1|doe, jane|plain",
+                                                                               "3:2|say \"hi\"|",
+                                                                               "4:3|two\nlines, \"quoted\"|x",
+                                                                               "6:4|last|\""});
+  }
+  // A row that spans lines is located at its first line; the one after it at its own.
+  RowReader rows(path);
+  for (int i = 0; i < 4; ++i) REQUIRE(rows.next_row(3));
+  CHECK(rows.at("note").line == 4);
+  CHECK_THROWS_WITH_AS(rows.fail("note", "bad"), doctest::Contains(":4: note: bad"), util::InputError);
+  REQUIRE(rows.next_row(3));
+  CHECK(rows.at("note").line == 6);
+
+  const std::string after_quote = write(dir, "a,\"b\"c,d\n");
+  RowReader bad(after_quote);
+  REQUIRE(bad.next());
+  CHECK_THROWS_WITH_AS(bad.split(), doctest::Contains(":1: text after a quoted field's closing quote"),
+                       util::InputError);
 }
