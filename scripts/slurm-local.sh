@@ -6,6 +6,8 @@
 #   scripts/slurm-local.sh start    install what is missing, start the daemons, wait until the node is idle
 #   scripts/slurm-local.sh env      the line to eval: export SLURM_CONF=...
 #   scripts/slurm-local.sh stop     stop the daemons this script started
+# SCHEDLAB_SLURM_MAX_ARRAY_SIZE sets slurm.conf's MaxArraySize (default 100001; the sweep test
+# lowers it to see a sweep split into several arrays).
 # Exits 1 with one line saying why when Slurm cannot run here (not root, no apt-get, a daemon
 # that will not start).
 set -uo pipefail
@@ -54,7 +56,7 @@ SlurmdLogFile=$dir/log/slurmd.log
 SlurmctldPort=6917
 SlurmdPort=6918
 ReturnToService=2
-MaxArraySize=100001
+MaxArraySize=${SCHEDLAB_SLURM_MAX_ARRAY_SIZE:-100001}
 NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -18,6 +20,7 @@
 #include "sweep/sweep_seeds.h"
 #include "util/error.h"
 #include "util/notice.h"
+#include "util/suggest.h"
 
 namespace schedlab::cli {
 
@@ -59,8 +62,15 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
                                    "dependent job that collects them");
   cmd->add_option("--partition", slurm_opts->partition, "With --slurm: the partition");
   cmd->add_option("--time", slurm_opts->time, "With --slurm: each cell's time limit, as sbatch takes it");
-  add_number_option(cmd, "--max-running", slurm_opts->max_running, "With --slurm: array tasks running at once (%K)");
-  cmd->add_flag("--dry-run", *dry_run, "With --slurm: only write sweep.sbatch");
+  add_number_option(cmd, "--max-running", slurm_opts->max_running,
+                    "With --slurm: array tasks running at once, per array job (%K)");
+  add_number_option(cmd, "--cells-per-task", slurm_opts->cells_per_task,
+                    "With --slurm: cells each array task runs (default: one cell is timed here first, and tasks "
+                    "get enough cells to run about 10 s)");
+  cmd->add_option("--sbatch-arg", slurm_opts->sbatch_args,
+                  "With --slurm: an sbatch option for every job, as --name=value (repeatable: --account, --qos, "
+                  "--mem, --constraint, --gres, ...)");
+  cmd->add_flag("--dry-run", *dry_run, "With --slurm: write sweep.sbatch, submit nothing");
 
   auto dir = std::make_shared<std::string>();
   auto index = std::make_shared<std::size_t>(0);
@@ -84,7 +94,7 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     fmt::print("{}: {} cells: {} done, {} running, {} failed, {} missing\n", *dir, s.cells, s.done, s.running,
                s.failed, s.missing);
     if (const auto q = sweep::slurm_queue(folder))
-      fmt::print("slurm array job {}: {} task(s) running, {} pending\n", q->array_job, q->running, q->pending);
+      fmt::print("slurm array job(s) {}: {} task(s) running, {} pending\n", q->array_jobs, q->running, q->pending);
     for (std::size_t i = 0, shown = 0; i < s.cells && shown < 10; ++i)
       if (folder.failed(i)) {
         ++shown;
@@ -136,8 +146,13 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
     const std::string target =
         out->empty() ? "results/" + std::filesystem::path(*file).stem().string() : *out;
     if (!*slurm && (*dry_run || !slurm_opts->partition.empty() || !slurm_opts->time.empty() ||
-                    slurm_opts->max_running))
-      throw util::InputError("--partition, --time, --max-running and --dry-run go with --slurm");
+                    slurm_opts->max_running || slurm_opts->cells_per_task || !slurm_opts->sbatch_args.empty()))
+      throw util::InputError(
+          "--partition, --time, --max-running, --cells-per-task, --sbatch-arg and --dry-run go with --slurm");
+    if (*slurm) {  // refused before any folder is made
+      for (const auto& arg : slurm_opts->sbatch_args) sweep::check_sbatch_arg(arg);
+      if (!slurm_opts->time.empty()) (void)sweep::scale_slurm_time(slurm_opts->time, 1);
+    }
     const auto folder = sweep::prepare_folder(spec, target);
     {
       util::Notices expansion(*quiet);  // what the grid itself says, once, before any cell runs
@@ -147,13 +162,41 @@ void add_sweep_command(CLI::App& app, int& exit_code) {
       std::vector<std::size_t> todo;
       for (std::size_t i = 0; i < cells; ++i)
         if (!folder.done(i)) todo.push_back(i);
-      const auto ids = sweep::submit_to_slurm(*slurm_opts, emu::self_executable(), folder, todo, *dry_run);
+      std::string how_many;
+      if (slurm_opts->cells_per_task == 0) {
+        // Cells of milliseconds, one per array task, would cost Slurm more than the work: one
+        // cell is run here (at most 5 s; it stays done) and tasks get about 10 s of cells.
+        slurm_opts->cells_per_task = 1;
+        if (!todo.empty()) {
+          util::Notices timing(true);
+          const std::size_t timed = todo.front();
+          const auto seconds = sweep::time_one_cell(spec, folder, timed, timing, std::chrono::seconds(5));
+          if (seconds) {
+            todo.erase(todo.begin());
+            slurm_opts->cells_per_task = static_cast<std::size_t>(std::clamp(
+                std::ceil(10.0 / std::max(*seconds, 1e-3)), 1.0, static_cast<double>(std::max<std::size_t>(1, todo.size()))));
+            how_many = fmt::format(" (cell {} took {:.3f} s here: {} per task, about {:.1f} s a task)",
+                                   sweep::cell_name(timed), *seconds,
+                                   slurm_opts->cells_per_task, *seconds * static_cast<double>(slurm_opts->cells_per_task));
+          } else {
+            how_many = " (a cell ran past 5 s here, or failed: one per task)";
+          }
+        }
+      }
+      std::string said;
+      const std::size_t max_array = sweep::site_max_array_size(said);
+      if (!said.empty()) util::Notices(*quiet).say(said);
+      const auto plan = sweep::plan_slurm(todo, slurm_opts->cells_per_task, max_array);
+      const auto ids = sweep::submit_to_slurm(*slurm_opts, emu::self_executable(), folder, plan, *dry_run);
       fmt::print("sweep {}: {} cells ({}), {} not done: {}/sweep.sbatch\n", *file, cells, grid_shape(spec),
                  todo.size(), folder.dir);
-      if (!ids.array_job.empty())
-        fmt::print("submitted: array job {} (--array={}{}), collect job {} after it; `schedlab sweep status {}`\n",
-                   ids.array_job, sweep::array_ranges(todo),
-                   slurm_opts->max_running ? fmt::format("%{}", slurm_opts->max_running) : std::string(),
+      fmt::print("{} cell(s) per array task{}; {} task(s) in {} array job(s) (MaxArraySize {})\n",
+                 plan.cells_per_task, how_many, plan.tasks, plan.arrays.size(), max_array);
+      if (!ids.array_jobs.empty())
+        fmt::print("submitted: array job(s) {}{}, collect job {} after them; `schedlab sweep status {}`\n",
+                   util::join(ids.array_jobs, ", "),
+                   slurm_opts->max_running ? fmt::format(" (at most {} tasks running each)", slurm_opts->max_running)
+                                           : std::string(),
                    ids.collect_job, folder.dir);
       exit_code = 0;
       return;

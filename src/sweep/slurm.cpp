@@ -13,8 +13,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/yaml_util.h"
+#include "util/checked.h"
 #include "util/error.h"
+#include "util/parse.h"
+#include "util/suggest.h"
+#include "util/text.h"
+#include "util/yaml_util.h"
 #include "util/input_limits.h"
 #include "util/json_read.h"
 #include "util/staging_dir.h"
@@ -47,16 +51,66 @@ std::string job_id_of(const std::string& out) {
 }
 }  // namespace
 
-std::string array_ranges(const std::vector<std::size_t>& cells) {
-  std::string out;
-  for (std::size_t i = 0; i < cells.size();) {
-    std::size_t j = i;
-    while (j + 1 < cells.size() && cells[j + 1] == cells[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", cells[i]) : fmt::format("{}-{}", cells[i], cells[j]);
-    i = j + 1;
+SlurmPlan plan_slurm(std::vector<std::size_t> cells, std::size_t cells_per_task, std::size_t max_array_size) {
+  SlurmPlan p;
+  p.cells = std::move(cells);
+  p.cells_per_task = std::max<std::size_t>(1, cells_per_task);
+  p.tasks = (p.cells.size() + p.cells_per_task - 1) / p.cells_per_task;
+  const std::size_t per_array = std::max<std::size_t>(1, max_array_size);
+  for (std::size_t first = 0; first < p.tasks; first += per_array)
+    p.arrays.push_back({first, std::min(per_array, p.tasks - first)});
+  return p;
+}
+
+std::string scale_slurm_time(const std::string& per_cell, std::size_t n, const std::string& option) {
+  auto bad = [&] {
+    return util::InputError("", 0, option,
+                            fmt::format("'{}' is not a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or "
+                                        "D-HH:MM:SS)",
+                                        util::printable(per_cell)));
+  };
+  std::uint64_t days = 0;
+  std::string rest = per_cell;
+  if (auto dash = rest.find('-'); dash != std::string::npos) {
+    days = util::checked_number<std::uint64_t>(rest.substr(0, dash), util::FieldContext{"", 0, option}, 0, 36500);
+    rest = rest.substr(dash + 1);
   }
-  return out;
+  std::vector<std::string_view> parts;
+  util::split_fields(rest, ':', parts);
+  if (rest.empty() || parts.size() > 3) throw bad();
+  std::vector<std::uint64_t> v;
+  for (auto part : parts) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos || part.size() > 6) throw bad();
+    v.push_back(std::stoull(std::string(part)));
+  }
+  std::uint64_t seconds = 0;
+  const bool has_days = per_cell.find('-') != std::string::npos;
+  if (has_days)  // D-HH, D-HH:MM, D-HH:MM:SS
+    seconds = v[0] * 3600 + (v.size() > 1 ? v[1] * 60 : 0) + (v.size() > 2 ? v[2] : 0);
+  else if (v.size() == 1)  // MM
+    seconds = v[0] * 60;
+  else if (v.size() == 2)  // MM:SS
+    seconds = v[0] * 60 + v[1];
+  else  // HH:MM:SS
+    seconds = v[0] * 3600 + v[1] * 60 + v[2];
+  seconds += days * 86400;
+  if (seconds == 0) throw bad();
+  const std::uint64_t total = seconds * n;  // at most 10^5 days x 10^6 cells: no overflow
+  return fmt::format("{}-{:02}:{:02}:{:02}", total / 86400, total % 86400 / 3600, total % 3600 / 60, total % 60);
+}
+
+void check_sbatch_arg(const std::string& arg) {
+  auto refuse = [&](const std::string& why) {
+    throw util::InputError("", 0, "--sbatch-arg", fmt::format("'{}': {}", util::printable(arg), why));
+  };
+  if (arg.size() < 2 || arg[0] != '-') refuse("not an sbatch option (e.g. --account=ml, --qos=high, --mem=8G)");
+  for (unsigned char c : arg)
+    if (c <= ' ' || c == 0x7f) refuse("holds whitespace or a control byte; give one option per --sbatch-arg, as --name=value");
+  for (const char* own : {"--array", "-a", "--output", "-o", "--job-name", "-J", "--dependency", "-d", "--wrap"}) {
+    const std::string o = own;
+    if (arg == o || arg.rfind(o + "=", 0) == 0 || (o.size() == 2 && arg.rfind(o, 0) == 0))
+      refuse("schedlab sets " + o + " itself");
+  }
 }
 
 std::string shell_quote(const std::string& word) {
@@ -66,45 +120,95 @@ std::string shell_quote(const std::string& word) {
 }
 
 std::string sbatch_script(const SlurmOptions& o, const std::string& self_exe, const std::string& dir,
-                          const std::vector<std::size_t>& cells) {
+                          const SlurmPlan& plan) {
+  const std::size_t first_array = plan.arrays.empty() ? 0 : plan.arrays.front().tasks;
   std::string s = "#!/bin/bash\n";
-  s += "# Written by schedlab sweep --slurm: one array task per cell not done yet.\n";
+  s += fmt::format(
+      "# Written by schedlab sweep --slurm: {} cell(s) not done yet, {} per array task, {} task(s) in {} array "
+      "job(s).\n",
+      plan.cells.size(), plan.cells_per_task, plan.tasks, plan.arrays.size());
   s += "#SBATCH --job-name=schedlab-sweep\n";
-  s += fmt::format("#SBATCH --array={}{}\n", array_ranges(cells),
-                   o.max_running ? fmt::format("%{}", o.max_running) : std::string());
+  if (first_array > 0)  // the arrays after the first are given theirs on sbatch's command line
+    s += fmt::format("#SBATCH --array=0-{}{}\n", first_array - 1,
+                     o.max_running ? fmt::format("%{}", o.max_running) : std::string());
   s += fmt::format("#SBATCH --output={}/cells/slurm-%A_%a.out\n", dir);
   s += "#SBATCH --ntasks=1\n";
   if (!o.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", o.partition);
-  if (!o.time.empty()) s += fmt::format("#SBATCH --time={}\n", o.time);
-  s += fmt::format("exec {} sweep run-cell {} \"$SLURM_ARRAY_TASK_ID\"\n", shell_quote(self_exe), shell_quote(dir));
+  if (!o.time.empty()) s += fmt::format("#SBATCH --time={}\n", scale_slurm_time(o.time, plan.cells_per_task));
+  for (const auto& arg : o.sbatch_args) s += fmt::format("#SBATCH {}\n", arg);
+  s += "# Array task T of the array job started at task SCHEDLAB_TASK_OFFSET runs cells[(T + offset) * per]\n";
+  s += "# up to the next per; a failing cell does not stop the others, but fails the task.\n";
+  s += "cells=(";
+  for (std::size_t i = 0; i < plan.cells.size(); ++i) s += fmt::format("{}{}", i % 20 ? " " : "\n  ", plan.cells[i]);
+  s += "\n)\n";
+  s += fmt::format("per={}\n", plan.cells_per_task);
+  s += "task=$((SLURM_ARRAY_TASK_ID + ${SCHEDLAB_TASK_OFFSET:-0}))\n";
+  s += "rc=0\n";
+  s += "for ((i = task * per; i < (task + 1) * per && i < ${#cells[@]}; i++)); do\n";
+  s += fmt::format("  {} sweep run-cell {} \"${{cells[i]}}\" || rc=1\n", shell_quote(self_exe), shell_quote(dir));
+  s += "done\n";
+  s += "exit $rc\n";
   return s;
 }
 
+std::size_t site_max_array_size(std::string& said) {
+  auto [out, rc] = capture("scontrol show config");
+  if (rc == 0) {
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("MaxArraySize", 0) != 0) continue;
+      const auto eq = line.find('=');
+      std::int64_t v = 0;
+      if (eq != std::string::npos && util::try_parse_int(util::trim(std::string_view(line).substr(eq + 1)), v) &&
+          v >= 1)
+        return static_cast<std::size_t>(v);
+    }
+  }
+  said = fmt::format("MaxArraySize taken as Slurm's default, {} (scontrol show config {})", kDefaultMaxArraySize,
+                     rc == 0 ? "did not say" : "could not be run");
+  return kDefaultMaxArraySize;
+}
+
 SlurmJobs submit_to_slurm(const SlurmOptions& o, const std::string& self_exe, const SweepFolder& folder,
-                          const std::vector<std::size_t>& cells, bool dry_run) {
+                          const SlurmPlan& plan, bool dry_run) {
   const std::string dir = std::filesystem::absolute(folder.dir).lexically_normal().string();
   const std::string script = dir + "/sweep.sbatch";
-  util::write_staged(script, sbatch_script(o, self_exe, dir, cells));
+  util::write_staged(script, sbatch_script(o, self_exe, dir, plan));
   std::filesystem::permissions(script, std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
   SlurmJobs jobs;
-  if (dry_run || cells.empty()) return jobs;
-  auto [out, rc] = capture("sbatch --parsable " + shell_quote(script));
-  jobs.array_job = job_id_of(out);
-  if (rc != 0 || jobs.array_job.empty())
-    throw util::EnvironmentError(fmt::format("sweep --slurm: sbatch {}: {}",
-                                             rc == 127 ? "not found (is Slurm installed?)" : "refused the array",
-                                             first_line_of(out)));
+  if (dry_run || plan.cells.empty()) return jobs;
+  std::string site_args;
+  for (const auto& arg : o.sbatch_args) site_args += " " + shell_quote(arg);
+  auto submitted = [&] { return jobs.array_jobs.empty() ? std::string() : " (submitted before it: " + util::join(jobs.array_jobs, ", ") + "; scancel them or rerun the sweep)"; };
+  for (std::size_t a = 0; a < plan.arrays.size(); ++a) {
+    const auto& arr = plan.arrays[a];
+    std::string command = "sbatch --parsable";
+    if (a > 0)
+      command += fmt::format(" --array=0-{}{} --export=ALL,SCHEDLAB_TASK_OFFSET={}", arr.tasks - 1,
+                             o.max_running ? fmt::format("%{}", o.max_running) : std::string(), arr.first_task);
+    auto [out, rc] = capture(command + " " + shell_quote(script));
+    const std::string id = job_id_of(out);
+    if (rc != 0 || id.empty())
+      throw util::EnvironmentError(fmt::format("sweep --slurm: sbatch {}: {}{}",
+                                               rc == 127 ? "not found (is Slurm installed?)" : "refused the array",
+                                               first_line_of(out), submitted()));
+    jobs.array_jobs.push_back(id);
+  }
   std::string collect = fmt::format(
-      "sbatch --parsable --job-name=schedlab-sweep-collect --dependency=afterany:{} --output={} --wrap={}",
-      jobs.array_job, shell_quote(dir + "/slurm-collect-%j.out"),
-      shell_quote(shell_quote(self_exe) + " sweep collect " + shell_quote(dir)));
+      "sbatch --parsable --job-name=schedlab-sweep-collect --dependency=afterany:{} --output={} --wrap={}{}",
+      util::join(jobs.array_jobs, ":"), shell_quote(dir + "/slurm-collect-%j.out"),
+      shell_quote(shell_quote(self_exe) + " sweep collect " + shell_quote(dir)), site_args);
   if (!o.partition.empty()) collect += " --partition=" + shell_quote(o.partition);
   auto [cout, crc] = capture(collect);
   jobs.collect_job = job_id_of(cout);
   if (crc != 0 || jobs.collect_job.empty())
-    throw util::EnvironmentError(fmt::format("sweep --slurm: sbatch refused the collect job: {}", first_line_of(cout)));
-  util::write_staged(dir + "/slurm.json",
-                     nlohmann::json{{"array_job", jobs.array_job}, {"collect_job", jobs.collect_job}}.dump(2) + "\n");
+    throw util::EnvironmentError(
+        fmt::format("sweep --slurm: sbatch refused the collect job: {}{}", first_line_of(cout), submitted()));
+  util::write_staged(dir + "/slurm.json", nlohmann::json{{"array_job", jobs.array_jobs.front()},
+                                                         {"array_jobs", jobs.array_jobs},
+                                                         {"collect_job", jobs.collect_job}}
+                                                  .dump(2) +
+                                              "\n");
   return jobs;
 }
 
@@ -113,7 +217,15 @@ std::optional<SlurmQueue> slurm_queue(const SweepFolder& folder) {
   if (!std::ifstream(path)) return std::nullopt;
   SlurmQueue q;
   try {
-    q.array_job = util::parse_json(util::read_config_file(path)).at("array_job").get<std::string>();
+    const auto doc = util::parse_json(util::read_config_file(path));
+    std::vector<std::string> ids;
+    if (doc.contains("array_jobs"))
+      ids = doc.at("array_jobs").get<std::vector<std::string>>();
+    else  // a folder submitted by an older schedlab: one array
+      ids.push_back(doc.at("array_job").get<std::string>());
+    for (const auto& id : ids)
+      if (job_id_of(id).empty()) return std::nullopt;
+    q.array_jobs = util::join(ids, ",");
   } catch (const util::JsonReadError&) {
     return std::nullopt;
   } catch (const util::InputError&) {
@@ -121,9 +233,9 @@ std::optional<SlurmQueue> slurm_queue(const SweepFolder& folder) {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
-  if (job_id_of(q.array_job).empty()) return std::nullopt;
+  if (q.array_jobs.empty()) return std::nullopt;
   // -r: one line per array task.
-  auto [out, rc] = capture("squeue -h -r -j " + q.array_job + " -o %T");
+  auto [out, rc] = capture("squeue -h -r -j " + q.array_jobs + " -o %T");
   if (rc != 0) {
     if (out.find("Invalid job id") != std::string::npos) return q;  // ended and forgotten
     return std::nullopt;

@@ -57,6 +57,31 @@ void set_aside_config_files(const SweepSpec& spec, std::size_t index, util::Pars
 }
 }  // namespace
 
+std::optional<double> time_one_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index,
+                                    util::Notices& notices, std::chrono::milliseconds limit) {
+  util::ParsedYamlFiles files;
+  emu::ProcessSpec ps;
+  ps.log_file = folder.cell_log(index);
+  ps.die_with_parent = true;
+  std::error_code ec;
+  fs::remove(ps.log_file, ec);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto process = emu::Process::fork_call(
+      ps, [&spec, &folder, index, &notices, &files] { return cell_main(spec, folder, index, notices, files); });
+  for (;;) {
+    if (const auto status = process.poll()) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const bool ok = status->kind == emu::ExitStatus::Kind::exited && status->code == 0 && folder.done(index);
+      return ok ? std::optional<double>(seconds) : std::nullopt;
+    }
+    if (std::chrono::steady_clock::now() - t0 > limit) {
+      process.terminate(std::chrono::milliseconds(1000));
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, util::Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress) {
   SweepReport report;

@@ -5,7 +5,9 @@
 // failing cell does not stop the others.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,12 @@ struct SweepReport {
 // a fork, says its notices to its copy of `notices`.
 SweepReport run_local(const SweepSpec& spec, const SweepFolder& folder, unsigned jobs, util::Notices& notices,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+// Runs cell `index` here as run_local would, for at most `limit`: its wall seconds when it ends
+// done, nullopt when it failed or ran past the limit (then it is stopped and left not done).
+// What a Slurm submission times to choose its cells per array task.
+std::optional<double> time_one_cell(const SweepSpec& spec, const SweepFolder& folder, std::size_t index,
+                                    util::Notices& notices, std::chrono::milliseconds limit);
 
 struct SweepStatus {
   std::size_t cells = 0, done = 0, failed = 0, running = 0, missing = 0;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -145,17 +146,103 @@ TEST_CASE("Sweep.Folder.a_folder_holding_another_sweep_or_other_files_is_refused
   CHECK(testing::file_text(tmp.path / "other/notes.txt") == "mine\n");
 }
 
-TEST_CASE("Sweep.Slurm.the_array_lists_the_cells_not_done_as_ranges") {
-  CHECK(array_ranges({0, 1, 2, 3, 5, 7, 8, 9}) == "0-3,5,7-9");
-  CHECK(array_ranges({4}) == "4");
-  CHECK(array_ranges({}) == "");
+TEST_CASE("Sweep.Slurm.plan_deals_cells_to_tasks_and_tasks_to_arrays") {
+  struct Case {
+    std::size_t cells, per_task, max_array;
+    std::size_t tasks;
+    std::vector<std::pair<std::size_t, std::size_t>> arrays;  // (first task, tasks)
+  };
+  const std::vector<Case> cases = {
+      {12, 1, 1001, 12, {{0, 12}}},
+      {12, 4, 1001, 3, {{0, 3}}},
+      {12, 5, 1001, 3, {{0, 3}}},  // 5 + 5 + 2
+      {12, 1, 5, 12, {{0, 5}, {5, 5}, {10, 2}}},
+      {1200, 1, 1001, 1200, {{0, 1001}, {1001, 199}}},
+      {1200, 2, 1001, 600, {{0, 600}}},
+      {1, 0, 1001, 1, {{0, 1}}},  // 0 per task is taken as 1
+      {0, 3, 1001, 0, {}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.cells);
+    CAPTURE(c.per_task);
+    CAPTURE(c.max_array);
+    std::vector<std::size_t> cells(c.cells);
+    for (std::size_t i = 0; i < c.cells; ++i) cells[i] = 2 * i;  // not contiguous: the plan keeps them as given
+    const auto p = plan_slurm(cells, c.per_task, c.max_array);
+    CHECK(p.cells == cells);
+    CHECK(p.tasks == c.tasks);
+    std::vector<std::pair<std::size_t, std::size_t>> arrays;
+    for (const auto& a : p.arrays) arrays.emplace_back(a.first_task, a.tasks);
+    CHECK(arrays == c.arrays);
+  }
+}
+
+TEST_CASE("Sweep.Slurm.time_limits_scale_with_the_cells_of_a_task") {
+  struct Case {
+    const char* per_cell;
+    std::size_t n;
+    const char* task;
+  };
+  const std::vector<Case> cases = {
+      {"30", 1, "0-00:30:00"},         {"30", 4, "0-02:00:00"},       {"10:30", 2, "0-00:21:00"},
+      {"01:00:00", 30, "1-06:00:00"},  {"2-12", 1, "2-12:00:00"},     {"1-00:00:01", 2, "2-00:00:02"},
+      {"0-00:00:05", 3, "0-00:00:15"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.per_cell);
+    CHECK(scale_slurm_time(c.per_cell, c.n) == c.task);
+  }
+  for (const char* bad : {"", "1:2:3:4", "x", "-5", "0", "1.5", "10::00", "99999999"})
+    CHECK_THROWS_WITH_AS(scale_slurm_time(bad, 1), doctest::Contains("--time"), util::InputError);
+}
+
+TEST_CASE("Sweep.Slurm.sbatch_args_pass_through_or_are_refused") {
+  for (const char* ok : {"--account=ml", "--qos=high", "--mem=8G", "--constraint=a100&ib", "-A", "--exclusive"})
+    CHECK_NOTHROW(check_sbatch_arg(ok));
+  const std::vector<std::pair<const char*, const char*>> refused = {
+      {"account=ml", "not an sbatch option"},
+      {"--comment=two words", "whitespace"},
+      {"--array=0-3", "schedlab sets --array itself"},
+      {"-o/tmp/x", "schedlab sets -o itself"},
+      {"--output=x", "schedlab sets --output itself"},
+      {"--dependency=afterok:1", "schedlab sets --dependency itself"},
+  };
+  for (const auto& [arg, why] : refused) {
+    CAPTURE(arg);
+    CHECK_THROWS_WITH_AS(check_sbatch_arg(arg), doctest::Contains(why), util::InputError);
+  }
+}
+
+TEST_CASE("Sweep.Slurm.the_script_runs_its_task_s_cells") {
   CHECK(shell_quote("/tmp/it's here") == "'/tmp/it'\\''s here'");
   SlurmOptions o;
   o.max_running = 2;
   o.partition = "gpu";
-  const auto script = sbatch_script(o, "/opt/schedlab", "/data/study", {0, 1, 2, 5});
-  CHECK(script.find("#SBATCH --array=0-2,5%2\n") != std::string::npos);
+  o.time = "10";
+  o.sbatch_args = {"--account=ml", "--mem=4G"};
+  const auto plan = plan_slurm({0, 1, 2, 5, 7}, 2, 2);  // tasks {0,1} {2,5} {7}: arrays of 2 and 1
+  const auto script = sbatch_script(o, "/opt/schedlab", "/data/study", plan);
+  CHECK(script.find("#SBATCH --array=0-1%2\n") != std::string::npos);
   CHECK(script.find("#SBATCH --partition=gpu\n") != std::string::npos);
-  CHECK(script.find("#SBATCH --time") == std::string::npos);
-  CHECK(script.find("exec '/opt/schedlab' sweep run-cell '/data/study' \"$SLURM_ARRAY_TASK_ID\"\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --time=0-00:20:00\n") != std::string::npos);  // 2 cells of 10 minutes
+  CHECK(script.find("#SBATCH --account=ml\n#SBATCH --mem=4G\n") != std::string::npos);
+  CHECK(script.find("cells=(\n  0 1 2 5 7\n)\nper=2\n") != std::string::npos);
+  CHECK(script.find("'/opt/schedlab' sweep run-cell '/data/study' \"${cells[i]}\" || rc=1\n") != std::string::npos);
+
+  // The script itself, run for each task of each array: which cells each would run.
+  testing::ScratchDir tmp("slurm-script");
+  const std::string fake = (tmp.path / "fake-schedlab").string();
+  std::ofstream(fake) << "#!/bin/bash\necho \"$4\" >>" << (tmp.path / "ran").string() << "\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const std::string path = (tmp.path / "sweep.sbatch").string();
+  std::ofstream(path) << sbatch_script(o, fake, "/data/study", plan);
+  auto run_task = [&](std::size_t array_index, std::size_t offset) {
+    std::filesystem::remove(tmp.path / "ran");
+    const std::string cmd = fmt::format("SLURM_ARRAY_TASK_ID={} SCHEDLAB_TASK_OFFSET={} bash {}", array_index, offset, path);
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    return testing::file_text(tmp.path / "ran");
+  };
+  CHECK(run_task(0, 0) == "0\n1\n");
+  CHECK(run_task(1, 0) == "2\n5\n");
+  CHECK(run_task(0, 2) == "7\n");  // the second array job starts at task 2
 }
