@@ -2,6 +2,7 @@
 #include "metrics/summary.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -44,21 +45,35 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? kNoValue : s / static_cast<double>(v.size());
 }
 
-// Percentile of sorted values; kNoValue for none.
-double pct(const std::vector<double>& sorted, double p) { return sorted.empty() ? kNoValue : percentile(sorted, p); }
-
-// percentile() of values in any order, which it reorders: the same interpolation, found in
-// linear time (per pool a mean and one percentile need no sort); kNoValue for none.
-double percentile_of(std::vector<double>& v, double p) {
-  if (v.empty()) return kNoValue;
-  const auto [lo, frac] = rank_of(v.size(), p);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  const double a = v[lo];
-  if (frac == 0 || lo + 1 >= v.size()) return a;
-  // The next value up is the least of those after the nth element.
-  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return a + frac * (b - a);
+// percentile() at ascending `ps` of values in any order, which it reorders: the same
+// interpolation between the same order statistics, found by selection (each rank in the part
+// above the previous one) in linear time instead of a sort; kNoValue for none.
+template <std::size_t N>
+std::array<double, N> percentiles_of(std::vector<double>& v, const std::array<double, N>& ps) {
+  std::array<double, N> out;
+  out.fill(kNoValue);
+  if (v.empty()) return out;
+  std::size_t placed = 0;  // v[placed - 1] is in its sorted place, every later value >= it
+  for (std::size_t k = 0; k < N; ++k) {
+    const auto [lo, frac] = rank_of(v.size(), ps[k]);
+    if (lo >= placed) {
+      std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(placed), v.begin() + static_cast<std::ptrdiff_t>(lo),
+                       v.end());
+      placed = lo + 1;
+    }
+    const double a = v[lo];
+    if (frac == 0 || lo + 1 >= v.size()) {
+      out[k] = a;
+      continue;
+    }
+    // The next value up is the least of those after the nth element.
+    const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+    out[k] = a + frac * (b - a);
+  }
+  return out;
 }
+
+double percentile_of(std::vector<double>& v, double p) { return percentiles_of<1>(v, {p})[0]; }
 
 // A finished or failed job's queueing delay: its time between submit and end holding nothing.
 double queueing_delay_s(const JobRecord& r) { return engine::to_seconds(r.end - r.submit - r.held); }
@@ -142,18 +157,19 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
     if (r.gpus_per_task == 0) ++s.finished_without_gpu;
     if (r.duration > 0) rho.push_back(static_cast<double>(r.end - r.submit) / static_cast<double>(r.duration));
   }
-  // Means in job order, then the sorts the percentiles need.
+  // Means in job order, before the selections below reorder the values.
   s.jct_mean_s = mean(jct);
   s.first_wait_mean_s = mean(wait);
   s.queueing_delay_mean_s = mean(queued);
   s.slowdown_mean = mean(slowdown);
   s.bounded_slowdown_mean = mean(bounded);
-  for (auto* v : {&jct, &wait, &queued, &bounded, &rho}) std::sort(v->begin(), v->end());
+  // Percentiles by selection, not sorts (five sorts of a million values were 4% of a run).
+  s.first_wait_p95_s = percentile_of(wait, 95);
   // The first waits of jobs that need GPUs: all of them, unless some finished jobs need none (a
-  // second pass then, so that a GPU-only run sorts no more than before).
+  // second pass then, so that a GPU-only run gathers no more than before).
   if (s.finished_without_gpu == 0) {
     s.gpu_job_first_wait_mean_s = s.first_wait_mean_s;
-    s.gpu_job_first_wait_p95_s = pct(wait, 95);
+    s.gpu_job_first_wait_p95_s = s.first_wait_p95_s;
   } else {
     std::vector<double> gpu_wait;
     for (const auto& r : c.jobs())
@@ -161,23 +177,23 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
           r.gpus_per_task > 0)
         gpu_wait.push_back(engine::to_seconds(r.start - r.submit));
     s.gpu_job_first_wait_mean_s = mean(gpu_wait);
-    std::sort(gpu_wait.begin(), gpu_wait.end());
-    s.gpu_job_first_wait_p95_s = pct(gpu_wait, 95);
+    s.gpu_job_first_wait_p95_s = percentile_of(gpu_wait, 95);
   }
-  s.ftf_rho_max = rho.empty() ? kNoValue : rho.back();
-  s.ftf_rho_p95 = pct(rho, 95);
+  s.ftf_rho_max = rho.empty() ? kNoValue : *std::max_element(rho.begin(), rho.end());
+  s.ftf_rho_p95 = percentile_of(rho, 95);
   std::vector<double> per_user;
   for (const auto& [user, us] : user_gpu_us) per_user.push_back(us);
   s.jain_fairness = jain_index(per_user);
   s.lost_gpu_hours = lost_gpu_us / 1e6 / 3600.0;
-  s.jct_p50_s = pct(jct, 50);
-  s.jct_p95_s = pct(jct, 95);
-  s.jct_p99_s = pct(jct, 99);
-  s.queueing_delay_p50_s = pct(queued, 50);
-  s.queueing_delay_p95_s = pct(queued, 95);
-  s.queueing_delay_p99_s = pct(queued, 99);
-  s.first_wait_p95_s = pct(wait, 95);
-  s.bounded_slowdown_p95 = pct(bounded, 95);
+  const auto jct_ps = percentiles_of<3>(jct, {50, 95, 99});
+  s.jct_p50_s = jct_ps[0];
+  s.jct_p95_s = jct_ps[1];
+  s.jct_p99_s = jct_ps[2];
+  const auto queued_ps = percentiles_of<3>(queued, {50, 95, 99});
+  s.queueing_delay_p50_s = queued_ps[0];
+  s.queueing_delay_p95_s = queued_ps[1];
+  s.queueing_delay_p99_s = queued_ps[2];
+  s.bounded_slowdown_p95 = percentile_of(bounded, 95);
   // From the first submit to the last end; 0 when nothing ran (every job dropped: the
   // fuzzer found -6 s here).
   if (c.first_submit() >= 0 && c.last_end() > c.first_submit())

@@ -170,10 +170,13 @@ class Preemption {
   }
   // At each entitlement period of the scenario's pools, once entitlements are recomputed:
   // the running jobs to stop for their pool (Peloton's reclaim, preemption pool-reclaim).
-  // `running` lists the jobs that hold GPUs, in no particular order; `stop` stops one at
+  // `running()` lists the jobs that held GPUs at its first call, in no particular order: it
+  // is built only then (most periods reclaim nothing, and a long run holds many jobs), so
+  // jobs stopped since are still listed and the ledger tells them. `stop` stops one at
   // once, as a whole gang, and the book shows its release before it returns. Default: none.
+  using RunningJobs = std::function<const std::vector<const workload::JobSpec*>&()>;
   virtual void entitlement_period(const pools::PoolBook& /*book*/, const JobLedger& /*ledger*/,
-                                  const std::vector<const workload::JobSpec*>& /*running*/,
+                                  const RunningJobs& /*running*/,
                                   const std::function<void(workload::JobId)>& /*stop*/) const {}
 };
 

@@ -16,7 +16,7 @@ class PoolReclaim final : public Preemption {
  public:
   bool enabled() const override { return false; }
   void entitlement_period(const pools::PoolBook& book, const JobLedger& ledger,
-                          const std::vector<const workload::JobSpec*>& running,
+                          const RunningJobs& running,
                           const std::function<void(workload::JobId)>& stop) const override {
     const auto sustained = book.config().sustained_periods;
     for (std::size_t p = 0; p < book.size(); ++p)
@@ -26,8 +26,7 @@ class PoolReclaim final : public Preemption {
 
  private:
   static void reclaim(std::int32_t pool, const pools::PoolBook& book, const JobLedger& ledger,
-                      const std::vector<const workload::JobSpec*>& running,
-                      const std::function<void(workload::JobId)>& stop) {
+                      const RunningJobs& running, const std::function<void(workload::JobId)>& stop) {
     if (!book.tree()[static_cast<std::size_t>(pool)].preemptible) return;
     struct Victim {
       workload::JobId id;
@@ -35,7 +34,7 @@ class PoolReclaim final : public Preemption {
       engine::Time run_start;
     };
     std::vector<Victim> victims;
-    for (const auto* spec : running) {
+    for (const auto* spec : running()) {
       if (book.pool_of(spec->id) != pool) continue;
       const auto& life = ledger.life(spec->id);
       if (life.state != JobState::running) continue;  // stopping already

@@ -99,7 +99,7 @@ TEST_CASE("Sched.PoolReclaim.stops_the_lowest_priority_latest_started_jobs_until
     std::vector<const workload::JobSpec*> running;
     for (auto it = specs.rbegin(); it != specs.rend(); ++it) running.push_back(&*it);  // any order
     std::vector<workload::JobId> stopped;
-    part->entitlement_period(book, ledger, running, [&](workload::JobId id) {
+    part->entitlement_period(book, ledger, [&]() -> const auto& { return running; }, [&](workload::JobId id) {
       stopped.push_back(id);
       book.released(id);
     });
@@ -118,7 +118,8 @@ TEST_CASE("Sched.PoolReclaim.other_preemption_parts_reclaim_nothing") {
     CAPTURE(name);
     auto part = sched::builtin_parts().preemptions.make(name, {});
     bool called = false;
-    part->entitlement_period(book, ledger, {}, [&](workload::JobId) { called = true; });
+    const std::vector<const workload::JobSpec*> none;
+    part->entitlement_period(book, ledger, [&]() -> const auto& { return none; }, [&](workload::JobId) { called = true; });
     CHECK_FALSE(called);
   }
 }
