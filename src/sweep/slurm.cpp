@@ -13,12 +13,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/checked.h"
 #include "util/error.h"
 #include "util/parse.h"
 #include "util/suggest.h"
 #include "util/text.h"
 #include "util/yaml_util.h"
+#include "workload/slurm_time.h"
 #include "util/input_limits.h"
 #include "util/json_read.h"
 #include "util/staging_dir.h"
@@ -63,39 +63,13 @@ SlurmPlan plan_slurm(std::vector<std::size_t> cells, std::size_t cells_per_task,
 }
 
 std::string scale_slurm_time(const std::string& per_cell, std::size_t n, const std::string& option) {
-  auto bad = [&] {
-    return util::InputError("", 0, option,
-                            fmt::format("'{}' is not a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or "
-                                        "D-HH:MM:SS)",
-                                        util::printable(per_cell)));
-  };
-  std::uint64_t days = 0;
-  std::string rest = per_cell;
-  if (auto dash = rest.find('-'); dash != std::string::npos) {
-    days = util::checked_number<std::uint64_t>(rest.substr(0, dash), util::FieldContext{"", 0, option}, 0, 36500);
-    rest = rest.substr(dash + 1);
-  }
-  std::vector<std::string_view> parts;
-  util::split_fields(rest, ':', parts);
-  if (rest.empty() || parts.size() > 3) throw bad();
-  std::vector<std::uint64_t> v;
-  for (auto part : parts) {
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos || part.size() > 6) throw bad();
-    v.push_back(std::stoull(std::string(part)));
-  }
-  std::uint64_t seconds = 0;
-  const bool has_days = per_cell.find('-') != std::string::npos;
-  if (has_days)  // D-HH, D-HH:MM, D-HH:MM:SS
-    seconds = v[0] * 3600 + (v.size() > 1 ? v[1] * 60 : 0) + (v.size() > 2 ? v[2] : 0);
-  else if (v.size() == 1)  // MM
-    seconds = v[0] * 60;
-  else if (v.size() == 2)  // MM:SS
-    seconds = v[0] * 60 + v[1];
-  else  // HH:MM:SS
-    seconds = v[0] * 3600 + v[1] * 60 + v[2];
-  seconds += days * 86400;
-  if (seconds == 0) throw bad();
-  const std::uint64_t total = seconds * n;  // at most 10^5 days x 10^6 cells: no overflow
+  const auto seconds = workload::slurm_duration_seconds(per_cell);
+  if (!seconds || *seconds == 0 || per_cell.find('.') != std::string::npos)
+    throw util::InputError("", 0, option,
+                           fmt::format("'{}' is not a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or "
+                                       "D-HH:MM:SS)",
+                                       util::printable(per_cell)));
+  const std::uint64_t total = *seconds * n;  // at most 10^5 days x 10^6 cells: no overflow
   return fmt::format("{}-{:02}:{:02}:{:02}", total / 86400, total % 86400 / 3600, total % 3600 / 60, total % 60);
 }
 
