@@ -10,8 +10,12 @@ namespace schedlab::sched {
 void BuiltinPasses::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                            std::vector<StopDecision>& stops) {
   if (s_.pools_ && s_.pools_->period_due(now)) entitlement_period(now, alloc, stops);
-  start_pass(now, alloc, starts);
-  if (s_.preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
+  if (s_.preemption_->redecides()) {
+    redecide_pass(now, alloc, starts, stops);
+  } else {
+    start_pass(now, alloc, starts);
+    if (s_.preemption_->enabled()) preempt_pass(now, alloc, starts, stops);
+  }
   if (s_.pools_) s_.pools_->ask_timer(!s_.running_.empty(), s_.timers_);
 }
 

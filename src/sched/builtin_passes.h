@@ -38,6 +38,10 @@ class BuiltinPasses final : public DecisionStep, public JobListener {
   // The preemption pass (builtin_preempt.cpp): stops running jobs to start better ones.
   void preempt_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                     std::vector<StopDecision>& stops);
+  // The re-decision walk (builtin_redecide.cpp) in place of both passes when the preemption
+  // part redecides(): the whole running set decided by GPU count in one walk in queue order.
+  void redecide_pass(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                     std::vector<StopDecision>& stops);
   // Would the job be admitted and `need` of its tasks place now? A dry run, always rolled back.
   bool places_now(const PendingJob& job, std::uint32_t need, engine::Time now, cluster::AllocationState& alloc);
   // May this running job be evicted now? If only min_run forbids it, lowers `eligible_at`

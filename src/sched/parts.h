@@ -65,6 +65,11 @@ class QueueOrder {
   virtual bool fixed_keys() const { return false; }
   // Every submitted job is shown once, in submit order (Gittins learns its distribution).
   virtual void job_submitted(const workload::JobSpec& /*job*/) {}
+  // True for an order kept as a list (las `order: list`, the Tiresias simulator's): after every
+  // pass the scheduler asks behind_running() for the new key of each waiting job, in queue
+  // order, so that the jobs left waiting follow the running ones and keep their order.
+  virtual bool moves_waiting_behind_running() const { return false; }
+  virtual OrderKey behind_running(const workload::JobSpec& /*job*/, const OrderKey& key) { return key; }
 };
 
 // May this job start now at all? Parts are combined: every one must agree.
@@ -158,6 +163,10 @@ class Preemption {
   virtual bool enabled() const = 0;
   // A run is not preempted before it has run this long (thrash guard).
   virtual engine::Time min_run() const { return 0; }
+  // True when the part decides the whole running set at once (reorder `pass: redecide`, the
+  // Tiresias simulator's walk): the built-in passes then run one walk over running and waiting
+  // jobs in queue order instead of a start pass and a preemption pass (builtin_redecide.cpp).
+  virtual bool redecides() const { return false; }
   // May a job waiting with key `waiting` evict one running with key `running`? Must be
   // monotone in the queue order: if it holds for a running key, it holds for every worse
   // one, and if it fails for a waiting key, it fails for every worse one. Jobs of equal

@@ -4,6 +4,9 @@
 // while running. Within a queue, running jobs stay ahead of waiting ones, and jobs keep the
 // order in which they entered the queue. A waiting job starved for `promote_after` times its
 // attained run time goes back to the top queue, its service counted afresh from then.
+// `order: list` keeps the Tiresias simulator's list instead (docs/policies.md, D2/D3): a job
+// arriving or demoted is appended at its queue's tail, running or not, and after every pass the
+// jobs left waiting move, in their order, behind the running ones of their queue.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,8 +21,8 @@ namespace {
 
 class LasQueue final : public QueueOrder {
  public:
-  LasQueue(std::vector<double> thresholds, ServiceKind kind, std::int64_t promote_after)
-      : thresholds_(std::move(thresholds)), kind_(kind), promote_after_(promote_after) {}
+  LasQueue(std::vector<double> thresholds, ServiceKind kind, std::int64_t promote_after, bool list)
+      : thresholds_(std::move(thresholds)), kind_(kind), promote_after_(promote_after), list_(list) {}
 
   OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now) const override {
     Track& t = track(job);
@@ -34,7 +37,8 @@ class LasQueue final : public QueueOrder {
         t.base += s.before;
         t.queue = 0;
         t.entered = due;
-        return {1, static_cast<double>(t.entered)};
+        if (list_) t.seq = tail(now);
+        return list_ ? OrderKey{0, t.seq} : OrderKey{1, static_cast<double>(t.entered)};
       }
     }
     if (q > t.queue) {
@@ -43,8 +47,20 @@ class LasQueue final : public QueueOrder {
       const double crossed = thresholds_[q - 1];
       t.entered = s.live && s.before < crossed ? s.reaches(crossed) : life.pending_since;
       t.queue = q;
+      if (list_) t.seq = tail(now);
     }
+    if (list_) return {static_cast<double>(q), t.seq};
     return {static_cast<double>(2 * q + (running ? 0 : 1)), static_cast<double>(t.entered)};
+  }
+
+  bool moves_waiting_behind_running() const override { return list_; }
+  OrderKey behind_running(const workload::JobSpec& job, const OrderKey& key) override {
+    // Called for the waiting jobs in queue order: fresh places, in that order, behind every
+    // place given so far (the running jobs'); later tails go behind these.
+    Track& t = track(job);
+    t.seq = static_cast<double>(++places_);
+    tail_at_ = engine::kTimeMax;
+    return {key.primary, t.seq};
   }
 
   engine::Time next_change(const workload::JobSpec& job, const JobLedger& ledger, bool running,
@@ -70,6 +86,7 @@ class LasQueue final : public QueueOrder {
     std::size_t queue = 0;
     engine::Time entered = 0;
     double base = 0;
+    double seq = 0;  // order: list: its place in its queue's list
   };
 
   Track& track(const workload::JobSpec& job) const {
@@ -78,8 +95,20 @@ class LasQueue final : public QueueOrder {
     if (!t.seen) {
       t.seen = true;
       t.entered = job.submit;
+      if (list_) t.seq = tail(job.submit);
     }
     return t;
+  }
+
+  // order: list: a place at the tail of a list. Jobs that reach a tail at one instant share
+  // it and keep job id order among them (ids follow the trace's order), as the simulator
+  // appends arrivals in trace order and demotions in the order jobs arrived.
+  double tail(engine::Time now) const {
+    if (now != tail_at_) {
+      tail_at_ = now;
+      tail_place_ = static_cast<double>(++places_);
+    }
+    return tail_place_;
   }
 
   std::size_t queue_of(const ServiceView& s, engine::Time now) const {
@@ -97,13 +126,17 @@ class LasQueue final : public QueueOrder {
   std::vector<double> thresholds_;  // service microseconds (or GPU-microseconds), increasing
   ServiceKind kind_;
   std::int64_t promote_after_;
+  bool list_;
   mutable std::vector<Track> tracks_;  // by job id
+  mutable std::uint64_t places_ = 0;   // order: list: the last place given
+  mutable engine::Time tail_at_ = engine::kTimeMax;
+  mutable double tail_place_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
-  const util::ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after"});
+  const util::ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after", "order"});
   auto limits = a.seconds_list("thresholds", {3600, 7200, 18000});
   for (std::size_t i = 0; i < limits.size(); ++i) {
     if (limits[i] <= 0 || (i > 0 && limits[i] <= limits[i - 1])) {
@@ -117,7 +150,8 @@ std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
   auto kind =
       a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
   auto promote = a.integer("promote_after", 0, 0, 1'000'000);
-  return std::make_unique<LasQueue>(std::move(thresholds), kind, promote);
+  const bool list = a.choice("order", "entered", {"entered", "list"}) == "list";
+  return std::make_unique<LasQueue>(std::move(thresholds), kind, promote, list);
 }
 
 }  // namespace schedlab::sched

@@ -158,6 +158,7 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                          std::vector<StopDecision>& stops) {
   step_->decide(now, alloc, starts, stops);
+  if (queue_order_->moves_waiting_behind_running()) move_waiting_behind_running(stops);
 }
 
 void Scheduler::record_start(PendingJob& job, std::vector<cluster::TaskSlot>& slots, engine::Time now,

@@ -134,6 +134,10 @@ class Scheduler {
   void rekey_user(workload::Label user, engine::Time now);
   // Every active job's key, at the queue order's rekey period.
   void rekey_all(engine::Time now);
+  // After a pass, for a list order: the waiting jobs and those the pass stopped, in queue order,
+  // get places behind the running ones (QueueOrder::behind_running). Skipped when nothing moved
+  // since the last time.
+  void move_waiting_behind_running(const std::vector<StopDecision>& stops);
   // True when a filter wants all of the job's GPUs of one generation.
   bool one_generation(const PendingJob& job) const;
   // The model sets to try, in order; with a context, narrowed to what the filters allow now.
@@ -182,6 +186,7 @@ class Scheduler {
   // Bumped by every start, stop, end, requeue and key change, so that a waiting job that
   // found no victims is not tried again until something it depends on moved.
   std::uint64_t changes_ = 0;
+  std::uint64_t moved_behind_at_ = ~std::uint64_t{0};  // changes_ after the last move_waiting_behind_running()
   std::vector<std::string> admission_names_;
   std::string placement_name_, backfill_name_;
   workload::JobId watched_ = kNoJob;

@@ -93,6 +93,31 @@ void Scheduler::rekey_all(engine::Time now) {
   if (next_rekey_ != engine::kTimeMax) timers_.push_back({next_rekey_, kNoJob, 0});
 }
 
+void Scheduler::move_waiting_behind_running(const std::vector<StopDecision>& stops) {
+  // No start, stop, end, requeue or key change since the last move: the list is as it was left.
+  if (changes_ == moved_behind_at_) return;
+  // The waiting jobs, and those stopped in this pass: they wait too (the caller requeues them
+  // after the pass, with the key their place gives), among the others in key order.
+  std::vector<QueueKey> waiting;
+  waiting.reserve(queue_.size() + stops.size());
+  for (const auto& [k, job] : queue_) waiting.push_back(k);
+  for (const auto& d : stops)
+    if (has_key(d.job) && !key_state(d.job).queued) waiting.emplace_back(key_state(d.job).key, d.job);
+  std::sort(waiting.begin(), waiting.end());
+  for (const auto& [old, id] : waiting) {
+    auto& ks = key_state(id);
+    const OrderKey k = queue_order_->behind_running(*ks.spec, old);
+    if (k == old) continue;
+    if (ks.queued) {
+      auto node = queue_.extract(QueueKey{old, id});
+      node.key() = QueueKey{k, id};
+      queue_.insert(std::move(node));
+    }
+    ks.key = k;
+  }
+  moved_behind_at_ = changes_;
+}
+
 void Scheduler::take_timers(std::vector<TimerRequest>& out) {
   out.insert(out.end(), timers_.begin(), timers_.end());
   timers_.clear();

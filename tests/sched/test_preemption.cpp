@@ -178,6 +178,7 @@ TEST_CASE("Sched.Preemption.arguments_checked") {
       {"preemption", "priority", "min_run_s", "soon", "scheduler.args.priority.min_run_s: 'soon' is not a number"},
       {"preemption", "reorder", "min_run", "30", "did you mean 'min_run_s'?"},
       {"backfill", "greedy", "max_scan", "0", "scheduler.args.greedy.max_scan: '0' is not a positive integer"},
+      {"preemption", "reorder", "pass", "walk", "scheduler.args.reorder.pass"},
   };
   for (const auto& b : bad) {
     CAPTURE(b.part);
@@ -298,6 +299,35 @@ TEST_CASE("Sched.Preemption.min_run_holds_until_the_exact_instant") {
 
 // Greedy backfill: host h0 of 4 GPUs with 2 held; the head wants 4, a later job 2: the later
 // one starts (no reservation), where strict order would not start it.
+// One host of 4 GPUs. Running: X (priority 3, 2 GPUs) and R (priority 0, 2 GPUs). Waiting:
+// W1 (priority 2, 4 GPUs) and W2 (priority 1, 1 GPU).
+//   pass: evict: W1 outranks only R; R's 2 GPUs are not 4: the pass ends there, nothing moves.
+//   pass: redecide: the walk counts 4 GPUs: X keeps 2; W1 (4) is skipped; W2 takes 1; R (2)
+//     no longer fits and is preempted, by a job that asks for less than it had (D4, D5).
+TEST_CASE("Sched.Preemption.reorder_redecide_walks_every_job_by_gpu_count") {
+  for (const char* pass : {"evict", "redecide"}) {
+    CAPTURE(pass);
+    Bench b(uniform_cluster(1, 1, 4), preempting("reorder", {{"pass", pass}}));
+    const auto x = b.submit(2, 3);
+    const auto r = b.submit(2, 0);
+    b.run(0);
+    REQUIRE(b.started() == std::vector<workload::JobId>{x, r});
+    b.submit(4, 2, sec(1));
+    const auto w2 = b.submit(1, 1, sec(1));
+    b.run(sec(1));
+    if (std::string(pass) == "evict") {
+      CHECK(b.stops.empty());
+      CHECK(b.starts.empty());
+    } else {
+      CHECK(b.stopped() == std::vector<workload::JobId>{r});
+      CHECK(b.stops.front().by == w2);
+      CHECK(b.started() == std::vector<workload::JobId>{w2});
+      CHECK(b.free_per_host() == std::vector<std::uint16_t>{1});
+      CHECK(b.scheduler.preemptions() == 1);
+    }
+  }
+}
+
 TEST_CASE("Sched.Backfill.greedy_starts_any_later_job_that_fits") {
   for (const char* backfill : {"none", "greedy"}) {
     CAPTURE(backfill);

@@ -203,6 +203,32 @@ TEST_CASE("Sched.Queue.las_table_of_queues_entry_instants_and_timers") {
   CHECK(q->next_change(j, ledger, true, sec(230)) == engine::kTimeMax);  // bottom queue
 }
 
+TEST_CASE("Sched.Queue.las_order_list_appends_at_tails_and_moves_waiting_behind_running") {
+  // order: list (the Tiresias simulator's): keys are (queue, place in its list). Jobs that reach
+  // a tail at one instant share a place (the job id orders them); places only grow.
+  auto q = order("las", {{"thresholds", "[10, 20]"}, {"service", "time"}, {"order", "list"}});
+  REQUIRE(q->moves_waiting_behind_running());
+  TestLedger ledger;
+  auto a = job(0, 5, 100), b = job(1, 5, 100), c = job(2, 6, 100), d = job(3, 15, 100);
+  CHECK(q->key(a, ledger, false, sec(5)) == OrderKey{0, 1});
+  CHECK(q->key(b, ledger, false, sec(5)) == OrderKey{0, 1});
+  CHECK(q->key(c, ledger, false, sec(6)) == OrderKey{0, 2});
+  // Running or not, a job keeps its place: no running-first split.
+  ledger.lives[0] = running_life(5);
+  CHECK(q->key(a, ledger, true, sec(5)) == OrderKey{0, 1});
+  CHECK(q->next_change(a, ledger, true, sec(5)) == sec(15));
+  // Demoted at 15 s: the tail of queue 1, running.
+  CHECK(q->key(a, ledger, true, sec(15)) == OrderKey{1, 3});
+  // After the pass, the waiting jobs in queue order (b, then c) get places behind every place
+  // given so far; a job arriving at the same instant goes behind them.
+  CHECK(q->behind_running(b, OrderKey{0, 1}) == OrderKey{0, 4});
+  CHECK(q->behind_running(c, OrderKey{0, 2}) == OrderKey{0, 5});
+  CHECK(q->key(d, ledger, false, sec(15)) == OrderKey{0, 6});
+  CHECK(q->key(b, ledger, false, sec(16)) == OrderKey{0, 4});
+  // The default order has no list to keep.
+  CHECK_FALSE(order("las")->moves_waiting_behind_running());
+}
+
 TEST_CASE("Sched.Queue.las_promotes_a_starved_job_to_the_top_queue") {
   // promote_after 2: a job that has run 15 s and waits from 115 s is due at 145 s.
   auto q = order("las", {{"thresholds", "[10, 20]"}, {"service", "time"}, {"promote_after", "2"}});
@@ -475,7 +501,9 @@ TEST_CASE("Sched.Queue.args_errors_name_the_arg_and_the_values") {
   fails("las", {{"thresholds", "[]"}}, "scheduler.args.las.thresholds: '[]' is an empty list");
   fails("las", {{"thresolds", "[10]"}},
         "scheduler.args.las.thresolds: unknown las arg 'thresolds'; did you mean 'thresholds'? valid: thresholds, "
-        "service, promote_after");
+        "service, promote_after, order");
+  fails("las", {{"order", "lists"}},
+        "scheduler.args.las.order: unknown order 'lists'; did you mean 'list'? valid: entered, list");
   fails("las", {{"service", "gpu-tim"}},
         "scheduler.args.las.service: unknown service 'gpu-tim'; did you mean 'gpu-time'? valid: time, gpu-time");
   fails("las", {{"promote_after", "-1"}}, "scheduler.args.las.promote_after: -1 is out of range [0, 1000000]");
