@@ -45,6 +45,7 @@ struct JobRecord {
   std::uint32_t restarts = 0;
   std::uint32_t cpu_milli = 0;  // per task
   std::uint32_t mem_mib = 0;    // per task
+  std::uint32_t recorded_wait_s = workload::kNoRecordedWait;  // the trace's (workload/job_spec.h)
   std::uint16_t gpu_milli = 1000;
   sched::JobState state = sched::JobState::pending;
   workload::JobKind kind = workload::JobKind::batch;
@@ -169,6 +170,8 @@ class Collector final : public RunObserver {
   engine::Time last_submit() const { return last_submit_; }
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
+  // Whether some job's trace recorded its wait (jobs.csv then has recorded_wait_s).
+  bool has_recorded_waits() const { return recorded_waits_; }
 
  private:
   JobRecord& record(const workload::JobSpec& job) {
@@ -231,6 +234,7 @@ class Collector final : public RunObserver {
   Integrals at_last_submit_;
   bool finished_ = false;
   engine::Time last_end_ = 0;
+  bool recorded_waits_ = false;
   // Pools: nothing here is touched in a run without them (pools_ stays empty).
   const pools::PoolBook* book_ = nullptr;
   std::vector<PoolInfo> pools_;
