@@ -14,7 +14,8 @@
 namespace schedlab::metrics {
 
 struct RecordedWaitComparison {
-  static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  // as summary.h's kNoValue
+  // No value, as summary.h's kNoValue (which includes this header).
+  static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
   std::uint64_t recorded = 0;  // jobs whose trace recorded a wait
   std::uint64_t compared = 0;  // of which the simulation started: the jobs the figures cover
   double recorded_mean_s = kNone, recorded_p50_s = kNone, recorded_p90_s = kNone;

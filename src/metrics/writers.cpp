@@ -326,8 +326,8 @@ std::string format_summary_table(const Summary& s) {
   if (const auto& w = s.recorded_wait) {
     // Side by side, over the same jobs: those with a recorded wait that the simulation started.
     auto secs = [](double v) { return has_value(v) ? fmt::format("{:.1f}", v) : std::string("-"); };
-    out += fmt::format("  wait vs the trace's record ({} of {} jobs with a record compared)\n", w->compared,
-                       w->recorded);
+    out +=
+        fmt::format("  wait vs the trace's record ({} of {} jobs with a record compared)\n", w->compared, w->recorded);
     out += fmt::format("    {:<10} {:>14} {:>14}\n", "(s)", "recorded", "simulated");
     out += fmt::format("    {:<10} {:>14} {:>14}\n", "mean", secs(w->recorded_mean_s), secs(w->simulated_mean_s));
     out += fmt::format("    {:<10} {:>14} {:>14}\n", "p50", secs(w->recorded_p50_s), secs(w->simulated_p50_s));

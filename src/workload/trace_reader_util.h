@@ -167,7 +167,8 @@ engine::Time checked_run_time(double start, double end, const util::FieldContext
 // the record: no wait is known), not a number, or beyond 32 bits of seconds (136 years).
 std::uint32_t recorded_wait_of(double wait_s);
 // The notice of a reader that found a recorded start before its submit.
-inline constexpr std::string_view kStartBeforeSubmit = "jobs whose recorded start is before their submit (no recorded wait)";
+inline constexpr std::string_view kStartBeforeSubmit =
+    "jobs whose recorded start is before their submit (no recorded wait)";
 
 // How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
 // count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd

@@ -63,21 +63,21 @@ TEST_CASE("Workload.RecordedWait.philly_first_attempt_start") {
   testing::ScratchDir dir("recorded-wait-philly");
   // a: submitted 01:11:39, first attempt 01:12:09 (30 s), a retry after; b: its first attempt
   // has no start_time, the second starts 100 s after submit; c: started before its submit.
-  auto r = read_text(
-      dir, "w.jsonl", "philly",
-      R"({"status": "Pass", "vc": "v", "jobid": "a", "user": "u", "submitted_time": "2017-10-07 01:11:39", )"
-      R"("attempts": [{"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": )"
-      R"([{"ip": "m0", "gpus": ["gpu0"]}]}, {"start_time": "2017-10-07 01:20:00", "end_time": )"
-      R"("2017-10-07 02:00:00", "detail": [{"ip": "m0", "gpus": ["gpu0"]}]}]})"
-      "\n"
-      R"({"status": "Pass", "vc": "v", "jobid": "b", "user": "u", "submitted_time": "2017-10-07 02:00:00", )"
-      R"("attempts": [{"start_time": null, "end_time": null, "detail": [{"ip": "m0", "gpus": ["gpu0"]}]}, )"
-      R"({"start_time": "2017-10-07 02:01:40", "end_time": "2017-10-07 03:00:00", "detail": []}]})"
-      "\n"
-      R"({"status": "Pass", "vc": "v", "jobid": "c", "user": "u", "submitted_time": "2017-10-07 04:00:10", )"
-      R"("attempts": [{"start_time": "2017-10-07 04:00:00", "end_time": "2017-10-07 05:00:00", "detail": )"
-      R"([{"ip": "m0", "gpus": ["gpu0"]}]}]})"
-      "\n");
+  auto r =
+      read_text(dir, "w.jsonl", "philly",
+                R"({"status": "Pass", "vc": "v", "jobid": "a", "user": "u", "submitted_time": "2017-10-07 01:11:39", )"
+                R"("attempts": [{"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": )"
+                R"([{"ip": "m0", "gpus": ["gpu0"]}]}, {"start_time": "2017-10-07 01:20:00", "end_time": )"
+                R"("2017-10-07 02:00:00", "detail": [{"ip": "m0", "gpus": ["gpu0"]}]}]})"
+                "\n"
+                R"({"status": "Pass", "vc": "v", "jobid": "b", "user": "u", "submitted_time": "2017-10-07 02:00:00", )"
+                R"("attempts": [{"start_time": null, "end_time": null, "detail": [{"ip": "m0", "gpus": ["gpu0"]}]}, )"
+                R"({"start_time": "2017-10-07 02:01:40", "end_time": "2017-10-07 03:00:00", "detail": []}]})"
+                "\n"
+                R"({"status": "Pass", "vc": "v", "jobid": "c", "user": "u", "submitted_time": "2017-10-07 04:00:10", )"
+                R"("attempts": [{"start_time": "2017-10-07 04:00:00", "end_time": "2017-10-07 05:00:00", "detail": )"
+                R"([{"ip": "m0", "gpus": ["gpu0"]}]}]})"
+                "\n");
   REQUIRE(r.jobs.size() == 3);
   CHECK(r.str(r.jobs[0].trace_id) == "a");
   CHECK(r.jobs[0].recorded_wait_s == 30);
@@ -95,7 +95,7 @@ TEST_CASE("Workload.RecordedWait.helios_and_acme_start_time") {
                      "3,u,v,1,1,1,COMPLETED,7200,7300.4,8000,0,0\n");
   REQUIRE(h.jobs.size() == 3);
   CHECK(h.jobs[0].recorded_wait_s == 60);
-  CHECK(!h.jobs[1].has_recorded_wait());  // started before its submit: no wait known
+  CHECK(!h.jobs[1].has_recorded_wait());    // started before its submit: no wait known
   CHECK(h.jobs[2].recorded_wait_s == 100);  // 100.4 s, rounded
   CHECK(h.reader().notices().count(kStartBeforeSubmit) == 1);
   // Acme: the same columns, date-times with a zone.
