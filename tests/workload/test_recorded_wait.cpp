@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "../support/scratch_dir.h"
@@ -94,9 +95,12 @@ TEST_CASE("Workload.RecordedWait.helios_and_acme_start_time") {
                      "2,u,v,1,1,1,COMPLETED,2020-06-09 18:50:00,2020-06-09 18:49:00,2020-06-09 19:00:00,0,0\n"
                      "3,u,v,1,1,1,COMPLETED,7200,7300.4,8000,0,0\n");
   REQUIRE(h.jobs.size() == 3);
-  CHECK(h.jobs[0].recorded_wait_s == 60);
-  CHECK(!h.jobs[1].has_recorded_wait());    // started before its submit: no wait known
-  CHECK(h.jobs[2].recorded_wait_s == 100);  // 100.4 s, rounded
+  // Sorted by submit: job 3 (epoch seconds 7200) comes first.
+  std::map<std::uint64_t, std::uint32_t> wait;
+  for (const auto& job : h.jobs) wait[job.trace_number] = job.recorded_wait_s;
+  CHECK(wait[1] == 60);
+  CHECK(wait[2] == kNoRecordedWait);  // started before its submit: no wait known
+  CHECK(wait[3] == 100);              // 100.4 s, rounded
   CHECK(h.reader().notices().count(kStartBeforeSubmit) == 1);
   // Acme: the same columns, date-times with a zone.
   auto a = testing::TraceReaderHarness("acme").read_all(testing::TraceReaderHarness("acme").fixture("seren.csv"));
