@@ -45,7 +45,6 @@ struct JobRecord {
   std::uint32_t restarts = 0;
   std::uint32_t cpu_milli = 0;  // per task
   std::uint32_t mem_mib = 0;    // per task
-  std::uint32_t recorded_wait_s = workload::kNoRecordedWait;  // the trace's (workload/job_spec.h)
   std::uint16_t gpu_milli = 1000;
   sched::JobState state = sched::JobState::pending;
   workload::JobKind kind = workload::JobKind::batch;
@@ -171,7 +170,11 @@ class Collector final : public RunObserver {
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
   // Whether some job's trace recorded its wait (jobs.csv then has recorded_wait_s).
-  bool has_recorded_waits() const { return recorded_waits_; }
+  bool has_recorded_waits() const { return !recorded_wait_.empty(); }
+  // The job's recorded wait (workload/job_spec.h), or workload::kNoRecordedWait.
+  std::uint32_t recorded_wait_s(workload::JobId id) const {
+    return id < recorded_wait_.size() ? recorded_wait_[id] : workload::kNoRecordedWait;
+  }
 
  private:
   JobRecord& record(const workload::JobSpec& job) {
@@ -234,7 +237,6 @@ class Collector final : public RunObserver {
   Integrals at_last_submit_;
   bool finished_ = false;
   engine::Time last_end_ = 0;
-  bool recorded_waits_ = false;
   // Pools: nothing here is touched in a run without them (pools_ stays empty).
   const pools::PoolBook* book_ = nullptr;
   std::vector<PoolInfo> pools_;
@@ -249,6 +251,9 @@ class Collector final : public RunObserver {
   // By job id, only as far as needed: the trace's pool label (set when not empty); with pools,
   // replaced at the end of the run by 1 + the index of the job's pool (0 = none).
   std::vector<std::uint32_t> job_pool_;
+  // By job id, only as far as needed (empty for a trace without a record): the recorded wait.
+  // Beside the records, not in them: a field there would cost 8 bytes a job in every run.
+  std::vector<std::uint32_t> recorded_wait_;
 };
 
 }  // namespace schedlab::metrics

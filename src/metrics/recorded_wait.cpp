@@ -14,10 +14,11 @@ std::optional<RecordedWaitComparison> compare_recorded_waits(const Collector& c)
   RecordedWaitComparison out;
   std::vector<double> recorded, simulated;
   for (const auto& r : c.jobs()) {
-    if (r.recorded_wait_s == workload::kNoRecordedWait) continue;
+    const std::uint32_t wait_s = c.recorded_wait_s(r.id);
+    if (wait_s == workload::kNoRecordedWait) continue;
     ++out.recorded;
     if (r.dropped || r.start < 0) continue;
-    recorded.push_back(static_cast<double>(r.recorded_wait_s));
+    recorded.push_back(static_cast<double>(wait_s));
     simulated.push_back(engine::to_seconds(r.start - r.submit));
   }
   out.compared = recorded.size();

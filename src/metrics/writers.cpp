@@ -155,8 +155,8 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     buf += workload::kind_name(r.kind);
     if (recorded) {
       buf += ',';
-      if (r.recorded_wait_s != workload::kNoRecordedWait)
-        engine::append_seconds(buf, engine::Time{r.recorded_wait_s} * engine::kMicrosPerSecond);
+      if (const auto wait_s = c.recorded_wait_s(r.id); wait_s != workload::kNoRecordedWait)
+        engine::append_seconds(buf, engine::Time{wait_s} * engine::kMicrosPerSecond);
     }
     buf += '\n';
     if (buf.size() >= (1 << 20)) {
