@@ -45,6 +45,11 @@ JobRecord& Collector::new_record(const workload::JobSpec& job) {
   r.cpu_milli = job.cpu_milli;
   r.mem_mib = job.mem_mib;
   r.kind = job.kind;
+  if (job.has_recorded_wait()) {
+    if (recorded_wait_.size() <= job.id)
+      recorded_wait_.resize(static_cast<std::size_t>(job.id) + 1, workload::kNoRecordedWait);
+    recorded_wait_[job.id] = job.recorded_wait_s;
+  }
   if (job.pool != workload::kNoLabel) {
     if (job_pool_.size() <= job.id) job_pool_.resize(static_cast<std::size_t>(job.id) + 1, 0);
     job_pool_[job.id] = job.pool;

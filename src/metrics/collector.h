@@ -169,6 +169,12 @@ class Collector final : public RunObserver {
   engine::Time last_submit() const { return last_submit_; }
   engine::Time last_end() const { return last_end_; }
   const cluster::Topology& topology() const { return *topo_; }
+  // Whether some job's trace recorded its wait (jobs.csv then has recorded_wait_s).
+  bool has_recorded_waits() const { return !recorded_wait_.empty(); }
+  // The job's recorded wait (workload/job_spec.h), or workload::kNoRecordedWait.
+  std::uint32_t recorded_wait_s(workload::JobId id) const {
+    return id < recorded_wait_.size() ? recorded_wait_[id] : workload::kNoRecordedWait;
+  }
 
  private:
   JobRecord& record(const workload::JobSpec& job) {
@@ -245,6 +251,9 @@ class Collector final : public RunObserver {
   // By job id, only as far as needed: the trace's pool label (set when not empty); with pools,
   // replaced at the end of the run by 1 + the index of the job's pool (0 = none).
   std::vector<std::uint32_t> job_pool_;
+  // By job id, only as far as needed (empty for a trace without a record): the recorded wait.
+  // Beside the records, not in them: a field there would cost 8 bytes a job in every run.
+  std::vector<std::uint32_t> recorded_wait_;
 };
 
 }  // namespace schedlab::metrics

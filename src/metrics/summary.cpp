@@ -217,6 +217,7 @@ Summary summarize(const Collector& c, std::uint64_t skipped_rows) {
   const double allocated_us = c.integral_gpu_seconds() * 1e6;
   if (allocated_us > 0) s.goodput = std::max(0.0, allocated_us - lost_gpu_us) / allocated_us;
   if (c.has_pools()) summarize_pools(c, s);
+  s.recorded_wait = compare_recorded_waits(c);
   return s;
 }
 

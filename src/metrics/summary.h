@@ -15,6 +15,7 @@
 #include "metrics/collector.h"
 #include "metrics/long_running_stats.h"
 #include "metrics/offered_load.h"
+#include "metrics/recorded_wait.h"
 
 namespace schedlab::metrics {
 
@@ -99,6 +100,9 @@ struct Summary {
   // compared variant may have no pools.
   std::vector<PoolSummary> pools;
   std::optional<double> pool_fairness_min;
+  // Where the trace recorded waits: those beside the simulated first waits (metrics/recorded_wait.h);
+  // nothing otherwise. Not among figures(), as pools.
+  std::optional<RecordedWaitComparison> recorded_wait;
 
   // Name/value pairs in the order of summary_figures(); kNoValue where a figure has none.
   std::vector<std::pair<std::string, double>> figures() const;

@@ -61,7 +61,8 @@ std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& cata
 }  // namespace
 
 void write_jobs_csv(std::ostream& out, const Collector& c, const workload::StringPool& strings) {
-  out << kJobsCsvHeader << '\n';
+  const bool recorded = c.has_recorded_waits();
+  out << kJobsCsvHeader << (recorded ? std::string(",") + kRecordedWaitColumn : std::string()) << '\n';
   const auto& catalog = c.topology().catalog();
   // Rows are built in one buffer, written a megabyte at a time: a million rows of temporary
   // strings and formatted writes were a fifth of a replay's time.
@@ -152,6 +153,11 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
     }
     buf += ',';
     buf += workload::kind_name(r.kind);
+    if (recorded) {
+      buf += ',';
+      if (const auto wait_s = c.recorded_wait_s(r.id); wait_s != workload::kNoRecordedWait)
+        engine::append_seconds(buf, engine::Time{wait_s} * engine::kMicrosPerSecond);
+    }
     buf += '\n';
     if (buf.size() >= (1 << 20)) {
       out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -241,6 +247,19 @@ void write_summary_json(std::ostream& out, const Summary& s, const std::string& 
                       {"overlapping", f.overlapping},
                       {"dropped", f.dropped}});
   }
+  if (const auto& w = s.recorded_wait) {
+    auto value = [&](double v) {
+      return has_value(v) ? nlohmann::ordered_json(rounded(v)) : nlohmann::ordered_json(nullptr);
+    };
+    j["recorded_wait"] = {{"jobs", w->recorded},
+                          {"compared", w->compared},
+                          {"recorded_mean_s", value(w->recorded_mean_s)},
+                          {"recorded_p50_s", value(w->recorded_p50_s)},
+                          {"recorded_p90_s", value(w->recorded_p90_s)},
+                          {"simulated_first_wait_mean_s", value(w->simulated_mean_s)},
+                          {"simulated_first_wait_p50_s", value(w->simulated_p50_s)},
+                          {"simulated_first_wait_p90_s", value(w->simulated_p90_s)}};
+  }
   if (!s.pools.empty()) {
     auto rounded_opt = [](std::optional<double> v) -> nlohmann::ordered_json {
       if (!v) return nullptr;
@@ -304,6 +323,16 @@ std::string format_summary_table(const Summary& s) {
         "  cron {}: {} occurrences, {} started, start delay mean {:.1f} s max {:.1f} s, {} skipped, {} overlapping{}\n",
         f.name, f.occurrences, f.started, f.delay_mean_s, f.delay_max_s, f.skipped, f.overlapping,
         f.dropped ? fmt::format(", {} dropped", f.dropped) : "");
+  if (const auto& w = s.recorded_wait) {
+    // Side by side, over the same jobs: those with a recorded wait that the simulation started.
+    auto secs = [](double v) { return has_value(v) ? fmt::format("{:.1f}", v) : std::string("-"); };
+    out +=
+        fmt::format("  wait vs the trace's record ({} of {} jobs with a record compared)\n", w->compared, w->recorded);
+    out += fmt::format("    {:<10} {:>14} {:>14}\n", "(s)", "recorded", "simulated");
+    out += fmt::format("    {:<10} {:>14} {:>14}\n", "mean", secs(w->recorded_mean_s), secs(w->simulated_mean_s));
+    out += fmt::format("    {:<10} {:>14} {:>14}\n", "p50", secs(w->recorded_p50_s), secs(w->simulated_p50_s));
+    out += fmt::format("    {:<10} {:>14} {:>14}\n", "p90", secs(w->recorded_p90_s), secs(w->simulated_p90_s));
+  }
   if (s.pools.empty()) return out;
   // Pools: one line each, indented by depth; waits and JCTs leave services out.
   auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("-"); };

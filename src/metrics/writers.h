@@ -17,6 +17,9 @@ inline constexpr const char* kJobsCsvHeader =
     "id,trace_id,user,submit_s,start_s,end_s,first_wait_s,queueing_delay_s,run_s,jct_s,tasks,gpus_per_task,"
     "gpu_milli,gpus,hosts,racks,gpu_model,placement,state,drop_reason,preemptions,failures,restarts,attained_gpu_s,"
     "lost_gpu_s,cpus_per_task,mem_gb_per_task,pool,kind";
+// The column jobs.csv adds after kJobsCsvHeader's when the trace recorded some job's wait
+// (Collector::has_recorded_waits); without one jobs.csv stays as it was.
+inline constexpr const char* kRecordedWaitColumn = "recorded_wait_s";
 // The trace row number of a job that has none (one submitted from outside, over the API):
 // written as an empty field, never as this number.
 inline constexpr std::uint64_t kNoTraceNumber = ~std::uint64_t{0};

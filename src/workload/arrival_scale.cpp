@@ -18,6 +18,8 @@ class ScaledArrivals final : public ForwardingJobSource {
     if (!first_) first_ = out.submit;
     const double gap = static_cast<double>(out.submit - *first_) * scale_;
     out.submit = engine::add_saturating(*first_, engine::from_micros(std::round(gap)));
+    // The trace's record belongs to its own arrivals, not to these.
+    out.recorded_wait_s = kNoRecordedWait;
     return true;
   }
 

@@ -98,6 +98,8 @@ class HeliosSource final : public RowTraceSource {
       job.trace_id = strings().intern(field(kJobId));
     job.submit = submit_us;
     job.duration = duration;
+    job.recorded_wait_s = recorded_wait_of(start - submit);
+    if (start < submit) notices_mut().add(kStartBeforeSubmit);
     const bool per_node_fits = nodes > 0 && gpus % nodes == 0 && (host_limit_ == 0 || gpus / nodes <= host_limit_);
     if (gpus == 0) {
       // A CPU job: one task per node (one when node_num is missing or 0).

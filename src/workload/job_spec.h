@@ -16,6 +16,10 @@ namespace schedlab::workload {
 
 using JobId = std::uint32_t;          // dense: 0..n-1 in submit order
 
+// JobSpec::recorded_wait_s of a job whose trace records no start (in memory only: jobs.csv
+// writes an empty cell and the summary leaves the job out).
+inline constexpr std::uint32_t kNoRecordedWait = ~std::uint32_t{0};
+
 enum class JobKind : std::uint8_t { batch, service, cron };
 // "batch", "service", "cron": as the native trace format and jobs.csv write it.
 const char* kind_name(JobKind k);
@@ -25,6 +29,11 @@ enum class TraceStatus : std::uint8_t { unknown, pass, failed, killed };
 
 struct JobSpec {
   JobId id = 0;
+  // The wait before the job's first start as the trace recorded it (SWF's wait time, a Philly
+  // job's first attempt start - submitted_time, ...), in whole seconds (rounded), or
+  // kNoRecordedWait. Only compared with the simulated first wait (docs/metrics.md, "Replay
+  // against the record"); it never changes the replay. 32 bits here fill what was padding.
+  std::uint32_t recorded_wait_s = kNoRecordedWait;
   engine::Time submit = 0;
   engine::Time duration = 0;  // run time on the traced placement, at the traced speed
   engine::Time estimate = 0;  // the user's requested run time; 0 = unknown
@@ -62,6 +71,7 @@ struct JobSpec {
   std::uint64_t total_gpus() const { return std::uint64_t{tasks} * gpus_per_task; }
   bool needs_gpu() const { return gpus_per_task > 0; }
   bool fractional() const { return gpu_milli < 1000; }
+  bool has_recorded_wait() const { return recorded_wait_s != kNoRecordedWait; }
 };
 
 // A stream of jobs in submit order. Readers and generators implement it; the simulator

@@ -313,6 +313,8 @@ class PhillySource final : public TraceReaderSource {
     // Date-times run to year 9999; schedlab's times stay within 100 years of 1970.
     job.submit = util::checked_seconds(submit, at("submitted_time"));
     job.duration = checked_run_time(start, end, at(end_key_), "the first start_time");
+    job.recorded_wait_s = recorded_wait_of(start - submit);
+    if (start < submit) notices_mut().add(kStartBeforeSubmit);
     job.tasks = shape.tasks;
     job.gpus_per_task = shape.gpus_per_task;
     job.gang = true;

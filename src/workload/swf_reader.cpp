@@ -1,5 +1,6 @@
 // SWF reader: `;` header comments, then 18 whitespace-separated fields per job, -1 = unknown.
-// Processors become GPUs; the requested memory per processor becomes each task's memory.
+// Processors become GPUs; the requested memory per processor becomes each task's memory; the
+// wait time field becomes the job's recorded wait.
 #include "workload/swf_reader.h"
 
 #include <fmt/format.h>
@@ -69,7 +70,9 @@ class SwfSource final : public RowTraceSource {
     // KB per processor; -1 (or 0) = not given.
     double req_mem_kb = util::parse_double_at_least(rows_[kReqMem], -1, at(kReqMem));
     // The remaining fields are not used, but must be numbers for the row to be SWF.
-    for (int f : {kWait, kAvgCpu, kUsedMem, kGroup, kExe, kPartition, kPrecJob, kThink})
+    // The wait the log recorded (-1 = unknown): compared with the simulated one, never replayed.
+    const double wait_s = util::parse_double(rows_[kWait], at(kWait));
+    for (int f : {kAvgCpu, kUsedMem, kGroup, kExe, kPartition, kPrecJob, kThink})
       util::parse_double(rows_[f], at(static_cast<Field>(f)));
 
     const Field procs_field = procs <= 0 ? kReqProcs : kAllocProcs;
@@ -95,6 +98,7 @@ class SwfSource final : public RowTraceSource {
 
     job = JobSpec{};
     job.trace_number = number;
+    job.recorded_wait_s = recorded_wait_of(wait_s);
     job.submit = submit;
     job.duration = util::checked_duration_seconds(run, at(kRun));
     job.estimate = req_time > 0 ? util::checked_duration_seconds(req_time, at(kReqTime)) : 0;

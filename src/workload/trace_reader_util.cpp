@@ -207,6 +207,12 @@ engine::Time checked_run_time(double start, double end, const util::FieldContext
   return util::checked_duration_seconds(run, where);
 }
 
+std::uint32_t recorded_wait_of(double wait_s) {
+  if (!(wait_s >= 0)) return kNoRecordedWait;
+  const double rounded = std::round(wait_s);
+  return rounded < static_cast<double>(kNoRecordedWait) ? static_cast<std::uint32_t>(rounded) : kNoRecordedWait;
+}
+
 Shape shape_from_hosts(const std::vector<std::uint64_t>& parts, std::uint64_t host_limit,
                        const util::FieldContext& where) {
   constexpr std::uint64_t kMaxGpus = std::numeric_limits<std::uint32_t>::max();

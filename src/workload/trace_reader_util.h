@@ -162,6 +162,14 @@ engine::Time parse_seconds_field(std::string_view s, double min_s, const util::F
 // microseconds: more than 100 years is an error at `where` (the end column), naming `from`.
 engine::Time checked_run_time(double start, double end, const util::FieldContext& where, std::string_view from);
 
+// A wait recorded by a trace, `wait_s` seconds, as JobSpec::recorded_wait_s keeps it: rounded
+// to whole seconds; kNoRecordedWait when it is below 0 (a start before its submit contradicts
+// the record: no wait is known), not a number, or beyond 32 bits of seconds (136 years).
+std::uint32_t recorded_wait_of(double wait_s);
+// The notice of a reader that found a recorded start before its submit.
+inline constexpr std::string_view kStartBeforeSubmit =
+    "jobs whose recorded start is before their submit (no recorded wait)";
+
 // How many tasks of how many GPUs a job with these per-host GPU counts becomes; the GPU
 // count is always exact and must fit 32 bits (else an InputError at `where`). Rule: g = gcd
 // of the parts; when a part exceeds gpus_per_host (0 = no limit), g = gcd(g, gpus_per_host)

@@ -40,6 +40,7 @@ class Resampler final : public JobSource {
       j.trace_id = kNoLabel;
       j.group = kNoLabel;
       j.kind = JobKind::batch;
+      j.recorded_wait_s = kNoRecordedWait;  // T's record of its own arrivals
       rows_.push_back(j);
     }
     report.rows = rows_.size();
