@@ -29,6 +29,11 @@ void add_live_routes(Router& router, WallClock& clock, const EmuExecutor& execut
   });
   router.add("GET", "/metrics", [&clock, &executor, &topo, agent_state](const HttpRequest&, const RouteParams&,
                                                                        Responder respond) {
+    // Before the loop runs there is no run to read: a failed scrape (up == 0), not a wait.
+    if (!clock.started()) {
+      respond(HttpResponse{503, "the loop has not started: the controller waits for its agents\n", "text/plain", {}});
+      return;
+    }
     clock.post([&clock, &executor, &topo, agent_state, respond](engine::Time now, sim::OutsideEvents& outside) {
       sim::RunView v;
       v.now = now;

@@ -96,13 +96,14 @@ struct Live {
 
 }  // namespace
 
-TEST_CASE("Emu.LiveRoutes.healthz_is_the_loop_answering_503_before_it_runs") {
+TEST_CASE("Emu.LiveRoutes.healthz_is_the_loop_answering_503_before_it_runs_as_metrics_are") {
   {
     Live live(false);
     const auto r = live.get("/healthz");
     REQUIRE(r.answered());
     CHECK(r.status == 503);
     CHECK(nlohmann::json::parse(r.body)["status"] == "starting");
+    CHECK(live.get("/metrics").status == 503);  // a failed scrape, not one left waiting
   }
   Live live(true);
   const auto r = live.get("/healthz");
