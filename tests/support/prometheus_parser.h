@@ -97,8 +97,10 @@ inline std::string check_histogram(const std::string& family, const PromFamily& 
       buckets[key].push_back(&s);
     } else {
       if (s.labels.count("le")) return s.name + " has an le label";
-      if (s.name == family + "_count") counts[key] = s.value;
-      else sums.insert(key);
+      if (s.name == family + "_count")
+        counts[key] = s.value;
+      else
+        sums.insert(key);
     }
   }
   if (buckets.empty()) return family + ": a histogram without buckets";
@@ -186,18 +188,24 @@ inline PromText parse_prometheus_text(std::string_view text) {
           if (c == '\\') {
             if (i >= line.size()) return fail("label " + lname + ": a lone backslash");
             const char e = line[i++];
-            if (e == '\\') value += '\\';
-            else if (e == '"') value += '"';
-            else if (e == 'n') value += '\n';
-            else return fail(std::string("label ") + lname + ": bad escape \\" + e);
+            if (e == '\\')
+              value += '\\';
+            else if (e == '"')
+              value += '"';
+            else if (e == 'n')
+              value += '\n';
+            else
+              return fail(std::string("label ") + lname + ": bad escape \\" + e);
           } else {
             value += c;
           }
         }
         if (s.labels.count(lname)) return fail("label " + lname + " twice");
         s.labels[lname] = value;
-        if (i < line.size() && line[i] == ',') ++i;
-        else if (i < line.size() && line[i] != '}') return fail("expected ',' or '}' after label " + lname);
+        if (i < line.size() && line[i] == ',')
+          ++i;
+        else if (i < line.size() && line[i] != '}')
+          return fail("expected ',' or '}' after label " + lname);
       }
       if (i >= line.size()) return fail("labels without '}'");
       ++i;
@@ -209,7 +217,8 @@ inline PromText parse_prometheus_text(std::string_view text) {
     if (!value) return fail("bad value '" + rest.substr(0, sp) + "'");
     if (sp != std::string::npos) {
       const std::string ts = rest.substr(sp + 1);
-      if (ts.empty() || ts.find_first_not_of("-0123456789") != std::string::npos) return fail("bad timestamp '" + ts + "'");
+      if (ts.empty() || ts.find_first_not_of("-0123456789") != std::string::npos)
+        return fail("bad timestamp '" + ts + "'");
     }
     s.value = *value;
     const std::string family = family_of(s.name, out.families);

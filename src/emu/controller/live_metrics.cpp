@@ -17,10 +17,14 @@ std::string prom_label_value(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -126,8 +130,7 @@ std::string prometheus_text(const LiveFigures& f) {
   prom_header(out, "schedlab_hosts", "gauge", "Hosts of the emulated cluster.");
   out += fmt::format("schedlab_hosts {}\n", f.hosts_total);
   prom_histogram(out, "schedlab_clock_lag_seconds",
-                 "How late the loop handled each instant against the scaled wall clock (wall seconds).",
-                 f.clock_lag);
+                 "How late the loop handled each instant against the scaled wall clock (wall seconds).", f.clock_lag);
   prom_histogram(out, "schedlab_scheduling_latency_seconds",
                  "From a decision to start a run to all its tasks reported running (wall seconds).",
                  f.scheduling_latency);

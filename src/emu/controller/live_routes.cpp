@@ -16,34 +16,37 @@ void add_live_routes(Router& router, WallClock& clock, const EmuExecutor& execut
   // and a probe's own timeout reports it.
   router.add("GET", "/healthz", [&clock](const HttpRequest&, const RouteParams&, Responder respond) {
     if (!clock.started()) {
-      respond(json_response(503, {{"status", "starting"},
-                                  {"error", "the loop has not started: the controller waits for its agents"}}));
+      respond(json_response(
+          503, {{"status", "starting"}, {"error", "the loop has not started: the controller waits for its agents"}}));
       return;
     }
     const auto asked = std::chrono::steady_clock::now();
     clock.post([respond, asked](engine::Time now, sim::OutsideEvents&) {
       const double waited_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-      respond(json_response(200, {{"status", "ok"}, {"now_s", engine::to_seconds(now)}, {"loop_answered_ms", waited_ms}}));
+      respond(
+          json_response(200, {{"status", "ok"}, {"now_s", engine::to_seconds(now)}, {"loop_answered_ms", waited_ms}}));
     });
   });
-  router.add("GET", "/metrics", [&clock, &executor, &topo, agent_state](const HttpRequest&, const RouteParams&,
-                                                                       Responder respond) {
-    // Before the loop runs there is no run to read: a failed scrape (up == 0), not a wait.
-    if (!clock.started()) {
-      respond(HttpResponse{503, "the loop has not started: the controller waits for its agents\n", "text/plain", {}});
-      return;
-    }
-    clock.post([&clock, &executor, &topo, agent_state, respond](engine::Time now, sim::OutsideEvents& outside) {
-      sim::RunView v;
-      v.now = now;
-      outside.inspect(v, 0, false);
-      std::uint64_t up = 0;
-      for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) up += agent_state(h) == "up";
-      const auto figures = live_figures(v, topo, up, clock.lag_us(), executor.start_latency_ms());
-      respond(HttpResponse{200, prometheus_text(figures), kPrometheusContentType, {}});
-    });
-  });
+  router.add(
+      "GET", "/metrics",
+      [&clock, &executor, &topo, agent_state](const HttpRequest&, const RouteParams&, Responder respond) {
+        // Before the loop runs there is no run to read: a failed scrape (up == 0), not a wait.
+        if (!clock.started()) {
+          respond(
+              HttpResponse{503, "the loop has not started: the controller waits for its agents\n", "text/plain", {}});
+          return;
+        }
+        clock.post([&clock, &executor, &topo, agent_state, respond](engine::Time now, sim::OutsideEvents& outside) {
+          sim::RunView v;
+          v.now = now;
+          outside.inspect(v, 0, false);
+          std::uint64_t up = 0;
+          for (cluster::HostId h = 0; h < topo.hosts().size(); ++h) up += agent_state(h) == "up";
+          const auto figures = live_figures(v, topo, up, clock.lag_us(), executor.start_latency_ms());
+          respond(HttpResponse{200, prometheus_text(figures), kPrometheusContentType, {}});
+        });
+      });
   router.add("GET", "/", [](const HttpRequest&, const RouteParams&, Responder respond) {
     respond(HttpResponse{200, kLivePageHtml, "text/html; charset=utf-8", {{"Cache-Control", "no-store"}}});
   });

@@ -178,8 +178,9 @@ TEST_CASE("Emu.LiveMetrics.the_strict_parser_refuses_what_a_scraper_would") {
     CHECK_MESSAGE(p.error.find(b.why) != std::string::npos, p.error);
   }
   const auto good = testing::parse_prometheus_text(
-      head + "m_seconds_bucket{le=\"1\"} 1\nm_seconds_bucket{le=\"+Inf\"} 2\nm_seconds_sum 1.5\nm_seconds_count 2\n"
-             "# some comment\n# TYPE g gauge\ng{a=\"x\\\"y\"} 1e-05 1700000000000\n");
+      head +
+      "m_seconds_bucket{le=\"1\"} 1\nm_seconds_bucket{le=\"+Inf\"} 2\nm_seconds_sum 1.5\nm_seconds_count 2\n"
+      "# some comment\n# TYPE g gauge\ng{a=\"x\\\"y\"} 1e-05 1700000000000\n");
   CHECK_MESSAGE(good.ok(), good.error);
   CHECK(good.value("g", {{"a", "x\"y"}}) == doctest::Approx(1e-5));
 }

@@ -3,11 +3,11 @@
 // and / the embedded page, self-contained. The metrics text's own cases: test_live_metrics.cpp;
 // the page in a real browser during an emulation: the emulate e2e.
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <thread>
