@@ -69,6 +69,7 @@ workload::JobId JobTable::add(workload::JobSpec spec) {
 }
 
 void JobTable::release(workload::JobId id) {
+  ++ended_[static_cast<std::size_t>(records_[slot_of_[id]].life.state)];
   free_slots_.push_back(slot_of_[id]);
   slot_of_[id] = kNoSlot;
 }

@@ -74,8 +74,10 @@ class JobTable final : public sched::JobLedger {
   bool active(workload::JobId id) const { return id < slot_of_.size() && slot_of_[id] != kNoSlot; }
   JobRecord& record(workload::JobId id) { return records_[slot_of_[id]]; }
   const JobRecord& record(workload::JobId id) const { return records_[slot_of_[id]]; }
-  // The job ended and observers saw its end: its record is given back.
+  // The job ended and observers saw its end: its record is given back (its final state counted).
   void release(workload::JobId id);
+  // Jobs released so far, by their final state (indexed by sched::JobState).
+  std::uint64_t ended(sched::JobState state) const { return ended_[static_cast<std::size_t>(state)]; }
 
   // The job arrived (it counts as active, for its user too), and left (ended, or dropped).
   void arrived(workload::JobId id);
@@ -109,6 +111,7 @@ class JobTable final : public sched::JobLedger {
   RunId next_run_ = 0;
   std::uint64_t running_jobs_ = 0;
   std::uint64_t active_jobs_ = 0;
+  std::uint64_t ended_[static_cast<std::size_t>(sched::JobState::dropped) + 1] = {};
   std::unordered_map<workload::Label, std::uint64_t> user_milli_;    // GPU-thousandths held per user
   std::unordered_map<workload::Label, std::uint32_t> active_users_;  // active jobs per user
 };

@@ -70,6 +70,12 @@ void RunInspector::inspect(RunView& out, std::size_t limit, bool queue_only) con
   out.active_jobs = jobs_.active_jobs();
   out.running_jobs = jobs_.running_jobs();
   out.pending_jobs = scheduler_.pending();
+  out.jobs_by_state = {};
+  for (std::size_t s = 0; s < kJobStates; ++s) out.jobs_by_state[s] = jobs_.ended(static_cast<sched::JobState>(s));
+  // The job read ahead of its submit time has a record but has not arrived: not counted.
+  for (workload::JobId id = 0; id < jobs_.size(); ++id)
+    if (jobs_.active(id) && !outside_.count(id) && jobs_.spec(id).submit <= now)
+      ++out.jobs_by_state[static_cast<std::size_t>(jobs_.record(id).life.state)];
   out.jobs.clear();
   std::vector<const sched::PendingJob*> waiting;
   scheduler_.queue_order(waiting, queue_only ? limit : std::numeric_limits<std::size_t>::max());

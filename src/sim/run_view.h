@@ -4,6 +4,8 @@
 // request, so that the API never reads the scheduler while it runs.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +15,9 @@
 #include "workload/job_spec.h"
 
 namespace schedlab::sim {
+
+// How many job states there are (sched::JobState, pending to dropped).
+inline constexpr std::size_t kJobStates = static_cast<std::size_t>(sched::JobState::dropped) + 1;
 
 // The trace number of jobs submitted from outside (they are in no trace).
 inline constexpr std::uint64_t kSubmittedFromOutside = ~std::uint64_t{0};
@@ -58,6 +63,12 @@ struct RunView {
   std::vector<Service> services;  // in the order they first appeared
   std::vector<Job> jobs;  // not yet ended, by id; `limit` of them at most
   std::uint64_t active_jobs = 0, pending_jobs = 0, running_jobs = 0;
+  // Jobs arrived so far by state (indexed by sched::JobState): the active ones as they are now,
+  // the ended ones as they ended. Jobs submitted from outside count once they arrived.
+  std::array<std::uint64_t, kJobStates> jobs_by_state{};
+  // Since the run began: stop decisions (preemptions), and failures that struck (hosts, GPUs,
+  // tasks that died).
+  std::uint64_t preemptions = 0, failures = 0;
 };
 
 }  // namespace schedlab::sim

@@ -79,6 +79,8 @@ bool Simulation::kill(workload::JobId id, engine::Time now) {
 
 void Simulation::inspect(RunView& out, std::size_t limit, bool queue_only) const {
   inspector_.inspect(out, limit, queue_only);
+  out.preemptions = stats_.preemptions;
+  out.failures = stats_.failures;
   describe_services(out);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of `schedlab emulate`: a small emulation with real agent and worker
 # processes, checked against its own simulation; an agent and a worker killed mid-run (no job
-# lost); the controller killed and resumed from its journal; the API used while it runs (a job submitted, one stopped); garbage sent to the
+# lost); the controller killed and resumed from its journal; the API used while it runs (a job submitted, one stopped);
+# the live view (/healthz, /metrics read by a strict parser, the page in headless Chromium); garbage sent to the
 # controller (it keeps serving, the results are intact); refusals. Every process an emulation
 # starts is stopped by it; the script checks that none is left.
 #   usage: tests/e2e/run_emulate_e2e.sh <path to schedlab> <repository root>
@@ -165,6 +166,57 @@ http() {
   echo "$answer" | head -1 | cut -d' ' -f2
   echo "$answer" | tail -1
 }
+# The live view is looked at during the same emulation (below): Chromium, headless, when
+# scripts/chromium-local.sh can install and start it here; its screenshot is kept in OUT_DIR.
+OUT_DIR=${SCHEDLAB_E2E_OUT:-$(dirname "$BIN")/e2e-emulate}
+chromium=$(scripts/chromium-local.sh 2>"$TMP/chromium.why") || chromium=""
+# The ids of the jobs running now, one a line (from GET /v1/jobs).
+running_ids() {
+  http GET /v1/jobs | tail -1 | python3 -c "import json,sys
+print('\n'.join(str(j['id']) for j in json.load(sys.stdin)['jobs'] if j['state'] == 'running'))" 2>/dev/null
+}
+# /healthz, /metrics read by a strict parser of the text format, and the page in a headless
+# browser: its DOM after it rendered (the hosts, a job that runs) and a screenshot.
+live_checks() {
+  local health metrics before after dom hosts shown
+  health=$(http GET /healthz)
+  if [ "$(echo "$health" | head -1)" = 200 ] && echo "$health" | tail -1 | grep -q '"status":"ok"'; then
+    pass emulate_live_healthz
+  else
+    fail emulate_live_healthz "$(echo "$health" | tr '\n' ' ')"
+  fi
+  metrics=$(python3 tests/e2e/prometheus_check.py "http://127.0.0.1:$port/metrics" schedlab_jobs schedlab_gpus \
+    schedlab_queue_length schedlab_preemptions_total schedlab_failures_total schedlab_clock_lag_seconds \
+    schedlab_scheduling_latency_seconds schedlab_agents_registered=4 schedlab_hosts=4 2>&1)
+  if [ "${metrics%% *}" = ok ]; then pass emulate_live_metrics; else fail emulate_live_metrics "$metrics"; fi
+  if [ -z "$chromium" ]; then
+    pass "emulate_live_page (skipped: $(head -1 "$TMP/chromium.why" | sed 's/^chromium-local: //'))"
+    return
+  fi
+  before=$(running_ids)
+  # --virtual-time-budget: the DOM is dumped once the page has had 3 s of its own time (three
+  # refreshes); the profile lives in $TMP and goes with it.
+  dom=$(timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-crash-reporter --no-first-run \
+    --user-data-dir="$TMP/chromium" --virtual-time-budget=3000 --dump-dom "http://127.0.0.1:$port/" 2>/dev/null)
+  after=$(running_ids)
+  mkdir -p "$OUT_DIR"
+  timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-crash-reporter --no-first-run \
+    --user-data-dir="$TMP/chromium" --virtual-time-budget=3000 --window-size=1280,1000 \
+    --screenshot="$OUT_DIR/live-page.png" "http://127.0.0.1:$port/" >/dev/null 2>&1
+  hosts=$(echo "$dom" | grep -o '<div class="host [a-z]*" data-host="h[0-9]*"' | sort -u | wc -l)
+  shown=$(echo "$dom" | grep -o '<tr class="job" data-job="[0-9]*"' | grep -o '[0-9]*' | sort -u)
+  # A job the page shows running was running by the API just before or just after.
+  common=$(comm -12 <(echo "$shown") <(printf '%s\n%s\n' "$before" "$after" | grep . | sort -u))
+  if [ "$hosts" != 4 ]; then
+    fail emulate_live_page "$hosts hosts in the rendered page, expected 4: $(echo "$dom" | head -c 300)"
+  elif [ -z "$common" ]; then
+    fail emulate_live_page "no running job of the API in the page (page: $(echo $shown), API: $(echo $before $after))"
+  elif [ "$(head -c 8 "$OUT_DIR/live-page.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" != 89504e470d0a1a0a ]; then
+    fail emulate_live_page "no screenshot at $OUT_DIR/live-page.png"
+  else
+    pass "emulate_live_page (4 hosts, job $(echo "$common" | head -1) running; screenshot $OUT_DIR/live-page.png)"
+  fi
+}
 # With a service (docs/services-cron.md), scaled up and stopped over the API as Marathon's are.
 "$BIN" emulate "$SC" --speedup 200 --out "$TMP/api" --set 'workload.services=[{name: web, instances: 1, gpus: 1}]' \
   >"$TMP/api.stdout" 2>"$TMP/stderr" &
@@ -212,6 +264,7 @@ print(jobs[-1]['id'] if jobs and jobs[-1]['work_total_s'] - jobs[-1]['work_done_
   version=$(http POST /v1/agents/poll '{"version":2,"agent_id":"x","host":"h0","reports":[],"wait_ms":0}')
   stale=$(http POST /v1/agents/poll '{"version":1,"agent_id":"nobody","host":"h0","reports":[],"wait_ms":0}')
   still=$(http GET /v1/cluster)
+  live_checks
   wait "$emu_pid"
   rc=$?
   code() { echo "$1" | head -1; }

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "emu/json_fields.h"
+#include "metrics/summary.h"
 #include "sched/job_life.h"
 #include "workload/job_limit.h"
 #include "workload/long_running.h"
@@ -35,6 +37,26 @@ nlohmann::json job_json(const sim::RunView::Job& j) {
     o["waiting"] = j.waiting;
   }
   return o;
+}
+
+nlohmann::json jobs_by_state_json(const sim::RunView& v) {
+  nlohmann::json o = nlohmann::json::object();
+  for (std::size_t s = 0; s < v.jobs_by_state.size(); ++s)
+    o[sched::state_name(static_cast<sched::JobState>(s))] = v.jobs_by_state[s];
+  return o;
+}
+
+// The clock's lag at the last instant and its p99 over the last kRecentInstants (a page's
+// glance; the whole run's histogram is GET /metrics'), in wall milliseconds.
+constexpr std::size_t kRecentInstants = 1000;
+nlohmann::json recent_lag_json(const std::vector<double>& lag_us) {
+  if (lag_us.empty()) return {{"last", 0}, {"p99_recent", 0}, {"instants", 0}};
+  const auto n = std::min(lag_us.size(), kRecentInstants);
+  std::vector<double> recent(lag_us.end() - static_cast<std::ptrdiff_t>(n), lag_us.end());
+  std::sort(recent.begin(), recent.end());
+  return {{"last", std::max(0.0, lag_us.back()) / 1000.0},
+          {"p99_recent", std::max(0.0, metrics::percentile(recent, 99)) / 1000.0},
+          {"instants", n}};
 }
 
 // ?limit=N; false (answered 400) when malformed.
@@ -95,8 +117,9 @@ Parsed<std::uint32_t> parse_scale_body(std::string_view body) {
 
 void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluster::Topology& topo,
                     std::function<std::string(cluster::HostId)> agent_state) {
-  router.add("GET", "/v1/cluster", [&clock, agent_state](const HttpRequest&, const RouteParams&, Responder respond) {
-    clock.post([respond, agent_state](engine::Time now, sim::OutsideEvents& outside) {
+  router.add("GET", "/v1/cluster", [&clock, &topo, agent_state](const HttpRequest&, const RouteParams&,
+                                                                 Responder respond) {
+    clock.post([&clock, &topo, respond, agent_state](engine::Time now, sim::OutsideEvents& outside) {
       sim::RunView v;
       v.now = now;
       outside.inspect(v, 0, false);
@@ -104,7 +127,9 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
       std::uint64_t gpus = 0, free = 0, down = 0;
       for (std::size_t h = 0; h < v.hosts.size(); ++h) {
         const auto& x = v.hosts[h];
+        const auto& info = topo.host(static_cast<cluster::HostId>(h));
         hosts.push_back({{"host", fmt::format("h{}", h)},
+                         {"model", info.gpus ? topo.catalog().model(info.model).name : ""},
                          {"gpus", x.gpus},
                          {"free", x.free},
                          {"down", x.down},
@@ -118,6 +143,8 @@ void add_api_routes(Router& router, WallClock& clock, Inbox& inbox, const cluste
                                   {"active_jobs", v.active_jobs},
                                   {"running_jobs", v.running_jobs},
                                   {"pending_jobs", v.pending_jobs},
+                                  {"jobs_by_state", jobs_by_state_json(v)},
+                                  {"clock_lag_ms", recent_lag_json(clock.lag_us())},
                                   {"hosts", hosts}}));
     });
   });

@@ -43,6 +43,7 @@ void Controller::start() {
   so.address = options_.address;
   so.port = options_.port;
   so.token = options_.token;
+  so.open_paths = options_.open_paths;
   server_ = std::make_unique<HttpServer>(so, router_.handler(), [this](const std::string& l) { log(l); });
   server_->start();
   ticker_ = std::thread([this] {

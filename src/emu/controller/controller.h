@@ -33,6 +33,7 @@ struct ControllerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 0;
   std::string token;  // required from every agent and API call when not empty
+  std::vector<std::string> open_paths;  // GETs answered without it (HttpServerOptions::open_paths)
   std::uint32_t heartbeat_interval_ms = 1000;  // how long a poll is held at most
   std::uint32_t heartbeat_timeout_ms = 5000;   // no poll for this long: the host is lost
   std::function<void(const std::string&)> log;  // one line per event worth telling (stderr)

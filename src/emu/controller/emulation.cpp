@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emu/controller/api.h"
+#include "emu/controller/live_routes.h"
 #include "emu/endpoint.h"
 #include "metrics/summary.h"
 #include "util/checked.h"
@@ -129,6 +130,7 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   co.address = address;
   co.port = port;
   co.token = token_;
+  co.open_paths = live_open_paths();
   co.heartbeat_timeout_ms = options_.heartbeat_timeout_ms;
   // A poll is held at most half the deadline: an agent always polls again well within it.
   co.heartbeat_interval_ms = std::min<std::uint32_t>(1000, options_.heartbeat_timeout_ms / 2);
@@ -147,6 +149,8 @@ sim::Driver Emulation::drive(const cluster::Topology& topo, perf::PerfModel& per
   controller_->attach(*inbox_);
   add_api_routes(controller_->router(), *clock_, *inbox_, topo,
                  [this](cluster::HostId h) { return controller_->agent_state(h); });
+  add_live_routes(controller_->router(), *clock_, *executor_, topo,
+                  [this](cluster::HostId h) { return controller_->agent_state(h); });
   const std::string journal_path = work_dir_ + "/journal.jsonl";
   if (!resume_) {
     connect(topo, false);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -104,6 +105,13 @@ bool authorized(std::string_view header, const std::string& token) {
   return same_secret(header, token);
 }
 
+// Whether the request may skip the token: a GET of one of `open` (the query aside).
+bool open_path(std::string_view method, std::string_view target, const std::vector<std::string>& open) {
+  if (method != "GET") return false;
+  const std::string_view path = target.substr(0, target.find('?'));
+  return std::find(open.begin(), open.end(), path) != open.end();
+}
+
 HttpResponse error_answer(int status, std::string_view message) {
   return HttpResponse{status, dump_json(error_json(message)), "application/json", {}};
 }
@@ -180,7 +188,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return send(error_answer(400, fmt::format("HTTP/{}.{} is not supported; this server speaks HTTP/1.1",
                                                 req.version() / 10, req.version() % 10)),
                   false);
-    if (!core_->opt.token.empty() && !authorized(std_view(req[http::field::authorization]), core_->opt.token)) {
+    if (!core_->opt.token.empty() && !open_path(method_, target_, core_->opt.open_paths) &&
+        !authorized(std_view(req[http::field::authorization]), core_->opt.token)) {
       HttpResponse r = error_answer(401, "missing or wrong bearer token (Authorization: Bearer <token>)");
       r.headers.emplace_back("WWW-Authenticate", "Bearer");
       return send(std::move(r), /*keep_alive=*/false);  // the body, if any, is left unread

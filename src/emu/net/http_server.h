@@ -60,6 +60,9 @@ struct HttpServerOptions {
   // When not empty, every request must carry `Authorization: Bearer <token>`; others get 401
   // before the handler sees them.
   std::string token;
+  // Paths (without the query) that a GET may fetch without the token: a static page that holds
+  // nothing secret and reads the rest with the token itself (the controller's live page).
+  std::vector<std::string> open_paths;
   std::size_t max_body_bytes = 1 << 20;  // 413 beyond
   std::size_t max_header_bytes = 8 << 10;  // 431 beyond
   // The time a client has to send one whole request (and to take one response); a silent or

@@ -145,6 +145,20 @@ TEST_CASE("Emu.HttpServer.a_token_is_required_before_any_handler_runs") {
   CHECK(reply.starts_with("HTTP/1.1 200"));
 }
 
+TEST_CASE("Emu.HttpServer.an_open_path_is_served_to_a_get_without_the_token_and_nothing_else_is") {
+  HttpServerOptions opt;
+  opt.token = "s3cret-token-0123456789";
+  opt.open_paths = {"/"};
+  Served s(opt, echo);
+  CHECK(s.client().request("GET", "/", "", 2000ms).status == 200);
+  CHECK(s.client().request("GET", "/?x=1", "", 2000ms).status == 200);  // the query aside
+  CHECK(s.client().request("POST", "/", "{}", 2000ms).status == 401);   // a GET only
+  CHECK(s.client().request("GET", "/metrics", "", 2000ms).status == 401);
+  CHECK(s.client().request("GET", "/v1/cluster", "", 2000ms).status == 401);
+  CHECK(s.client().request("GET", "//", "", 2000ms).status == 401);
+  CHECK(s.client(opt.token).request("GET", "/metrics", "", 2000ms).status == 200);
+}
+
 TEST_CASE("Emu.HttpServer.an_oversized_body_is_refused_with_413_and_the_server_goes_on") {
   HttpServerOptions opt;
   opt.max_body_bytes = 1 << 20;
