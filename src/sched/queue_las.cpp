@@ -161,8 +161,11 @@ class LasQueue final : public QueueOrder {
 
 }  // namespace
 
-std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
-  const util::ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after", "order", "demote_at"});
+std::unique_ptr<QueueOrder> make_las_levels(std::vector<double> thresholds, ServiceKind kind, bool py2) {
+  return std::make_unique<LasQueue>(std::move(thresholds), kind, 0, false, py2);
+}
+
+std::vector<double> las_thresholds(const util::ArgReader& a) {
   auto limits = a.seconds_list("thresholds", {3600, 7200, 18000});
   for (std::size_t i = 0; i < limits.size(); ++i) {
     if (limits[i] <= 0 || (i > 0 && limits[i] <= limits[i - 1])) {
@@ -172,7 +175,12 @@ std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
                                        engine::to_seconds(limits[i])));
     }
   }
-  std::vector<double> thresholds(limits.begin(), limits.end());
+  return {limits.begin(), limits.end()};
+}
+
+std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
+  const util::ArgReader a = part_args(args, "las", {"thresholds", "service", "promote_after", "order", "demote_at"});
+  std::vector<double> thresholds = las_thresholds(a);
   auto kind =
       a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
   auto promote = a.integer("promote_after", 0, 0, 1'000'000);
