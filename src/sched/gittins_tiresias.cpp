@@ -59,10 +59,10 @@ double tiresias_rank(const std::vector<double>& sorted, const std::vector<double
   const double second = static_cast<double>(engine::from_seconds(1));
   const std::size_t n = sorted.size();
   const double reach = sorted[i] - second + quantum;
-  const std::size_t k = reach >= sorted.back()
-                            ? n - 1
-                            : static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), reach) -
-                                                       sorted.begin());
+  const std::size_t k =
+      reach >= sorted.back()
+          ? n - 1
+          : static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), reach) - sorted.begin());
   const double left = static_cast<double>(n - i);
   const double p = round_half_away(static_cast<double>(k - i) / left, 5);
   const double sum_s = (prefix[k] - prefix[i] + quantum * static_cast<double>(n - k)) / second;

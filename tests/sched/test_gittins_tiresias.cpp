@@ -53,9 +53,8 @@ TEST_CASE("Sched.GittinsTiresias.round_half_away_is_python2s_round") {
     double want;
   };
   // 0.015625 = 1/64 is an exact half at 5 digits: Python 2 rounds it up (Python 3 to even).
-  for (const Row& r : {Row{0.015625, 5, 0.01563}, Row{0.03125, 4, 0.0313}, Row{1.0 / 3, 5, 0.33333},
-                       Row{2.5, 0, 3}, Row{0.123456789, 4, 0.1235}, Row{222223.33333333, 4, 222223.3333},
-                       Row{0, 5, 0}, Row{7, 4, 7}}) {
+  for (const Row& r : {Row{0.015625, 5, 0.01563}, Row{0.03125, 4, 0.0313}, Row{1.0 / 3, 5, 0.33333}, Row{2.5, 0, 3},
+                       Row{0.123456789, 4, 0.1235}, Row{222223.33333333, 4, 222223.3333}, Row{0, 5, 0}, Row{7, 4, 7}}) {
     CAPTURE(r.x);
     CHECK(sched::round_half_away(r.x, r.digits) == r.want);
   }
@@ -74,9 +73,11 @@ TEST_CASE("Sched.GittinsTiresias.rank_per_sample_by_hand") {
 
 TEST_CASE("Sched.GittinsTiresias.keys_in_las_queues_looked_at_events") {
   ScratchDir dir("gittins-tiresias");
-  auto q = sched::builtin_parts().queues.make(
-      "gittins", {{"samples", sample_file(dir)}, {"quantum_s", "3"}, {"index", "tiresias"}, {"thresholds", "[5]"},
-                  {"demote_at", "tiresias-py2"}});
+  auto q = sched::builtin_parts().queues.make("gittins", {{"samples", sample_file(dir)},
+                                                          {"quantum_s", "3"},
+                                                          {"index", "tiresias"},
+                                                          {"thresholds", "[5]"},
+                                                          {"demote_at", "tiresias-py2"}});
   REQUIRE(q->rekeys_running_at_events());
   CHECK(q->rekey_period() == 0);  // nothing learned, nothing rebuilt
   RankLedger ledger;
