@@ -70,6 +70,11 @@ class QueueOrder {
   // order, so that the jobs left waiting follow the running ones and keep their order.
   virtual bool moves_waiting_behind_running() const { return false; }
   virtual OrderKey behind_running(const workload::JobSpec& /*job*/, const OrderKey& key) { return key; }
+  // True for an order that, like the Tiresias simulator (las `demote_at: tiresias-py2`), looks
+  // at every running job only at instants where something happened (a submit, an end, or a
+  // timer from next_change()): there the scheduler recomputes every running job's key before
+  // the pass, and a timer only marks its instant (next_change() names when the order next looks).
+  virtual bool rekeys_running_at_events() const { return false; }
 };
 
 // May this job start now at all? Parts are combined: every one must agree.

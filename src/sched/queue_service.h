@@ -4,9 +4,13 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
+#include <vector>
 
 #include "sched/job_life.h"
+#include "sched/parts.h"
 #include "util/checked.h"
+#include "util/named_args.h"
 
 namespace schedlab::sched {
 
@@ -53,5 +57,11 @@ struct ServiceView {
   // reaches(target) sees it reached.
   bool reached(double target, engine::Time now) const { return before >= target || reaches(target) <= now; }
 };
+
+// las' queues on their own, for an order that ranks within them (gittins `thresholds`): keys
+// {2 x queue + waiting, entered}, `demote_at: tiresias-py2` when `py2`, no promotion.
+std::unique_ptr<QueueOrder> make_las_levels(std::vector<double> thresholds, ServiceKind kind, bool py2);
+// The `thresholds` arg as las reads it (positive, strictly increasing), in service microseconds.
+std::vector<double> las_thresholds(const util::ArgReader& a);
 
 }  // namespace schedlab::sched

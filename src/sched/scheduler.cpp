@@ -103,6 +103,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
     return why;
   }
   queue_order_->job_submitted(spec);
+  if (queue_order_->rekeys_running_at_events()) event_news_ = true;
   if (!workload_expected_) placement_->expect(job);
   auto& ks = new_key_state(spec.id);
   ks.spec = &spec;
@@ -157,6 +158,8 @@ void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std:
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                          std::vector<StopDecision>& stops) {
+  if (event_news_) rekey_running(now);
+  event_news_ = false;
   step_->decide(now, alloc, starts, stops);
   if (queue_order_->moves_waiting_behind_running()) move_waiting_behind_running(stops);
 }
@@ -217,6 +220,7 @@ void Scheduler::stop_running(workload::JobId id, StopCause cause, workload::JobI
 void Scheduler::job_ended(workload::JobId id, engine::Time now) {
   const bool was_running = running_.count(id) > 0;
   drop_running(id);
+  if (queue_order_->rekeys_running_at_events()) event_news_ = true;
   for (auto* l : listeners_) l->job_ended(id, was_running);
   if (!has_key(id)) return;
   const auto user = key_state(id).spec->user;

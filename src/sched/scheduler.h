@@ -134,6 +134,8 @@ class Scheduler {
   void rekey_user(workload::Label user, engine::Time now);
   // Every active job's key, at the queue order's rekey period.
   void rekey_all(engine::Time now);
+  // Every running job's key, in id order (QueueOrder::rekeys_running_at_events).
+  void rekey_running(engine::Time now);
   // After a pass, for a list order: the waiting jobs and those the pass stopped, in queue order,
   // get places behind the running ones (QueueOrder::behind_running). Skipped when nothing moved
   // since the last time.
@@ -179,6 +181,7 @@ class Scheduler {
   std::vector<TimerRequest> timers_;
   std::vector<workload::JobId> started_;  // by the last pass, to rekey once applied
   engine::Time next_rekey_ = engine::kTimeMax;
+  bool event_news_ = false;  // rekeys_running_at_events: a submit, end or timer since the last pass
   std::uint64_t preemptions_ = 0;
   std::vector<HostShape> shapes_;         // for never_fits
   std::vector<Filter*> queue_watchers_;   // filters that watch the queue

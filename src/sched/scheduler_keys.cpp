@@ -76,7 +76,20 @@ void Scheduler::on_timer(workload::JobId id, std::uint32_t version, engine::Time
     if (now == next_rekey_) rekey_all(now);
     return;
   }
-  if (has_key(id) && key_state(id).version == version) rekey(id, now);
+  if (has_key(id) && key_state(id).version == version) {
+    if (queue_order_->rekeys_running_at_events())
+      event_news_ = true;  // the pass rekeys every running job
+    else
+      rekey(id, now);
+  }
+}
+
+void Scheduler::rekey_running(engine::Time now) {
+  std::vector<workload::JobId> ids;
+  ids.reserve(running_.size());
+  for (const auto& [id, run] : running_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (auto id : ids) rekey(id, now);
 }
 
 void Scheduler::rekey_all(engine::Time now) {

@@ -3,15 +3,19 @@
 ("Tiresias compatibility") states them, written from that text: discretized LAS on wall-time
 service with queue limits, one full re-decision per instant over GPU counts, demoted jobs and
 arrivals appended at a queue's tail, waiting jobs moved behind the running ones after each
-pass. Also `fifo` (strict submit order, no preemption). Whole seconds throughout.
+pass. Also `fifo` (strict submit order, no preemption) and `dlas-gpu` (service in GPU-time, with
+the simulator's demotion instants, D10) and `dlas-gpu-gittins` (D11: each queue sorted by the
+simulator's Gittins rank from a sample file's `duration` column). Whole seconds throughout.
 
-  tiresias_reference.py TRACE.csv GPUS {fifo|dlas} [LIMIT ...]  > result.csv
+  tiresias_reference.py TRACE.csv GPUS {fifo|dlas|dlas-gpu} [LIMIT ...]  > result.csv
+  tiresias_reference.py TRACE.csv GPUS dlas-gpu-gittins SAMPLES.csv QUANTUM [LIMIT ...]  > result.csv
 
 TRACE is a native schedlab trace (id, submit_s, duration_s, tasks, gpus_per_task; a job asks
 tasks x gpus_per_task GPUs). Writes id,start_s,end_s,preemptions, one row per job, by id.
 """
 import csv
 import sys
+from decimal import ROUND_HALF_UP, Decimal
 
 
 def read_trace(path):
@@ -52,7 +56,43 @@ def fifo(jobs, gpus):
             running.append(j)
 
 
-def dlas(jobs, gpus, limits):
+def round_half_away(x, digits):
+    """x rounded to `digits` decimals, an exact half away from zero (Python 2's round)."""
+    return float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+def gittins_ranks(samples, quantum):
+    """The simulator's rank per attained GPU-seconds, as docs/policies.md (D11) states it: with
+    the samples sorted, s[i] the first sample above the attained service, k the count of samples
+    at most s[i] - 1 + quantum (n - 1 when that passes the largest sample), P = (k - i) / (n - i)
+    to 5 decimals, E = (s[i] + ... + s[k - 1] + quantum * (n - k)) // (n - i), and the rank
+    P * 10**6 / E to 4 decimals; 0 from the largest sample on. Returns rank(a)."""
+    s = sorted(samples)
+    n = len(s)
+    table = []
+    for i in range(n):
+        reach = s[i] - 1 + quantum
+        k = n - 1 if reach >= s[-1] else sum(1 for v in s if v <= reach)
+        p = round_half_away((k - i) / (n - i), 5)
+        e = (sum(s[i:k]) + quantum * (n - k)) // (n - i)
+        table.append(round_half_away(p * 1000000 / e, 4))
+
+    def rank(a):
+        i = sum(1 for v in s if v <= a)
+        return table[i] if i < n else 0.0
+    return rank
+
+
+def dlas(jobs, gpus, limits, gputime=False, rank=None):
+    """`dlas`, or with `gputime` the simulator's `dlas-gpu` (D10): a job's attained service is its
+    run time times its GPUs, checked against the limits at every instant, while the instant the
+    simulator next looks (its "jump") is limit minus run time (wall seconds) divided by the GPUs,
+    rounded down (Python 2's integer division), after the instant it was computed at. With
+    `rank` (`dlas-gpu-gittins`, D11), each queue is sorted before the walk by the rank of every
+    job's attained GPU-seconds at that instant, higher first, then by submit, else kept in order."""
+    def attained(j):
+        return j["service"] * j["gpus"] if gputime else j["service"]
+
     queues = [[] for _ in range(len(limits) + 1)]
     runnable = []  # in the order jobs arrived: the order demotions are applied in
     i, last = 0, 0
@@ -62,7 +102,8 @@ def dlas(jobs, gpus, limits):
             if j["running"]:
                 nexts.append(last + j["dur"] - j["service"])
                 if j["queue"] < len(limits):
-                    nexts.append(last + limits[j["queue"]] - j["service"])
+                    left = limits[j["queue"]] - j["service"]
+                    nexts.append(last + (left // j["gpus"] if gputime else left))
         if not nexts:
             break
         now = min(nexts)
@@ -82,10 +123,13 @@ def dlas(jobs, gpus, limits):
             i += 1
         # Demotions, one queue at a time, to the tail of the next queue.
         for j in runnable:
-            if j["running"] and j["queue"] < len(limits) and j["service"] >= limits[j["queue"]]:
+            if j["running"] and j["queue"] < len(limits) and attained(j) >= limits[j["queue"]]:
                 queues[j["queue"]].remove(j)
                 j["queue"] += 1
                 queues[j["queue"]].append(j)
+        if rank:
+            for q in queues:
+                q.sort(key=lambda j: (-rank(attained(j)), j["submit"]))
         # One walk decides the running set by GPU count.
         free = gpus
         for q in queues:
@@ -109,8 +153,12 @@ def main():
     jobs = read_trace(path)
     if policy == "fifo":
         fifo(jobs, gpus)
-    elif policy == "dlas":
-        dlas(jobs, gpus, [int(x) for x in sys.argv[4:]] or [3250, 7200])
+    elif policy in ("dlas", "dlas-gpu"):
+        dlas(jobs, gpus, [int(x) for x in sys.argv[4:]] or [3250, 7200], policy == "dlas-gpu")
+    elif policy == "dlas-gpu-gittins":
+        with open(sys.argv[4]) as f:
+            samples = [int(float(r["duration"])) for r in csv.DictReader(f)]
+        dlas(jobs, gpus, [int(x) for x in sys.argv[6:]] or [3250, 7200], True, gittins_ranks(samples, int(sys.argv[5])))
     else:
         sys.exit("unknown policy " + policy)
     out = csv.writer(sys.stdout, lineterminator="\n")

@@ -229,6 +229,40 @@ TEST_CASE("Sched.Queue.las_order_list_appends_at_tails_and_moves_waiting_behind_
   CHECK_FALSE(order("las")->moves_waiting_behind_running());
 }
 
+TEST_CASE("Sched.Queue.las_demote_at_tiresias_py2_looks_at_events_one_queue_at_a_time") {
+  // The Tiresias simulator's dlas-gpu (D10): thresholds 10 and 20 GPU-s; a job on 4 GPUs truly
+  // reaches 10 GPU-s at 2.5 s, but the simulator next looks at floor((10 - 0 wall s) / 4) = 2 s.
+  auto q = order("las", {{"thresholds", "[10, 20]"}, {"demote_at", "tiresias-py2"}});
+  REQUIRE(q->rekeys_running_at_events());
+  CHECK_FALSE(order("las")->rekeys_running_at_events());
+  TestLedger ledger;
+  auto j = job(0, 0, 100, 4);
+  auto key = [](double primary, double entered_s) { return OrderKey{primary, static_cast<double>(sec(entered_s))}; };
+  // Just started (not yet in the ledger): top queue; the look at 2 s.
+  CHECK(q->key(j, ledger, true, 0) == key(0, 0));
+  CHECK(q->next_change(j, ledger, true, 0) == sec(2));
+  ledger.lives[0] = running_life(0, 0, 4);
+  // At 2 s it has 8 GPU-s: not demoted; the next look subtracts 2 wall s: floor(8 / 4) = 2 s on.
+  CHECK(q->key(j, ledger, true, sec(2)) == key(0, 0));
+  CHECK(q->next_change(j, ledger, true, sec(2)) == sec(4));
+  // Looked at 3 s (another job's event): 12 GPU-s, demoted then, entered at 3 s.
+  CHECK(q->key(j, ledger, true, sec(3)) == key(2, 3));
+  CHECK(q->next_change(j, ledger, true, sec(3)) == sec(7));  // floor((20 - 3) / 4) = 4 s on
+  // A job on 8 GPUs past both limits when first looked at moves one queue per look.
+  auto k = job(1, 0, 100, 8);
+  ledger.lives[1] = running_life(0, 0, 8);
+  CHECK(q->key(k, ledger, true, sec(3)) == key(2, 3));
+  CHECK(q->key(k, ledger, true, sec(4)) == key(4, 4));
+  CHECK(q->next_change(k, ledger, true, sec(4)) == engine::kTimeMax);  // bottom queue
+  // A job started at this very instant is not looked at before its run: it keeps its queue.
+  auto m = job(2, 0, 100, 8);
+  ledger.lives[2] = running_life(5, 2, 8);
+  CHECK(q->key(m, ledger, true, sec(5)) == key(0, 0));
+  // While it waits nothing is looked at: no timer.
+  ledger.lives[2] = waiting_life(6, 3, 8);
+  CHECK(q->next_change(m, ledger, false, sec(6)) == engine::kTimeMax);
+}
+
 TEST_CASE("Sched.Queue.las_promotes_a_starved_job_to_the_top_queue") {
   // promote_after 2: a job that has run 15 s and waits from 115 s is due at 145 s.
   auto q = order("las", {{"thresholds", "[10, 20]"}, {"service", "time"}, {"promote_after", "2"}});
@@ -501,7 +535,13 @@ TEST_CASE("Sched.Queue.args_errors_name_the_arg_and_the_values") {
   fails("las", {{"thresholds", "[]"}}, "scheduler.args.las.thresholds: '[]' is an empty list");
   fails("las", {{"thresolds", "[10]"}},
         "scheduler.args.las.thresolds: unknown las arg 'thresolds'; did you mean 'thresholds'? valid: thresholds, "
-        "service, promote_after, order");
+        "service, promote_after, order, demote_at");
+  fails("las", {{"demote_at", "tiresias-py3"}},
+        "scheduler.args.las.demote_at: unknown demote_at 'tiresias-py3'; did you mean 'tiresias-py2'? valid: exact, "
+        "tiresias-py2");
+  fails("las", {{"demote_at", "tiresias-py2"}, {"promote_after", "2"}},
+        "scheduler.args.las.demote_at: tiresias-py2 does not combine with promote_after (the simulator's promotion "
+        "restarts the wall time its next look counts from; not modelled)");
   fails("las", {{"order", "lists"}},
         "scheduler.args.las.order: unknown order 'lists'; did you mean 'list'? valid: entered, list");
   fails("las", {{"service", "gpu-tim"}},
