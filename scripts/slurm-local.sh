@@ -131,10 +131,10 @@ DBD
   chmod 600 "$dir/slurmdbd.conf"
   # slurmdbd reads slurmdbd.conf from slurm.conf's folder (SLURM_CONF).
   SLURM_CONF=$conf slurmdbd 2>>"$dir/log/start.log" || why "slurmdbd would not start (see $dir/log/)"
-  for _ in $(seq 100); do
-    timeout 5 sacctmgr -i add cluster schedlab >/dev/null 2>&1 && return 0
-    timeout 5 sacctmgr -n list cluster format=cluster 2>/dev/null | grep -q schedlab && return 0
-    sleep 0.2
+  for _ in $(seq 40); do  # 20 s at most
+    timeout 2 sacctmgr -i add cluster schedlab >/dev/null 2>&1 && return 0
+    timeout 2 sacctmgr -n list cluster format=cluster 2>/dev/null | grep -q schedlab && return 0
+    sleep 0.5
   done
   why "slurmdbd did not answer within 20 s (see $dir/log/slurmdbd.log)"
 }

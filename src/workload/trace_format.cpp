@@ -14,6 +14,7 @@
 #include "workload/pai2020_reader.h"
 #include "workload/philly_reader.h"
 #include "workload/rfold_reader.h"
+#include "workload/sacct_reader.h"
 #include "workload/swf_reader.h"
 
 namespace schedlab::workload {
@@ -33,6 +34,7 @@ const util::Registry<TraceFormat>& trace_formats() {
     f.add("helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)", {[](const std::string& p, const TraceOptions& o) { return open_helios_csv(p, o); }, detect_helios_csv});
     f.add("acme", "Acme (Shanghai AI Lab, NSDI'24) trace_seren.csv / trace_kalos.csv, with job types (args gpus_per_host)", {open_acme_csv, detect_acme_csv});
     f.add("swf", "Standard Workload Format v2.2, plain or .gz (args gpus_per_processor, gpus_per_host)", {open_swf, detect_swf});
+    f.add("sacct", "a site's Slurm history: sacct -P -o JobIDRaw,User,Account,Partition,Submit,Start,End,Elapsed,State,AllocTRES,ReqTRES,Timelimit (args gpus_per_host, cpu_jobs)", {open_sacct, detect_sacct});
     return f;
   }();
   return formats;

@@ -19,9 +19,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! why=$(scripts/slurm-local.sh start 2>&1 >/dev/null); then
-  echo "e2e slurm: skipped: ${why#slurm-local: }"
-  exit 0
+# With job accounting (MariaDB + slurmdbd) so that `sacct` answers for the sacct reader's case;
+# without it when that cannot start (then only that case is skipped).
+accounting_why=""
+if ! why=$(SCHEDLAB_SLURM_ACCOUNTING=1 scripts/slurm-local.sh start 2>&1 >/dev/null); then
+  accounting_why=${why#slurm-local: }
+  scripts/slurm-local.sh stop >/dev/null 2>&1
+  if ! why=$(SCHEDLAB_SLURM_ACCOUNTING=0 scripts/slurm-local.sh start 2>&1 >/dev/null); then
+    echo "e2e slurm: skipped: ${why#slurm-local: }"
+    exit 0
+  fi
 fi
 eval "$(scripts/slurm-local.sh env)"
 
@@ -87,6 +94,50 @@ if grep -q "12 cells (2 x 2 x 3 seed(s)), 0 not done" "$TMP/out" && ! grep -q su
   pass slurm_resubmit_done_sweep_submits_nothing
 else
   fail slurm_resubmit_done_sweep_submits_nothing "$(head -2 "$TMP/out")"
+fi
+
+# format: sacct on a site's own history: a few jobs through this Slurm (a 2-CPU job, one
+# cancelled while it waited, an array of 3, a failing job) beside the sweeps' jobs, then sacct as
+# the format asks for it.
+if [ -n "$accounting_why" ]; then
+  echo "skip sacct_real_history: no job accounting here ($accounting_why)"
+else
+  # Submitted from $TMP (their slurm-*.out files land there), in a subshell: the test stays here.
+  # The 2-CPU job holds the node's CPUs for 3 s, so the next one waits, and is cancelled waiting.
+  ids=$(cd "$TMP" && { sbatch --parsable -n 2 --wrap "sleep 3"; sbatch --parsable --wrap "sleep 1"
+    sbatch --parsable --array=0-2 --wrap "sleep 1"; sbatch --parsable --wrap "exit 3"; })
+  later=$(echo "$ids" | sed -n 2p)
+  scancel "$later"
+  for _ in $(seq 300); do  # until the queue is empty (1 minute at most)
+    [ -z "$(squeue -h -o %i)" ] && break
+    sleep 0.2
+  done
+  for _ in $(seq 50); do  # slurmdbd stores the last ends a moment later
+    sacct -P -a -S now-2hours -o JobIDRaw,User,Account,Partition,Submit,Start,End,Elapsed,State,AllocTRES,ReqTRES,Timelimit \
+      >"$TMP/sacct.txt" 2>"$TMP/sacct.err"
+    grep -q "^$later|.*CANCELLED" "$TMP/sacct.txt" && ! grep -qE "\|(RUNNING|PENDING)\|" "$TMP/sacct.txt" && break
+    sleep 0.2
+  done
+  cp "$TMP/sacct.txt" "${SCHEDLAB_E2E_OUT:-$TMP}/sacct-local.txt" 2>/dev/null
+  "$BIN" trace stats "$TMP/sacct.txt" --format json >"$TMP/stats.json" 2>"$TMP/stats.err"
+  if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+drops = d.get("skipped_rows_by_reason", d.get("drops", {}))
+assert d["jobs"] >= 6, d["jobs"]                       # the sweep cells, the 2-CPU job, 3 array tasks, the failing one
+assert any("cancelled before they started" in k for k in drops), drops
+' "$TMP/stats.json"; then pass sacct_real_history_read; else
+    fail sacct_real_history_read "$(head -c 300 "$TMP/stats.json") $(head -2 "$TMP/stats.err") $(head -3 "$TMP/sacct.txt")"
+  fi
+  printf 'name: sacct-replay\ncluster: %s\nworkload: {trace: %s, format: sacct}\n' \
+    "$(realpath tests/fixtures/clusters/tiny.yaml)" "$TMP/sacct.txt" >"$TMP/sacct.yaml"
+  "$BIN" run "$TMP/sacct.yaml" -o "$TMP/sacct-out" --quiet >"$TMP/out" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ] && head -1 "$TMP/sacct-out/jobs.csv" | grep -q ',recorded_wait_s$' &&
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["recorded_wait"]; assert r["compared"] >= 6, r' \
+      "$TMP/sacct-out/summary.json"; then pass sacct_real_history_replayed_against_its_record; else
+    fail sacct_real_history_replayed_against_its_record "exit code $rc: $(head -2 "$TMP/out")"
+  fi
 fi
 
 echo "e2e slurm: $passed passed, $failed failed"

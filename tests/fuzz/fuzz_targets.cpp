@@ -20,6 +20,7 @@ const std::vector<Target>& targets() {
       {"trace_helios", fuzz_trace_helios},
       {"trace_acme", fuzz_trace_acme},
       {"trace_swf", fuzz_trace_swf},
+      {"trace_sacct", fuzz_trace_sacct},
       {"trace_auto", fuzz_trace_auto},
       {"failure_trace", fuzz_failure_trace},
       {"gzip", fuzz_gzip},

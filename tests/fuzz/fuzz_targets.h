@@ -54,6 +54,7 @@ int fuzz_trace_openb(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_helios(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_acme(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_swf(const std::uint8_t* data, std::size_t size);
+int fuzz_trace_sacct(const std::uint8_t* data, std::size_t size);
 int fuzz_packing_openb(const std::uint8_t* data, std::size_t size);
 int fuzz_trace_auto(const std::uint8_t* data, std::size_t size);
 int fuzz_failure_trace(const std::uint8_t* data, std::size_t size);

@@ -174,6 +174,7 @@ int fuzz_trace_openb(const std::uint8_t* d, std::size_t n) { return read_trace("
 int fuzz_trace_helios(const std::uint8_t* d, std::size_t n) { return read_trace("helios", "cluster_log.csv", d, n); }
 int fuzz_trace_acme(const std::uint8_t* d, std::size_t n) { return read_trace("acme", "trace_seren.csv", d, n); }
 int fuzz_trace_swf(const std::uint8_t* d, std::size_t n) { return read_trace("swf", "trace.swf", d, n); }
+int fuzz_trace_sacct(const std::uint8_t* d, std::size_t n) { return read_trace("sacct", "history.txt", d, n); }
 // Detection by content: the file name says nothing.
 int fuzz_trace_auto(const std::uint8_t* d, std::size_t n) { return read_trace("auto", "trace.txt", d, n); }
 

@@ -155,7 +155,7 @@ TEST_CASE("Workload.Ranges.messages_name_the_format_option_used") {
   CHECK_THROWS_WITH_AS(
       open_trace(native_fixture("small.csv"), o),
       "--format: unknown trace format 'nativ'; did you mean 'native'? valid: native, rfold, philly, pai2020, "
-      "openb, helios, acme, swf, auto",
+      "openb, helios, acme, swf, sacct, auto",
       util::InputError);
   o.format = "auto";
   CHECK_THROWS_WITH_AS(open_trace(native_fixture("unknown_format.txt"), o),
