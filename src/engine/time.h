@@ -2,6 +2,7 @@
 // floating-point rounding. Traces in seconds are converted once, when read.
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -57,12 +58,13 @@ inline void append_seconds(std::string& out, Time t) {
     mag = ~mag + 1;
   }
   constexpr auto kMicros = static_cast<std::uint64_t>(kMicrosPerSecond);
-  out += std::to_string(mag / kMicros);
-  out += '.';
-  char frac[7];
+  // One append of a stack buffer (jobs.csv writes seven of these per job): no temporary string.
+  char buf[32];
+  char* end = std::to_chars(buf, buf + 20, mag / kMicros).ptr;  // at most 20 digits
+  *end++ = '.';
   std::uint64_t f = mag % kMicros;
-  for (int i = 5; i >= 0; --i, f /= 10) frac[i] = static_cast<char>('0' + f % 10);
-  out.append(frac, 6);
+  for (int i = 5; i >= 0; --i, f /= 10) end[i] = static_cast<char>('0' + f % 10);
+  out.append(buf, static_cast<std::size_t>(end + 6 - buf));
 }
 
 inline std::string seconds_text(Time t) {

@@ -100,33 +100,17 @@ class HeliosSource final : public RowTraceSource {
     job.duration = duration;
     job.recorded_wait_s = recorded_wait_of(start - submit);
     if (start < submit) notices_mut().add(kStartBeforeSubmit);
-    const bool per_node_fits = nodes > 0 && gpus % nodes == 0 && (host_limit_ == 0 || gpus / nodes <= host_limit_);
-    if (gpus == 0) {
-      // A CPU job: one task per node (one when node_num is missing or 0).
-      job.tasks = std::max<std::uint32_t>(nodes, 1);
-      job.gpus_per_task = 0;
-    } else if (per_node_fits) {
-      job.tasks = nodes;
-      job.gpus_per_task = gpus / nodes;
-    } else {
-      Shape s = shape_from_hosts({gpus}, host_limit_, at(kGpuNum));
-      job.tasks = s.tasks;
-      job.gpus_per_task = s.gpus_per_task;
-      notices_mut().add(reshaped_);
-    }
+    const bool reshaped = shape_by_nodes(job, gpus, nodes, host_limit_, at(kGpuNum));
+    if (reshaped) notices_mut().add(reshaped_);
     // Kalos: memory per pod, a pod per node; a task is a node's share of the job.
+    const bool per_node_fits = gpus == 0 ? nodes > 0 : !reshaped;
     if (!field(kMemPerPod).empty() && per_node_fits) {
       job.mem_mib =
           cluster::checked_mem_mib(util::parse_double_at_least(field(kMemPerPod), 0, at(kMemPerPod)), at(kMemPerPod));
       job.mem_given = true;
     }
     if (!field(kType).empty()) job.job_type = strings().intern(field(kType));
-    if (cpu_given) {
-      // Per task, rounded up to a thousandth of a CPU; the job's figure is checked first.
-      cluster::checked_cpu_milli(std::ceil(cpus * 1000) / 1000, at(kCpuNum));
-      job.cpu_milli = cluster::checked_cpu_milli(std::ceil(cpus * 1000 / job.tasks) / 1000, at(kCpuNum));
-      job.cpu_given = true;
-    }
+    if (cpu_given) set_job_cpus(job, cpus, at(kCpuNum));
     job.gang = true;
     job.user = strings().intern(field(kUser));
     job.pool = strings().intern(field(kVc));

@@ -171,24 +171,8 @@ class SacctSource final : public RowTraceSource {
     job.submit = submit_us;
     job.duration = duration;
     job.recorded_wait_s = recorded_wait_of(start - submit);
-    const bool per_node_fits = nodes > 0 && gpus % nodes == 0 && (host_limit_ == 0 || gpus / nodes <= host_limit_);
-    if (gpus == 0) {
-      job.tasks = std::max<std::uint32_t>(nodes, 1);
-      job.gpus_per_task = 0;
-    } else if (per_node_fits) {
-      job.tasks = nodes;
-      job.gpus_per_task = gpus / nodes;
-    } else {
-      Shape s = shape_from_hosts({gpus}, host_limit_, at(kAllocTres));
-      job.tasks = s.tasks;
-      job.gpus_per_task = s.gpus_per_task;
-      notices_mut().add(reshaped_);
-    }
-    if (tres.cpus > 0) {
-      cluster::checked_cpu_milli(std::ceil(tres.cpus * 1000) / 1000, at(kAllocTres));
-      job.cpu_milli = cluster::checked_cpu_milli(std::ceil(tres.cpus * 1000 / job.tasks) / 1000, at(kAllocTres));
-      job.cpu_given = true;
-    }
+    if (shape_by_nodes(job, gpus, nodes, host_limit_, at(kAllocTres))) notices_mut().add(reshaped_);
+    if (tres.cpus > 0) set_job_cpus(job, tres.cpus, at(kAllocTres));
     if (tres.mem_gb > 0) {
       job.mem_mib = cluster::checked_mem_mib(tres.mem_gb / job.tasks, at(kAllocTres));
       job.mem_given = true;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <numeric>
 
+#include "cluster/resources.h"
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/line_reader.h"
@@ -329,6 +330,30 @@ std::size_t read_named_header(util::LineReader& reader, std::span<const char* co
   const std::string hint = fmt::format(" from the header (is this {}?)", what_file);
   return util::read_csv_header(line, reader.path(), reader.line_number(),
                                util::CsvHeaderSpec{names, required, false, hint}, pos);
+}
+
+bool shape_by_nodes(JobSpec& job, std::uint32_t gpus, std::uint32_t nodes, std::uint64_t host_limit,
+                    const util::FieldContext& where) {
+  if (gpus == 0) {
+    job.tasks = std::max<std::uint32_t>(nodes, 1);
+    job.gpus_per_task = 0;
+    return false;
+  }
+  if (nodes > 0 && gpus % nodes == 0 && (host_limit == 0 || gpus / nodes <= host_limit)) {
+    job.tasks = nodes;
+    job.gpus_per_task = gpus / nodes;
+    return false;
+  }
+  const Shape s = shape_from_hosts({gpus}, host_limit, where);
+  job.tasks = s.tasks;
+  job.gpus_per_task = s.gpus_per_task;
+  return true;
+}
+
+void set_job_cpus(JobSpec& job, double cpus, const util::FieldContext& where) {
+  cluster::checked_cpu_milli(std::ceil(cpus * 1000) / 1000, where);
+  job.cpu_milli = cluster::checked_cpu_milli(std::ceil(cpus * 1000 / job.tasks) / 1000, where);
+  job.cpu_given = true;
 }
 
 }  // namespace schedlab::workload

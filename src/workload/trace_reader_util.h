@@ -183,6 +183,17 @@ struct Shape {
 Shape shape_from_hosts(const std::vector<std::uint64_t>& gpus_per_host, std::uint64_t host_limit,
                        const util::FieldContext& where);
 
+// A job of `gpus` GPUs on `nodes` nodes (0: not given) as JobSpec's tasks and GPUs per task, as
+// the Slurm-like logs (Helios, Acme, sacct) give them: one task per node when the GPUs divide
+// evenly and fit `host_limit` GPUs a node (0: no limit), else the shape rule on the GPU count
+// alone (shape_from_hosts); no GPUs: a CPU job of one task per node (at least one). True when
+// the job was shaped from its GPU count alone (the caller counts it as a notice).
+bool shape_by_nodes(JobSpec& job, std::uint32_t gpus, std::uint32_t nodes, std::uint64_t host_limit,
+                    const util::FieldContext& where);
+// A job's CPUs in all, split evenly over its tasks (rounded up to a thousandth of a CPU); the
+// job's figure is checked first, at `where`.
+void set_job_cpus(JobSpec& job, double cpus, const util::FieldContext& where);
+
 // "YYYY-MM-DD HH:MM:SS" (or 'T' between date and time, optional fractional seconds) as
 // seconds since 1970-01-01 read as UTC: the traces give local times without a zone, and
 // only differences matter after re-basing. False when `s` is not such a date-time.
