@@ -55,6 +55,11 @@ class _Folder:
         self.temp = None if out is not None else tempfile.mkdtemp(prefix="schedlab-py-")
         self.path = Path(out) if out is not None else Path(self.temp) / "results"
 
+    @property
+    def kept(self):
+        """The folder as a result names it: the caller's, or None for a temporary one."""
+        return None if self.temp else self.path
+
     def __enter__(self):
         return self
 
@@ -78,8 +83,7 @@ def run(scenario, set=None, seed=None, out=None, binary=None, scheduler_cmd=None
             args += ["--scheduler-cmd", scheduler_cmd]
         _, notices = _execute(args, binary)
         result = load_run(folder.path, notices)
-        if out is None:
-            result.folder = None
+        result.folder = folder.kept
         return result
 
 
@@ -100,7 +104,7 @@ def compare(scenario, variants=None, set=None, seed=None, out=None, binary=None,
             args += ["--jobs", jobs]
         _execute(args, binary)
         table = load_compare(folder.path)
-        table.attrs["folder"] = str(folder.path) if out is not None else None
+        table.attrs["folder"] = str(folder.kept) if folder.kept else None
         return table
 
 
@@ -114,8 +118,7 @@ def sweep(sweep_file, out=None, binary=None, jobs=None):
             args += ["--jobs", jobs]
         _, notices = _execute(args, binary)
         result = load_sweep(folder.path, notices)
-        if out is None:
-            result.folder = None
+        result.folder = folder.kept
         return result
 
 
