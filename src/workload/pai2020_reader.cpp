@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <unordered_map>
 
@@ -12,6 +13,7 @@
 #include "util/csv.h"
 #include "util/error.h"
 #include "util/parse.h"
+#include "util/yaml_util.h"
 #include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
 
@@ -27,17 +29,34 @@ constexpr std::size_t kJobTableCols = 6;
 // plan_gpu is a percentage of one GPU: at most 2^32-1 whole GPUs.
 constexpr double kMaxPlanGpu = 100.0 * std::numeric_limits<std::uint32_t>::max();
 
+// A job of pai_job_table.csv: its user and submission (start_time, read for `submit: job`).
+constexpr double kNoJobSubmit = -1;
+struct JobRecord {
+  Label user;
+  double submit_s;
+};
+
 bool is_missing(std::string_view s) { return s.empty() || s == "nan" || s == "NaN" || s == "\\N"; }
 
 class Pai2020Source final : public RowTraceSource {
  public:
   Pai2020Source(const std::string& path, const TraceOptions& options)
       : RowTraceSource(path, options, Order::sorted) {
-    const util::ArgReader a = trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs"});
+    const util::ArgReader a =
+        trace_args(options, "pai2020", {"job_table", "fractional_gpu", "keep_names", "cpu_jobs", "submit"});
     cpu_jobs_ = a.choice("cpu_jobs", "run", {"run", "drop"}) == "run";
     keep_names_ = a.flag("keep_names", false);
     round_up_ = a.choice("fractional_gpu", "ceil", {"ceil", "error"}) == "ceil";
-    if (a.find("job_table")) read_job_table(a.text("job_table", ""));
+    submit_at_job_ = a.choice("submit", "task", {"task", "job"}) == "job";
+    if (submit_at_job_ && !a.find("job_table"))
+      a.fail("submit", "job needs the job_table argument (pai_job_table.csv: its start_time is the job's submission)");
+    if (a.find("job_table")) {
+      // Relative to the scenario that names it, as the trace itself is.
+      const std::string table = util::resolve_path(a.file(), a.text("job_table", ""));
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(table, ec)) a.fail("job_table", fmt::format("{}: no such file", table));
+      read_job_table(table);
+    }
   }
 
  protected:
@@ -63,16 +82,27 @@ class Pai2020Source final : public RowTraceSource {
   static bool is_header(const RowReader& rows) {
     return rows.line_number() == 1 && rows.line().rfind("job_name,", 0) == 0;
   }
+  const JobRecord* find_job(std::string_view name) {
+    if (jobs_.empty()) return nullptr;
+    name_.assign(name);
+    auto it = jobs_.find(name_);
+    return it == jobs_.end() ? nullptr : &it->second;
+  }
   util::FieldContext at(Col c) const { return rows_.at(kColNames[c]); }
   [[noreturn]] void fail(Col c, const std::string& what) const { rows_.fail(kColNames[c], what); }
 
+  // The job table's start_time is the job's submission (the trace's README); it is read only
+  // for `submit: job`, so a table used for users alone is not refused for its times.
   void read_job_table(const std::string& table) {
     RowReader r(table);
     while (r.next()) {
       if (is_header(r)) continue;
       r.split();
       r.expect_fields(kJobTableCols);
-      users_.emplace(std::string(util::trim(r[0])), strings().intern(util::trim(r[2])));
+      JobRecord record{strings().intern(util::trim(r[2])), kNoJobSubmit};
+      std::string_view start = util::trim(r[4]);
+      if (submit_at_job_ && !is_missing(start)) record.submit_s = util::parse_double_at_least(start, 0, r.at("start_time"));
+      jobs_.emplace(std::string(util::trim(r[0])), record);
     }
   }
 
@@ -111,7 +141,16 @@ class Pai2020Source final : public RowTraceSource {
     double start = util::parse_double_at_least(rows_[kStart], 0, at(kStart));
     double end = util::parse_double_at_least(rows_[kEnd], 0, at(kEnd));
     if (end < start) fail(kEnd, fmt::format("{} is before start_time {}", end, start));
-    const engine::Time submit = util::checked_seconds(start, at(kStart), 0);
+    const JobRecord* record = find_job(util::trim(rows_[kJob]));
+    double submit_s = start;
+    if (submit_at_job_) {
+      if (record == nullptr || record->submit_s == kNoJobSubmit) {
+        drop("tasks whose job has no start_time in job_table (submit: job)");
+        return false;
+      }
+      submit_s = record->submit_s;
+    }
+    const engine::Time submit = util::checked_seconds(submit_s, at(kStart), 0);
     const engine::Time duration = checked_run_time(start, end, at(kEnd), "start_time");
 
     job = JobSpec{};
@@ -143,6 +182,10 @@ class Pai2020Source final : public RowTraceSource {
     job.gang = true;
     job.submit = submit;
     job.duration = duration;
+    if (submit_at_job_) {
+      job.recorded_wait_s = recorded_wait_of(start - submit_s);
+      if (start < submit_s) notices_mut().add(kStartBeforeSubmit);
+    }
     std::string_view job_name = util::trim(rows_[kJob]);
     // The row's line number identifies the task; 1.2 M unique "job_name/task_name" strings
     // would cost more memory than the jobs themselves, so they are kept only on request.
@@ -153,10 +196,7 @@ class Pai2020Source final : public RowTraceSource {
       key_ += util::trim(rows_[kTask]);
       job.trace_id = strings().intern(key_);
     }
-    if (!users_.empty()) {
-      auto u = users_.find(std::string(job_name));
-      if (u != users_.end()) job.user = u->second;
-    }
+    if (record != nullptr) job.user = record->user;
     std::string_view type = util::trim(rows_[kGpuType]);
     if (!is_missing(type) && type != "MISC") job.gpu_request = strings().intern(type);
     std::string_view status = util::trim(rows_[kStatus]);
@@ -171,8 +211,10 @@ class Pai2020Source final : public RowTraceSource {
   bool cpu_jobs_ = true;  // arg cpu_jobs: run (default) or drop the tasks without GPUs
   bool keep_names_ = false;
   bool saw_line_ = false;
-  std::unordered_map<std::string, Label> users_;
+  bool submit_at_job_ = false;  // arg submit: job (the job table's start_time) or task (its own start)
+  std::unordered_map<std::string, JobRecord> jobs_;
   std::string key_;
+  std::string name_;
 };
 
 }  // namespace

@@ -29,7 +29,7 @@ const util::Registry<TraceFormat>& trace_formats() {
     // Formats of public traces are added here, one line each.
     f.add("rfold", "RFold CSV of Philly / Lingjun (Crux) jobs: #job id,arrival time (sec),topology,shape,size,duration (sec)", {open_rfold_csv, detect_rfold_csv});
     f.add("philly", "raw Microsoft Philly cluster_job_log JSON (per-attempt records)", {open_philly_json, detect_philly_json});
-    f.add("pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, fractional_gpu)", {open_pai2020_csv, detect_pai2020_csv});
+    f.add("pai2020", "Alibaba PAI 2020 pai_task_table.csv (no header; args job_table, submit, fractional_gpu)", {open_pai2020_csv, detect_pai2020_csv});
     f.add("openb", "Alibaba GPU 2023 openb pod list CSV (GPU shares, GPU-model constraints)", {open_openb_csv, detect_openb_csv});
     f.add("helios", "SenseTime Helios cluster_log.csv (args gpus_per_host)", {[](const std::string& p, const TraceOptions& o) { return open_helios_csv(p, o); }, detect_helios_csv});
     f.add("acme", "Acme (Shanghai AI Lab, NSDI'24) trace_seren.csv / trace_kalos.csv, with job types (args gpus_per_host)", {open_acme_csv, detect_acme_csv});

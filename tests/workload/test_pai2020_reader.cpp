@@ -114,3 +114,48 @@ TEST_CASE("Workload.Pai2020.detected_by_file_name") {
   CHECK(detect_pai2020_csv("a,b", "/data/pai_task_table.csv"));
   CHECK_FALSE(detect_pai2020_csv("a,b", "/data/pai_job_table.csv"));
 }
+
+TEST_CASE("Workload.Pai2020.submit_at_the_job_tables_start_gives_a_recorded_wait") {
+  // pai_job_table's start_time is the job's submission; with `submit: job` a task is submitted
+  // then and the gap to its own start is its recorded wait (task start - job start).
+  auto r = harness.read_all(harness.fixture("pai_task_table.csv"), false,
+                            {{"job_table", harness.fixture("pai_job_table_submit.csv")}, {"submit", "job"}});
+  REQUIRE(r.jobs.size() == 4);  // j5's job has no start_time: dropped, counted
+  const auto& j = r.jobs;
+  // Sorted by the job's submission and re-based: j2 (490), j3 (720), j1 (990), j7 (1400).
+  CHECK(j[0].trace_number == 2);
+  CHECK(j[0].submit == 0);
+  CHECK(j[0].recorded_wait_s == 10);                     // task 500 - job 490
+  CHECK(j[0].duration == engine::from_seconds(400));     // the task's own run: 500 to 900
+  CHECK(r.str(j[0].user) == "userB");
+  CHECK(j[1].trace_number == 3);
+  CHECK(j[1].submit == engine::from_seconds(230));
+  CHECK(!j[1].has_recorded_wait());                     // started (700) before its job's submit (720)
+  CHECK(j[2].trace_number == 1);
+  CHECK(j[2].submit == engine::from_seconds(500));
+  CHECK(j[2].recorded_wait_s == 10);
+  CHECK(j[3].trace_number == 7);
+  CHECK(j[3].recorded_wait_s == 100);
+  CHECK(j[3].duration == engine::from_seconds(10.5));
+  CHECK(r.reader().drops().count("tasks whose job has no start_time in job_table (submit: job)") == 1);
+  CHECK(r.reader().notices().count(kStartBeforeSubmit) == 1);
+  // The default stays: each task submitted at its own start, no recorded wait.
+  auto by_task = harness.read_all(harness.fixture("pai_task_table.csv"), false,
+                                  {{"job_table", harness.fixture("pai_job_table_submit.csv")}});
+  REQUIRE(by_task.jobs.size() == 5);
+  for (const auto& t : by_task.jobs) CHECK(!t.has_recorded_wait());
+}
+
+TEST_CASE("Workload.Pai2020.submit_job_refusals") {
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"submit", "job"}})
+            .find("submit (pai2020): job needs the job_table argument") != std::string::npos);
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"submit", "arrival"}}).find("valid: task, job") !=
+        std::string::npos);
+  // The job table's times are read only for `submit: job`, and then checked with its file and line.
+  const std::string bad = harness.fixture("pai_job_table_bad_time.csv");
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"job_table", bad}, {"submit", "job"}})
+            .find("pai_job_table_bad_time.csv:2: start_time: 'soon' is not a number") != std::string::npos);
+  CHECK(harness.read_all(harness.fixture("pai_task_table.csv"), false, {{"job_table", bad}}).jobs.size() == 5);
+  CHECK(harness.error_of(harness.fixture("pai_task_table.csv"), {{"job_table", "/nowhere/pai_job_table.csv"}})
+            .find("job_table (pai2020): /nowhere/pai_job_table.csv: no such file") != std::string::npos);
+}

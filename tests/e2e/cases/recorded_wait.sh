@@ -46,3 +46,20 @@ if [ "$rc" -eq 0 ] && ! head -1 "$TMP/rw-none/jobs.csv" | grep -q recorded_wait_
 else
   fail recorded_wait_absent_without_a_record "exit code $rc, or a run without a record mentions one"
 fi
+# PAI 2020 with `submit: job`: the job table's start_time is the submission, the task's start
+# gives the recorded wait (task 1's job: 990 -> 1000; task 3 starts before its job: no record).
+run run "$FIX/recorded_wait_pai.yaml" -o "$TMP/rw-pai"
+if [ "$rc" -eq 0 ] && python3 - "$TMP/rw-pai" <<'PY'; then
+import csv, json, sys
+rows = {r["trace_id"]: r for r in csv.DictReader(open(f"{sys.argv[1]}/jobs.csv"))}
+assert {k: rows[k]["recorded_wait_s"] for k in rows} == {"1": "10.000000", "2": "10.000000", "3": "", "7": "100.000000"}, rows
+assert rows["1"]["submit_s"] == "500.000000" and rows["1"]["run_s"] == "600.000000", rows["1"]
+w = json.load(open(f"{sys.argv[1]}/summary.json"))["recorded_wait"]
+assert w["jobs"] == 3 and w["compared"] == 3 and w["recorded_mean_s"] == 40.0, w
+PY
+  grep -qF "wait vs the trace's record (3 of 3 jobs with a record compared)" "$TMP/stdout" &&
+    grep -qF "1  tasks whose job has no start_time in job_table (submit: job)" "$TMP/stdout" &&
+    pass recorded_wait_pai_submit_job || fail recorded_wait_pai_submit_job "the printed summary lacks the comparison or the drop"
+else
+  fail recorded_wait_pai_submit_job "exit code $rc, or jobs.csv / summary.json disagree with the job table (above)"
+fi
