@@ -33,6 +33,12 @@ std::int64_t int_arg(const SchedulerConfig& c, const std::string& part, const st
   std::int64_t out = 0;
   return v && v->shape == util::ArgValue::Shape::scalar && util::try_parse_int(v->text, out) ? out : 0;
 }
+std::string text_arg(const SchedulerConfig& c, const std::string& part, const std::string& name) {
+  auto it = c.args.find(part);
+  if (it == c.args.end()) return "";
+  const util::ArgValue* v = it->second.find(name);
+  return v && v->shape == util::ArgValue::Shape::scalar ? v->text : "";
+}
 }  // namespace
 
 std::vector<std::string> parts_without_effect(const SchedulerConfig& c, const cluster::Topology& topo,
@@ -72,6 +78,13 @@ std::vector<std::string> parts_without_effect(const SchedulerConfig& c, const cl
                               "fifo's keys are submit times, and no job starts ahead of an earlier one that "
                               "waits, so no waiting job outranks a running one",
                               c.preemption));
+  // reorder's redecide walk decides the running set itself, skipping every job that does not fit:
+  // no job blocks the ones behind it, so there is nothing left for a backfill part to pass.
+  if (c.preemption == "reorder" && text_arg(c, "reorder", "pass") == "redecide" && c.backfill != "none")
+    out.push_back(fmt::format("scheduler.backfill: {} has no effect under scheduler.args.reorder.pass: redecide: "
+                              "that walk starts every job that fits, in queue order, and is never blocked, so no "
+                              "backfill pass runs",
+                              c.backfill));
   if (std::find(c.filters.begin(), c.filters.end(), "same-generation") != c.filters.end()) {
     std::set<int> gens;
     const auto& catalog = topo.catalog();

@@ -98,3 +98,16 @@ TEST_CASE("Sched.PartEffects.same_generation_on_one_generation") {
   cluster::Topology mixed(hetero_cluster(), catalog);
   CHECK(sched::parts_without_effect(c, mixed, {}).empty());
 }
+
+TEST_CASE("Sched.PartEffects.backfill_under_redecide") {
+  const auto catalog = small_catalog();  // the topology points at it
+  cluster::Topology topo(hetero_cluster(), catalog);
+  auto c = config_of("las", "reorder", "easy");
+  CHECK(sched::parts_without_effect(c, topo, {}).empty());  // pass: evict (default): backfill runs
+  c.args["reorder"] = sched::PartArgs{{"pass", "redecide"}};
+  auto said = sched::parts_without_effect(c, topo, {});
+  CHECK(said.size() == 1);
+  CHECK(names(said, "scheduler.backfill: easy has no effect under scheduler.args.reorder.pass: redecide"));
+  c.backfill = "none";
+  CHECK(sched::parts_without_effect(c, topo, {}).empty());
+}
