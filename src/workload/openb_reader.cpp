@@ -121,6 +121,8 @@ class OpenbSource final : public RowTraceSource {
       job.trace_id = strings().intern(name);
     job.submit = submit;
     job.duration = duration;
+    // The cluster's own scheduler bound the pod at scheduled_time: its recorded wait.
+    if (!timeless_ && !field(kScheduled).empty()) job.recorded_wait_s = recorded_wait_of(start - creation);
     job.tasks = 1;
     job.gpus_per_task = num_gpu;
     job.gpu_milli = util::checked_share_milli(milli, at(kGpuMilli));

@@ -109,8 +109,24 @@ TEST_CASE("Workload.RecordedWait.helios_and_acme_start_time") {
   CHECK(a.jobs[1].recorded_wait_s == 13);  // 00:23:58 to 00:24:11
 }
 
+TEST_CASE("Workload.RecordedWait.openb_scheduled_time") {
+  // openb: scheduled_time - creation_time, whole seconds; a pod never scheduled has none.
+  testing::TraceReaderHarness h("openb");
+  auto r = h.read_all(h.fixture("good.csv"));
+  REQUIRE(r.jobs.size() == 5);
+  std::map<std::string, std::uint32_t> wait;
+  for (const auto& job : r.jobs)
+    wait[job.trace_id != kNoLabel ? r.str(job.trace_id) : std::to_string(job.trace_number)] = job.recorded_wait_s;
+  CHECK(wait.at("0") == 0);   // 100 -> 100
+  CHECK(wait.at("1") == 50);  // 300 -> 350
+  CHECK(wait.at("2") == 50);  // 200 -> 250
+  CHECK(wait.at("3") == 0);
+  CHECK(wait.at("custom-pod") == kNoRecordedWait);  // Pending, never scheduled
+}
+
 TEST_CASE("Workload.RecordedWait.formats_without_a_record_give_none") {
-  // PAI 2020's task table submits each task at its start; rfold and the native format record no start.
+  // PAI 2020's task table submits each task at its start (its default `submit: task`); rfold and
+  // the native format record no start.
   for (const char* file : {"pai2020/pai_task_table.csv", "rfold/good.csv"}) {
     CAPTURE(file);
     const std::string format = std::string(file).substr(0, std::string(file).find('/'));
