@@ -21,7 +21,10 @@ namespace {
 
 struct ExplainOptions {
   std::string model;
+  std::string gpus_text;  // N, or A..B for the scaling curve
   int gpus = 0;
+  double progress = 0.5;
+  int host_gpus = 8;
   std::string placement;  // HxG or RxHxG
   std::string gpu;
   std::string cluster;
@@ -116,6 +119,83 @@ void print_sources(const perf::GangShape& shape, const cluster::GpuModel& gpu, c
   fmt::print("  host NIC {:.4g} GB/s: {}\n", shape.host_line_gbps, nic_from);
 }
 
+// --gpus N or A..B (each from 1 to 4096).
+std::pair<int, int> parse_gpus(const std::string& text) {
+  auto one = [&](std::string_view v) {
+    std::int64_t n = 0;
+    if (!util::try_parse_int(v, n) || n < 1 || n > 4096)
+      throw util::InputError("--gpus: '" + text + "' must be a GPU count in [1, 4096] or a range A..B (1..64)");
+    return static_cast<int>(n);
+  };
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) {
+    const int n = one(text);
+    return {n, n};
+  }
+  const int a = one(std::string_view(text).substr(0, dots)), b = one(std::string_view(text).substr(dots + 2));
+  if (b < a) throw util::InputError(fmt::format("--gpus: {}..{} is upside down (write {}..{})", a, b, b, a));
+  return {a, b};
+}
+
+// The scaling curve: every power of two in [a, b] and both ends, each packed into as few hosts
+// of --host-gpus GPUs as it fits (one rack), at the catalog's batch per GPU (weak scaling) and,
+// for a model with statistical efficiency, at the batch of highest goodput (perf/goodput.h).
+void explain_curve(const ExplainOptions& o, const perf::TrainingModel& model, const perf::CommSettings& comm,
+                   const perf::CalibrationProfile& profile, int a, int b) {
+  if (!o.placement.empty() || !o.cluster.empty())
+    throw util::InputError("--gpus " + o.gpus_text + ": a range packs hosts of --host-gpus GPUs itself; "
+                           "leave out --placement and --cluster");
+  if (o.host_gpus < 1 || o.host_gpus > 64) throw util::InputError("--host-gpus: must be in [1, 64]");
+  if (!(o.progress >= 0 && o.progress <= 1)) throw util::InputError("--progress: must be in [0, 1]");
+  auto catalog = config::load_catalog(o.catalog);
+  const std::string gpu_name = o.gpu.empty() ? "H100" : o.gpu;
+  const auto gpu_id = catalog.find(gpu_name);
+  if (!gpu_id) throw util::InputError("--gpu: " + util::unknown_name_message("GPU model", gpu_name, catalog.names()));
+  const auto& gpu = catalog.model(*gpu_id);
+  const double nic = o.nic_given || gpu.nic_gbps <= 0 ? o.nic_gbps : gpu.nic_gbps;
+  std::vector<int> counts;
+  for (int n = a; n <= b; ++n)
+    if (n == a || n == b || (n & (n - 1)) == 0) counts.push_back(n);
+  const auto& eff = model.stat_eff;
+  fmt::print("model {} on {} (hosts of {} GPUs, NIC {:g} GB/s, one rack); algorithm {}; overlap {:.2f}\n", model.name,
+             gpu.name, o.host_gpus, nic, perf::algorithm_name(comm.algorithm), comm.overlap);
+  if (eff.given())
+    fmt::print("statistical efficiency at progress {:.2f}: noise scale {:.0f} samples, batch {:g}..{:g} ({})\n",
+               o.progress, eff.noise_scale(o.progress), eff.init_batch, eff.max_batch, eff.source);
+  else
+    fmt::print("no statistical efficiency for {} in {}: throughput only, batch {} per GPU\n", model.name, o.models,
+               model.batch);
+  fmt::print("\n  {:>5} {:>5} {:>12} {:>12} {:>8}", "GPUs", "hosts", "iter ms", "samples/s", "scaling");
+  if (eff.given()) fmt::print(" {:>8} {:>10} {:>9} {:>12}", "batch", "iter ms", "stat eff", "goodput");
+  fmt::print("\n");
+  double one_gpu = 0;
+  for (int n : counts) {
+    std::vector<perf::ShapeHost> hosts;
+    for (int left = n; left > 0; left -= o.host_gpus)
+      hosts.push_back({*gpu_id, std::min(left, o.host_gpus), nic, 0});
+    const auto shape = perf::make_gang_shape(hosts, catalog, profile, {});
+    const auto it = perf::iteration_time(model, shape, comm, catalog, profile);
+    if (one_gpu == 0) {
+      one_gpu = perf::iteration_time(model, perf::make_gang_shape({{*gpu_id, 1, nic, 0}}, catalog, profile, {}), comm,
+                                     catalog, profile)
+                    .samples_per_s;
+    }
+    fmt::print("  {:>5} {:>5} {:>12.3f} {:>12.1f} {:>7.1f}%", n, hosts.size(), it.iteration_us / 1e3, it.samples_per_s,
+               100 * it.samples_per_s / (n * one_gpu));
+    if (eff.given()) {
+      const perf::StepCost step{n, it.per_gpu_samples_per_s, it.comm_us, comm.overlap};
+      const auto best = perf::best_goodput(step, eff, o.progress, model.batch);
+      fmt::print(" {:>8.0f} {:>10.3f} {:>9.3f} {:>12.1f}", best.batch, best.iteration_us / 1e3, best.efficiency,
+                 best.goodput);
+    }
+    fmt::print("\n");
+  }
+  if (eff.given())
+    fmt::print("\ngoodput: samples per second times statistical efficiency, i.e. progress in samples at batch "
+               "{:g}\n",
+               eff.init_batch);
+}
+
 void explain(const ExplainOptions& o) {
   auto models = perf::load_model_catalog(o.models);
   const auto& model = models.get(o.model);
@@ -132,6 +212,10 @@ void explain(const ExplainOptions& o) {
 
   perf::CalibrationProfile profile = perf::datasheet_profile();
   if (!o.profile.empty()) profile = perf::overlay_profile(profile, perf::load_profile(o.profile));
+  if (!o.gpus_text.empty()) {
+    const auto [a, b] = parse_gpus(o.gpus_text);
+    if (a != b) return explain_curve(o, model, comm, profile, a, b);
+  }
 
   Shape sh = o.placement.empty() ? Shape{1, 1, o.gpus > 0 ? o.gpus : 1} : parse_placement(o.placement, o.gpus);
 
@@ -238,7 +322,7 @@ void add_model_command(CLI::App& app, int& exit_code) {
                                             "communication phase, bottleneck link, samples/s, scaling efficiency");
   auto o = std::make_shared<ExplainOptions>();
   ex->add_option("--model", o->model, "Training model (configs/models.yaml)")->required();
-  add_number_option(ex, "--gpus", o->gpus, "GPUs in the gang (checked against --placement)");
+  ex->add_option("--gpus", o->gpus_text, "GPUs in the gang (checked against --placement), or a range A..B: the scaling curve");
   ex->add_option("--placement", o->placement, "HOSTSxGPUS (2x8) or RACKSxHOSTSxGPUS (4x1x4)");
   ex->add_option("--gpu", o->gpu, "GPU model (default: H100, or the cluster's most numerous)");
   ex->add_option("--cluster", o->cluster, "Cluster file to take hosts, NICs and uplinks from");
@@ -255,8 +339,14 @@ void add_model_command(CLI::App& app, int& exit_code) {
                     "Host NIC in GB/s without --cluster (default: the GPU's nic_gbps in the catalog, else 50)");
   add_number_option(ex, "--oversubscription", o->oversubscription, "Rack uplink oversubscription without --cluster")
       ->capture_default_str();
+  add_number_option(ex, "--progress", o->progress,
+                    "With a --gpus range: training progress (0..1) at which the noise scale is read")
+      ->capture_default_str();
+  add_number_option(ex, "--host-gpus", o->host_gpus, "With a --gpus range: GPUs per host of the made-up cluster")
+      ->capture_default_str();
   ex->callback([ex, o, &exit_code] {
     o->nic_given = ex->count("--nic-gbps") > 0;
+    if (!o->gpus_text.empty()) o->gpus = parse_gpus(o->gpus_text).first;
     explain(*o);
     exit_code = 0;
   });

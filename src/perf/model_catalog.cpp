@@ -1,6 +1,7 @@
 // Loading configs/models.yaml and the per-GPU throughput rule.
 #include "perf/model_catalog.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "util/yaml_util.h"
@@ -51,6 +52,40 @@ Dtype read_dtype(const YAML::Node& n, const util::At& at) {
   return *d;
 }
 
+// Batches up to 2^24 samples per step; the noise scale is in samples, within the same bound
+// times a thousand (Pollux's traces reach ~4e4).
+constexpr double kMaxNoiseScale = 1e12;
+
+StatisticalEfficiency read_stat_eff(const YAML::Node& e, const util::At& at) {
+  util::require_map(e, at);
+  util::check_keys(e, {"init_batch", "max_batch", "noise_scale", "source"}, at);
+  for (const char* key : {"init_batch", "max_batch", "noise_scale", "source"})
+    if (!e[key]) util::fail(e, at / key, "required key is missing");
+  StatisticalEfficiency s;
+  s.init_batch = util::get_int_in<int>(e["init_batch"], at / "init_batch", 1, kMaxBatch);
+  s.max_batch = util::get_int_in<int>(e["max_batch"], at / "max_batch", 1, kMaxBatch);
+  if (s.max_batch < s.init_batch)
+    util::fail(e["max_batch"], at / "max_batch",
+               fmt::format("{:g} is below init_batch {:g} (the range is upside down)", s.max_batch, s.init_batch));
+  s.source = util::get_string(e["source"], at / "source");
+  if (s.source.empty()) util::fail(e["source"], at / "source", "say where the figures come from");
+  const auto& list = e["noise_scale"];
+  if (!list.IsSequence() || list.size() == 0)
+    util::fail(list, at / "noise_scale", "needs a list of [progress, noise scale] pairs, progress in [0, 1]");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    util::At pat = at / ("noise_scale[" + std::to_string(i) + "]");
+    const auto& pt = list[i];
+    if (!pt.IsSequence() || pt.size() != 2) util::fail(pt, pat, "needs [progress, noise scale]");
+    const double progress = util::get_real_in(pt[0], pat, 0, 1);
+    const double phi = util::get_real_in(pt[1], pat, 0, kMaxNoiseScale);
+    if (!s.noise.empty() && progress <= s.noise.back().first)
+      util::fail(pt[0], pat, fmt::format("progress {:g} does not follow {:g} (ascending, each once)", progress,
+                                         s.noise.back().first));
+    s.noise.emplace_back(progress, phi);
+  }
+  return s;
+}
+
 ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
   util::At at{file, ""};
   util::require_map(root, at);
@@ -64,7 +99,7 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
     util::require_map(n, mat);
     util::check_keys(n,
                      {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample", "efficiency",
-                      "samples_per_s", "checkpoint"},
+                      "samples_per_s", "checkpoint", "statistical_efficiency"},
                      mat);
     TrainingModel m;
     m.line = util::line_of(n);
@@ -108,6 +143,7 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
       if (!root["checkpoint_storage"])
         util::fail(c, ckat, "needs checkpoint_storage: {write_gb_s, read_gb_s} at the top of the catalog");
     }
+    if (const auto& e = n["statistical_efficiency"]) m.stat_eff = read_stat_eff(e, mat / "statistical_efficiency");
     models.push_back(std::move(m));
   }
   ModelCatalog cat(std::move(models));

@@ -9,6 +9,7 @@
 
 #include "cluster/gpu_catalog.h"
 #include "perf/calibration_profile.h"
+#include "perf/goodput.h"
 #include "workload/checkpoint.h"
 
 namespace schedlab::perf {
@@ -35,6 +36,8 @@ struct TrainingModel {
   // no checkpoint figures) and the checkpoint's bytes per parameter (weights + optimizer state).
   double ckpt_interval_s = -1;
   double ckpt_bytes_per_param = 0;
+  // Pollux's statistical efficiency (`statistical_efficiency:`); none = throughput only.
+  StatisticalEfficiency stat_eff;
   long line = 0;
 
   // Bytes allreduced per iteration: params x size of grad_dtype.
