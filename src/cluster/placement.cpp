@@ -87,7 +87,7 @@ void Placement::append_description(std::string& out) const {
     end = std::to_chars(end, buf + 22, host).ptr;
     *end++ = ':';
     end = std::to_chars(end, buf + sizeof buf, n).ptr;
-    out.append(buf, end);
+    out.append(buf, static_cast<std::size_t>(end - buf));
   };
   std::size_t i = 0;
   while (i < tasks.size()) {

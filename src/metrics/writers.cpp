@@ -66,7 +66,7 @@ void append_fixed(std::string& buf, double v, int decimals, char sep) {
   char digits[352];  // the longest fixed form of a double (DBL_MAX with 6 decimals) fits
   auto [end, ec] = std::to_chars(digits, digits + sizeof digits - 1, v, std::chars_format::fixed, decimals);
   *end++ = sep;
-  buf.append(digits, end);
+  buf.append(digits, static_cast<std::size_t>(end - digits));
 }
 
 std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
@@ -91,7 +91,7 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   auto num = [&](std::uint64_t v) {
     char digits[24];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-    buf.append(digits, end);
+    buf.append(digits, static_cast<std::size_t>(end - digits));
     buf += ',';
   };
   auto secs = [&](engine::Time t) {
