@@ -12,6 +12,7 @@
 #include "metrics/summary_figures.h"
 #include "util/checked.h"
 #include "util/csv.h"
+#include "util/fixed_text.h"
 
 namespace schedlab::metrics {
 
@@ -59,14 +60,11 @@ void flush_rows(std::ostream& out, std::string& buf, std::size_t at_least) {
   buf.clear();
 }
 
-// `v` with `decimals` digits after the point, then `sep`: the same characters as fmt's
-// "{:.Nf}" (both round the double's exact value, half to even), at about half the cost, and
-// without fmt's slow exact path that a third of a 10,000-job run's time went to.
+// `v` with `decimals` digits after the point (util/fixed_text.h: the characters fmt's "{:.Nf}"
+// gave), then `sep`.
 void append_fixed(std::string& buf, double v, int decimals, char sep) {
-  char digits[352];  // the longest fixed form of a double (DBL_MAX with 6 decimals) fits
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits - 1, v, std::chars_format::fixed, decimals);
-  *end++ = sep;
-  buf.append(digits, static_cast<std::size_t>(end - digits));
+  util::append_fixed(buf, v, decimals);
+  buf += sep;
 }
 
 std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
