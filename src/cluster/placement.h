@@ -37,6 +37,8 @@ struct Placement {
   // "h3:4+h7:4" (host:gpus; shares as h3:0.25; each task without GPUs as h3:0), hosts in
   // task order, runs of whole-GPU tasks merged.
   std::string describe() const;
+  // The same text, appended to `out` (no string of its own).
+  void append_description(std::string& out) const;
 };
 
 }  // namespace schedlab::cluster

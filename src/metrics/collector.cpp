@@ -21,15 +21,19 @@ Collector::Collector(const cluster::Topology& topo, engine::Time timeline_interv
       window_(window) {
   if (window.start) window_start_ = util::add_time(*window.start, window.warmup);
   window_end_ = window.end;
-  arena_.emplace_back();  // index 0 = ""
   // Before the first event the cluster is empty and idle.
   last_.free_gpus = topo.total_gpus();
   have_last_ = true;
 }
 
-std::uint32_t Collector::add_text(std::string s) {
-  arena_.push_back(std::move(s));
-  return static_cast<std::uint32_t>(arena_.size() - 1);
+std::uint32_t Collector::add_text(std::string_view s) {
+  text_chars_.append(s);
+  return end_text();
+}
+
+std::uint32_t Collector::end_text() {
+  text_at_.push_back(text_chars_.size());
+  return static_cast<std::uint32_t>(text_at_.size() - 2);
 }
 
 JobRecord& Collector::new_record(const workload::JobSpec& job) {
@@ -115,7 +119,8 @@ void Collector::settle_placement(JobRecord& r) {
   r.hosts = p.distinct_hosts();
   r.racks = p.distinct_racks(*topo_);
   r.models = p.models(*topo_);
-  r.placement = add_text(p.describe());
+  p.append_description(text_chars_);
+  r.placement = end_text();
   r.running_slot = false;
   active_job_[slot] = kFreeSlot;
   free_slots_.push_back(slot);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/topology.h"
@@ -137,7 +138,9 @@ class Collector final : public RunObserver {
   // The interval the timeline's rows have: the scenario's, or coarser when the run was long.
   engine::Time timeline_interval() const { return interval_; }
   engine::Time requested_interval() const { return requested_interval_; }
-  const std::string& text(std::uint32_t index) const { return arena_[index]; }
+  std::string_view text(std::uint32_t index) const {
+    return std::string_view(text_chars_).substr(text_at_[index], text_at_[index + 1] - text_at_[index]);
+  }
   // GPU-thousandth-microseconds held by all runs, summed run by run...
   double run_gpu_seconds() const { return run_milli_us_ / 1e9; }
   // ...and the same figure as the integral of the utilization timeline.
@@ -199,7 +202,9 @@ class Collector final : public RunObserver {
   void take_pools(const pools::PoolBook& book, engine::Time now);
   // Adds pool p's figures from its last change to `until` to its rows and totals.
   void flush_pool(std::size_t p, engine::Time until);
-  std::uint32_t add_text(std::string s);
+  std::uint32_t add_text(std::string_view s);
+  // Ends the text appended to text_chars_ since the last one: its index.
+  std::uint32_t end_text();
   // A submission at `now`: the first one fixes the default window start, each one the default end.
   void submitted(engine::Time now);
   // The integrals from the start of the run to t, for t at or after the last instant (the
@@ -215,7 +220,10 @@ class Collector final : public RunObserver {
   bool have_origin_ = false;
   util::Notices* notices_;
   util::ChunkedVector<JobRecord> jobs_;
-  std::vector<std::string> arena_;
+  // Texts (placements, drop reasons) end to end in one buffer, text i at
+  // [text_at_[i], text_at_[i + 1]): no string object or allocation per job.
+  std::string text_chars_;
+  std::vector<std::uint64_t> text_at_{0, 0};  // text 0 = ""
   // Tasks of started, unfinished jobs, by slot (JobRecord::placement); freed slots are reused
   // with their capacity. active_job_[slot] is the job in it, kFreeSlot when free.
   std::vector<cluster::Placement> active_;

@@ -12,6 +12,7 @@
 #include "metrics/summary_figures.h"
 #include "util/checked.h"
 #include "util/csv.h"
+#include "util/fixed_text.h"
 
 namespace schedlab::metrics {
 
@@ -49,6 +50,23 @@ std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, con
 }
 
 namespace {
+// Rows are built in one buffer and written a chunk at a time (no formatted write per row).
+constexpr std::size_t kRowsChunk = std::size_t{1} << 20;
+constexpr std::size_t kPrefetchAhead = 8;  // jobs.csv rows
+
+void flush_rows(std::ostream& out, std::string& buf, std::size_t at_least) {
+  if (buf.size() < at_least || buf.empty()) return;
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  buf.clear();
+}
+
+// `v` with `decimals` digits after the point (util/fixed_text.h: the characters fmt's "{:.Nf}"
+// gave), then `sep`.
+void append_fixed(std::string& buf, double v, int decimals, char sep) {
+  util::append_fixed(buf, v, decimals);
+  buf += sep;
+}
+
 std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
   std::string out;
   for (cluster::ModelId m = 0; m < catalog.size(); ++m)
@@ -71,7 +89,7 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   auto num = [&](std::uint64_t v) {
     char digits[24];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-    buf.append(digits, end);
+    buf.append(digits, static_cast<std::size_t>(end - digits));
     buf += ',';
   };
   auto secs = [&](engine::Time t) {
@@ -86,7 +104,12 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   const bool pooled = c.has_pools();
   std::vector<std::string> pool_names;  // as CSV fields
   for (const auto& p : c.pools()) util::append_csv_field(pool_names.emplace_back(), p.name);
-  for (const auto& r : c.jobs()) {
+  const auto& jobs = c.jobs();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& r = jobs[i];
+    // Placements are kept in the order jobs ended, not by id: ask for a later row's early,
+    // or the row waits on a cache miss for it.
+    if (i + kPrefetchAhead < jobs.size()) __builtin_prefetch(c.text(jobs[i + kPrefetchAhead].placement).data());
     num(r.id);
     if (r.trace_id != workload::kNoLabel)
       util::append_csv_field(buf, strings.str(r.trace_id));
@@ -172,11 +195,23 @@ void write_timeline_csv(std::ostream& out, const Collector& c) {
          "cpu_utilization,used_cpus\n";
   const double total = static_cast<double>(c.topology().total_gpus());
   const double cpus = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0;
-  for (const auto& r : c.timeline())
-    out << fmt::format("{:.0f},{:.0f},{:.6f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f},{:.3f}\n",
-                       engine::to_seconds(r.start), engine::to_seconds(r.end), total > 0 ? r.used_gpus / total : 0.0,
-                       r.used_gpus, r.running_jobs, r.pending_jobs, r.free_gpus, r.fragmented_gpus, r.down_gpus,
-                       cpus > 0 ? r.used_cpus / cpus : 0.0, r.used_cpus);
+  std::string buf;
+  buf.reserve(kRowsChunk + 4096);
+  for (const auto& r : c.timeline()) {
+    append_fixed(buf, engine::to_seconds(r.start), 0, ',');
+    append_fixed(buf, engine::to_seconds(r.end), 0, ',');
+    append_fixed(buf, total > 0 ? r.used_gpus / total : 0.0, 6, ',');
+    append_fixed(buf, r.used_gpus, 3, ',');
+    append_fixed(buf, r.running_jobs, 3, ',');
+    append_fixed(buf, r.pending_jobs, 3, ',');
+    append_fixed(buf, r.free_gpus, 3, ',');
+    append_fixed(buf, r.fragmented_gpus, 3, ',');
+    append_fixed(buf, r.down_gpus, 3, ',');
+    append_fixed(buf, cpus > 0 ? r.used_cpus / cpus : 0.0, 6, ',');
+    append_fixed(buf, r.used_cpus, 3, '\n');
+    flush_rows(out, buf, kRowsChunk);
+  }
+  flush_rows(out, buf, 0);
 }
 
 void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
@@ -190,14 +225,27 @@ void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
     if (p.parent >= 0) util::append_csv_field(parents.back(), pools[static_cast<std::size_t>(p.parent)].name);
   }
   const auto& rows = c.timeline();
+  std::string buf;
+  buf.reserve(kRowsChunk + 4096);
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (std::size_t p = 0; p < pools.size(); ++p) {
       const auto& x = c.pool_cell(i, p);
-      out << fmt::format("{:.0f},{:.0f},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n",
-                         engine::to_seconds(rows[i].start), engine::to_seconds(rows[i].end), names[p], parents[p],
-                         x.gpus_allocated, x.gpus_entitled, x.cpus_allocated, x.cpus_entitled, x.mem_gb_allocated,
-                         x.mem_gb_entitled, x.pending_gpus);
+      append_fixed(buf, engine::to_seconds(rows[i].start), 0, ',');
+      append_fixed(buf, engine::to_seconds(rows[i].end), 0, ',');
+      buf += names[p];
+      buf += ',';
+      buf += parents[p];
+      buf += ',';
+      append_fixed(buf, x.gpus_allocated, 3, ',');
+      append_fixed(buf, x.gpus_entitled, 3, ',');
+      append_fixed(buf, x.cpus_allocated, 3, ',');
+      append_fixed(buf, x.cpus_entitled, 3, ',');
+      append_fixed(buf, x.mem_gb_allocated, 3, ',');
+      append_fixed(buf, x.mem_gb_entitled, 3, ',');
+      append_fixed(buf, x.pending_gpus, 3, '\n');
+      flush_rows(out, buf, kRowsChunk);
     }
+  flush_rows(out, buf, 0);
 }
 
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {

@@ -70,7 +70,7 @@ std::string events_inside_results(const std::string& events, const std::string& 
 std::vector<std::pair<std::string, std::uint64_t>> dropped_by_reason(const metrics::Collector& c) {
   std::map<std::string, std::uint64_t> n;
   for (const auto& r : c.jobs())
-    if (r.dropped) ++n[c.text(r.drop_reason)];
+    if (r.dropped) ++n[std::string(c.text(r.drop_reason))];
   std::vector<std::pair<std::string, std::uint64_t>> out(n.begin(), n.end());
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return out;

@@ -95,15 +95,8 @@ void JobTable::hold_changed(workload::JobId id, std::int64_t delta_milli) {
 
 RunId JobTable::add_run(Run run) {
   const RunId id = next_run_++;
-  runs_.emplace(id, std::move(run));
+  runs_.insert(id, std::move(run));
   return id;
-}
-
-Run JobTable::take_run(RunId id) {
-  auto it = runs_.find(id);
-  Run run = std::move(it->second);
-  runs_.erase(it);
-  return run;
 }
 
 }  // namespace schedlab::sim

@@ -15,6 +15,7 @@
 #include "engine/time.h"
 #include "lifecycle/lifecycle_config.h"
 #include "sched/job_life.h"
+#include "util/id_map.h"
 #include "sim/executor.h"
 #include "workload/checkpoint.h"
 #include "workload/job_spec.h"
@@ -92,10 +93,11 @@ class JobTable final : public sched::JobLedger {
   // Runs holding GPUs now, by id (ids grow in start order).
   RunId add_run(Run run);
   const Run& run(RunId id) const { return runs_.at(id); }
-  bool has_run(RunId id) const { return runs_.count(id) > 0; }
+  bool has_run(RunId id) const { return runs_.contains(id); }
   // The run ends or stops: it is taken out of the table.
-  Run take_run(RunId id);
-  const std::unordered_map<RunId, Run>& runs() const { return runs_; }
+  Run take_run(RunId id) { return runs_.take(id); }
+  // In no particular order (util/id_map.h): sort what needs one.
+  const util::IdMap<Run>& runs() const { return runs_; }
 
  private:
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
@@ -107,7 +109,7 @@ class JobTable final : public sched::JobLedger {
   std::vector<std::uint32_t> free_slots_;
   std::vector<std::uint32_t> slot_of_;  // by job id; kNoSlot once the job ended
   sched::JobLife ended_life_{.state = sched::JobState::finished};
-  std::unordered_map<RunId, Run> runs_;
+  util::IdMap<Run> runs_;
   RunId next_run_ = 0;
   std::uint64_t running_jobs_ = 0;
   std::uint64_t active_jobs_ = 0;

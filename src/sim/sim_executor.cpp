@@ -39,17 +39,17 @@ void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);
     p.speed = 0;
-    runs_.emplace(run, p);
+    runs_.insert(run, p);
     return;
   }
   p.speed = perf_->speed(job, placement, *topo_);
-  auto& stored = runs_.emplace(run, p).first->second;
+  auto& stored = runs_.insert(run, p);
   schedule_end(run, stored, now);
 }
 
 bool SimExecutor::is_current(const engine::Event& e) const {
-  auto it = runs_.find(e.subject);
-  return it != runs_.end() && it->second.version == e.version;
+  const Progress* p = runs_.find(e.subject);
+  return p && p->version == e.version;
 }
 
 void SimExecutor::finished(RunId run, engine::Time) {
@@ -58,9 +58,9 @@ void SimExecutor::finished(RunId run, engine::Time) {
 }
 
 double SimExecutor::progress(RunId run, engine::Time now) const {
-  auto it = runs_.find(run);
-  if (it == runs_.end()) return 0;
-  return it->second.work - remaining_at(it->second, now);
+  const Progress* p = runs_.find(run);
+  if (!p) return 0;
+  return p->work - remaining_at(*p, now);
 }
 
 double SimExecutor::stop(RunId run, engine::Time now, bool /*graceful*/) {
@@ -74,9 +74,9 @@ void SimExecutor::settle(engine::Time now) {
   changes_.clear();
   perf_->take_speed_changes(changes_);
   for (const auto& [run, speed] : changes_) {
-    auto it = runs_.find(run);
-    if (it == runs_.end()) continue;
-    auto& p = it->second;
+    Progress* found = runs_.find(run);
+    if (!found) continue;
+    auto& p = *found;
     p.remaining = remaining_at(p, now);
     p.since = now;
     p.speed = speed;

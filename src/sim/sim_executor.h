@@ -4,12 +4,12 @@
 // to date and the completion moves (the old event is recognised as stale by its version).
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
 #include "engine/event_queue.h"
 #include "perf/perf_model.h"
 #include "sim/executor.h"
+#include "util/id_map.h"
 
 namespace schedlab::sim {
 
@@ -41,7 +41,7 @@ class SimExecutor final : public Executor {
   engine::EventQueue* queue_;
   perf::PerfModel* perf_;
   const cluster::Topology* topo_;
-  std::unordered_map<RunId, Progress> runs_;
+  util::IdMap<Progress> runs_;
   std::vector<std::pair<std::uint64_t, double>> changes_;
 };
 

@@ -350,12 +350,13 @@ void Simulation::fail_host(const lifecycle::FailureEvent& f, engine::Time now) {
   const bool whole = f.gpu == lifecycle::kWholeHost;
   // Runs with tasks on the host, in start order (deterministic).
   std::vector<std::pair<RunId, HeldRun>> on_host;
-  for (const auto& [id, run] : jobs_.runs())
+  jobs_.runs().for_each([&](RunId id, const Run& run) {
     for (const auto& t : run.placement.tasks)
       if (t.host == h) {
         on_host.push_back({id, {run.job, &run.placement}});
         break;
       }
+  });
   std::sort(on_host.begin(), on_host.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<HeldRun> held;
   for (const auto& r : on_host) held.push_back(r.second);

@@ -21,6 +21,20 @@ std::string csv_field(std::string_view s) {
 }
 
 void append_csv_field(std::string& out, std::string_view s) {
+  // The common field, printable ASCII without a comma or a quote, is copied as it is after one
+  // pass over it (jobs.csv writes several per job).
+  bool plain = true;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == ',' || c == '"') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out.append(s);
+    return;
+  }
   // A field schedlab writes never holds a control byte (util/text.h): a newline inside quotes
   // is valid RFC 4180, but our readers read a record per line, and a terminal showing the
   // file would obey an ESC. So every line of a CSV we write is one record.

@@ -11,16 +11,16 @@ namespace schedlab::util {
 
 void split_fields(std::string_view line, char sep, std::vector<std::string_view>& out) {
   out.clear();
-  std::size_t start = 0;
-  for (;;) {
-    std::size_t pos = line.find(sep, start);
-    if (pos == std::string_view::npos) {
-      out.push_back(line.substr(start));
-      return;
+  // One pass over the bytes: trace fields are short (often empty), and a memchr call per
+  // field cost more than the bytes it looked at.
+  const char* start = line.data();
+  const char* const end = start + line.size();
+  for (const char* p = start; p != end; ++p)
+    if (*p == sep) {
+      out.emplace_back(start, static_cast<std::size_t>(p - start));
+      start = p + 1;
     }
-    out.push_back(line.substr(start, pos - start));
-    start = pos + 1;
-  }
+  out.emplace_back(start, static_cast<std::size_t>(end - start));
 }
 
 void split_whitespace(std::string_view line, std::vector<std::string_view>& out) {
@@ -42,7 +42,48 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+namespace {
+// The common trace field, plain digits with at most one '.' between digits and at most 15
+// digits in all, read without from_chars: its value is M / 10^k with M < 10^15 < 2^53 and
+// k <= 15, both exact doubles, so the one division rounds it correctly, which is the double
+// from_chars gives too (Clinger's fast path). False, and nothing read, for anything else.
+bool try_plain_decimal(std::string_view s, double& out) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  std::uint64_t m = 0;
+  int digits = 0;
+  int decimals = -1;  // digits after the point; -1: no point
+  for (const char c : s) {
+    if (c >= '0' && c <= '9') {
+      m = m * 10 + static_cast<std::uint64_t>(c - '0');
+      if (++digits > 15) return false;
+      if (decimals >= 0) ++decimals;
+    } else if (c == '.' && decimals < 0 && digits > 0) {
+      decimals = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || decimals == 0) return false;
+  out = static_cast<double>(m) / kPow10[decimals < 0 ? 0 : decimals];
+  return true;
+}
+
+// Plain digits, at most 18 (below 2^63): the value from_chars gives, without it.
+bool try_plain_int(std::string_view s, std::int64_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  std::int64_t v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  out = v;
+  return true;
+}
+}  // namespace
+
 bool try_parse_int(std::string_view s, std::int64_t& out) {
+  if (try_plain_int(s, out)) return true;
   s = trim(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return false;
@@ -51,6 +92,7 @@ bool try_parse_int(std::string_view s, std::int64_t& out) {
 }
 
 bool try_parse_double(std::string_view s, double& out) {
+  if (try_plain_decimal(s, out)) return true;
   s = trim(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   if (s.empty()) return false;

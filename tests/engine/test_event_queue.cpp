@@ -1,6 +1,9 @@
 // Event queue order: by time, then event class, then insertion sequence.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <random>
+#include <tuple>
 #include <vector>
 
 #include "engine/event_queue.h"
@@ -75,4 +78,39 @@ TEST_CASE("Engine.EventQueue.interleaved_pushes_and_pops_follow_the_order") {
   q.push(1, EventClass::completion, subject++);  // 5: same instant, earlier class
   q.push(1, EventClass::arrival, subject++);     // 6: same instant and class, later sequence
   CHECK(drain(q) == std::vector<std::uint64_t>{5, 3, 6, 4, 2, 0});
+}
+
+TEST_CASE("Engine.EventQueue.many_interleaved_pushes_and_pops_match_a_sorted_reference") {
+  // Deep heaps (thousands of events, few distinct times and classes, so ties abound) with pops
+  // between pushes: every pop is the least (time, class, sequence) still queued.
+  std::mt19937_64 rng(7);
+  EventQueue q;
+  std::vector<std::tuple<Time, int, std::uint64_t>> ref;  // (time, class, subject = push number)
+  std::uint64_t pushed = 0;
+  Time floor = 0;  // pushes never go back in time, as in a run
+  for (int round = 0; round < 4000; ++round) {
+    const int pushes = static_cast<int>(rng() % 4);
+    for (int i = 0; i < pushes; ++i) {
+      const Time t = floor + static_cast<Time>(rng() % 50);
+      const auto cls = static_cast<EventClass>(rng() % 10);
+      q.push(t, cls, pushed);
+      ref.emplace_back(t, static_cast<int>(cls), pushed);
+      ++pushed;
+    }
+    const int pops = static_cast<int>(rng() % 4);
+    for (int i = 0; i < pops && !ref.empty(); ++i) {
+      const auto least = std::min_element(ref.begin(), ref.end());
+      const Event e = q.pop();
+      REQUIRE(e.subject == std::get<2>(*least));
+      CHECK(e.time == std::get<0>(*least));
+      floor = e.time;
+      ref.erase(least);
+    }
+  }
+  while (!ref.empty()) {
+    const auto least = std::min_element(ref.begin(), ref.end());
+    REQUIRE(q.pop().subject == std::get<2>(*least));
+    ref.erase(least);
+  }
+  CHECK(q.empty());
 }
