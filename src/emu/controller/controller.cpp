@@ -96,6 +96,9 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
       }
     std::sort(gone.begin(), gone.end(), [](const auto& x, const auto& y) { return x.task < y.task; });
     a.delivered = std::move(listed);
+    a.running_told.clear();
+    for (const auto& t : m.tasks)
+      if (t.state == TaskState::running) a.running_told.insert(t.task);
     if (a.held) (*a.held)(json_response(409, error_json("superseded by a new registration")));
     a.held.reset();
     // An agent that registers again while this controller runs lost its host for a while (or was
@@ -123,7 +126,7 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
 }
 
 Controller::Agent* Controller::heard_from(const std::string& host, const std::string& agent_id,
-                                          const std::vector<TaskReport>& reports, const Responder& respond) {
+                                          std::vector<TaskReport>& reports, const Responder& respond) {
   auto it = host_by_name_.find(host);
   if (it == host_by_name_.end() || agents_[it->second].agent_id != agent_id || agents_[it->second].lost) {
     respond(error_response(409, "unknown or stale agent: register again"));
@@ -131,8 +134,12 @@ Controller::Agent* Controller::heard_from(const std::string& host, const std::st
   }
   auto& a = agents_[it->second];
   a.last_seen = std::chrono::steady_clock::now();
-  for (const auto& r : reports)
-    if (r.state != TaskState::running) a.delivered.erase(r.task);
+  std::erase_if(reports, [&](const TaskReport& r) {
+    if (r.state == TaskState::running) return !a.running_told.insert(r.task).second;
+    a.delivered.erase(r.task);
+    a.running_told.erase(r.task);
+    return false;
+  });
   return &a;
 }
 
@@ -223,6 +230,7 @@ void Controller::tick() {
         a.lost = true;
         a.outbox.clear();  // what it was told is void: its tasks fail with it
         a.delivered.clear();
+        a.running_told.clear();
         lost.push_back(h);
       }
     }
