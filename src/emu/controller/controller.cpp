@@ -153,21 +153,17 @@ void Controller::on_poll(const HttpRequest& req, Responder respond) {
   auto parsed = parse_poll_request(req.body);
   if (!parse_or_refuse(parsed, respond)) return;
   auto& m = parsed.value();
-  std::vector<TaskReport> reports;
-  cluster::HostId host = 0;
-  {
-    std::lock_guard lock(mu_);
-    Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
-    if (!found) return;
-    auto& a = *found;
-    host = static_cast<cluster::HostId>(found - agents_.data());
-    if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
-    a.held = std::move(respond);
-    a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
-    flush(a);
-    reports = std::move(m.reports);
-  }
-  if (!reports.empty()) deliver(host, std::move(reports));
+  std::lock_guard lock(mu_);
+  Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
+  if (!found) return;
+  auto& a = *found;
+  // The news reaches the loop before the poll can be answered: an agent that hears back knows
+  // the controller has its reports.
+  deliver(static_cast<cluster::HostId>(found - agents_.data()), std::move(m.reports));
+  if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
+  a.held = std::move(respond);
+  a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
+  flush(a);
 }
 
 void Controller::on_report(const HttpRequest& req, Responder respond) {

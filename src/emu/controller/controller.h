@@ -98,7 +98,8 @@ class Controller final : public AgentLink {
   // and a task's first "running"), else answers 409 and returns null.
   Agent* heard_from(const std::string& host, const std::string& agent_id, std::vector<TaskReport>& reports,
                     const Responder& respond);
-  // Posts the reports to the loop (executor, in the loop's thread).
+  // Posts the reports to the loop (executor, in the loop's thread); may run under the lock (the
+  // inbox never calls back into the controller while posting).
   void deliver(cluster::HostId host, std::vector<TaskReport> reports);
   // Answers a held poll with the outbox (under the lock).
   void flush(Agent& a);
