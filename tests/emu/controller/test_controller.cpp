@@ -99,7 +99,8 @@ TEST_CASE("Emu.Controller.a_tasks_running_reaches_the_loop_once_per_incarnation_
   again.host = "h0";
   again.gpus = {0, 1, 2, 3};
   again.tasks = {stranger(TaskState::running)};
-  auto second = parse_register_response(client.request("POST", "/v1/agents/register", to_json(again).dump(), 5000ms).body);
+  auto second =
+      parse_register_response(client.request("POST", "/v1/agents/register", to_json(again).dump(), 5000ms).body);
   REQUIRE(second);
   drain();
   CHECK(link.kills == 2);
