@@ -156,7 +156,7 @@ void add_emulate_command(CLI::App& app, int& exit_code) {
     fmt::print("scenario {} (emulated, speedup {}): {} on {} ({} GPUs), seed {}\n", scenario.name, eo->speedup,
                policy_label(scenario.scheduler), scenario.cluster.name, outcome.summary.total_gpus, scenario.seed);
     fmt::print("{}", metrics::format_summary_table(outcome.summary));
-    fmt::print("emulation: {:.1f} s wall; clock lag p50 {:.2f} ms, p99 {:.2f} ms; start latency p50 {:.1f} ms, p99 "
+    fmt::print("emulation: {:.1f} s wall; clock lag p50 {:.2f} ms, p99 {:.2f} ms; scheduling latency p50 {:.1f} ms, p99 "
                "{:.1f} ms; agent restarts {}, agents registered again {}, planned kills {}\n",
                st.wall_s, st.clock_lag_p50_ms, st.clock_lag_p99_ms, st.start_latency_p50_ms, st.start_latency_p99_ms,
                st.agent_restarts, st.agent_reregistrations, st.planned_kills);

@@ -96,6 +96,9 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
       }
     std::sort(gone.begin(), gone.end(), [](const auto& x, const auto& y) { return x.task < y.task; });
     a.delivered = std::move(listed);
+    a.running_told.clear();
+    for (const auto& t : m.tasks)
+      if (t.state == TaskState::running) a.running_told.insert(t.task);
     if (a.held) (*a.held)(json_response(409, error_json("superseded by a new registration")));
     a.held.reset();
     // An agent that registers again while this controller runs lost its host for a while (or was
@@ -123,7 +126,7 @@ void Controller::on_register(const HttpRequest& req, Responder respond) {
 }
 
 Controller::Agent* Controller::heard_from(const std::string& host, const std::string& agent_id,
-                                          const std::vector<TaskReport>& reports, const Responder& respond) {
+                                          std::vector<TaskReport>& reports, const Responder& respond) {
   auto it = host_by_name_.find(host);
   if (it == host_by_name_.end() || agents_[it->second].agent_id != agent_id || agents_[it->second].lost) {
     respond(error_response(409, "unknown or stale agent: register again"));
@@ -131,8 +134,12 @@ Controller::Agent* Controller::heard_from(const std::string& host, const std::st
   }
   auto& a = agents_[it->second];
   a.last_seen = std::chrono::steady_clock::now();
-  for (const auto& r : reports)
-    if (r.state != TaskState::running) a.delivered.erase(r.task);
+  std::erase_if(reports, [&](const TaskReport& r) {
+    if (r.state == TaskState::running) return !a.running_told.insert(r.task).second;
+    a.delivered.erase(r.task);
+    a.running_told.erase(r.task);
+    return false;
+  });
   return &a;
 }
 
@@ -146,21 +153,17 @@ void Controller::on_poll(const HttpRequest& req, Responder respond) {
   auto parsed = parse_poll_request(req.body);
   if (!parse_or_refuse(parsed, respond)) return;
   auto& m = parsed.value();
-  std::vector<TaskReport> reports;
-  cluster::HostId host = 0;
-  {
-    std::lock_guard lock(mu_);
-    Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
-    if (!found) return;
-    auto& a = *found;
-    host = static_cast<cluster::HostId>(found - agents_.data());
-    if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
-    a.held = std::move(respond);
-    a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
-    flush(a);
-    reports = std::move(m.reports);
-  }
-  if (!reports.empty()) deliver(host, std::move(reports));
+  std::lock_guard lock(mu_);
+  Agent* found = heard_from(m.host, m.agent_id, m.reports, respond);
+  if (!found) return;
+  auto& a = *found;
+  // The news reaches the loop before the poll can be answered: an agent that hears back knows
+  // the controller has its reports.
+  deliver(static_cast<cluster::HostId>(found - agents_.data()), std::move(m.reports));
+  if (a.held) (*a.held)(json_response(200, to_json(PollResponse{})));
+  a.held = std::move(respond);
+  a.held_until = a.last_seen + std::chrono::milliseconds(std::min(m.wait_ms, options_.heartbeat_interval_ms));
+  flush(a);
 }
 
 void Controller::on_report(const HttpRequest& req, Responder respond) {
@@ -223,6 +226,7 @@ void Controller::tick() {
         a.lost = true;
         a.outbox.clear();  // what it was told is void: its tasks fail with it
         a.delivered.clear();
+        a.running_told.clear();
         lost.push_back(h);
       }
     }

@@ -85,15 +85,21 @@ class Controller final : public AgentLink {
     // Tasks launched by its agent (delivered in a poll answer) that have not exited: after a
     // re-registration, those it does not list died with the old incarnation.
     std::unordered_set<std::string> delivered;
+    // Tasks whose "running" this incarnation's reports already told the loop: every poll lists
+    // every running task, and only the first of those reports is news (the loop keeps no
+    // progress of its own from them). Forgotten when the task's exit arrives.
+    std::unordered_set<std::string> running_told;
   };
   void on_register(const HttpRequest& req, Responder respond);
   void on_poll(const HttpRequest& req, Responder respond);
   void on_report(const HttpRequest& req, Responder respond);
   // Under the lock: the agent of `host` if `agent_id` is its current registration (it was
-  // heard from now; exited tasks leave its delivered set), else answers 409 and returns null.
-  Agent* heard_from(const std::string& host, const std::string& agent_id, const std::vector<TaskReport>& reports,
+  // heard from now; exited tasks leave its delivered set, and `reports` keeps only news: exits,
+  // and a task's first "running"), else answers 409 and returns null.
+  Agent* heard_from(const std::string& host, const std::string& agent_id, std::vector<TaskReport>& reports,
                     const Responder& respond);
-  // Posts the reports to the loop (executor, in the loop's thread).
+  // Posts the reports to the loop (executor, in the loop's thread); may run under the lock (the
+  // inbox never calls back into the controller while posting).
   void deliver(cluster::HostId host, std::vector<TaskReport> reports);
   // Answers a held poll with the outbox (under the lock).
   void flush(Agent& a);

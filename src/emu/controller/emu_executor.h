@@ -93,7 +93,11 @@ class EmuExecutor final : public sim::Executor {
   // After a replay: the kill of every task of a stopped run, again (the first one may have
   // been lost with the controller; an agent ignores the kill of a task it no longer runs).
   void kill_stopped_again();
-  // Wall milliseconds from each run's start decision to all its tasks reported running.
+  // The scheduling latency of each run, in wall milliseconds (docs/emulation.md): from start()
+  // (the loop's decision, as its launch commands are handed to the agents' link) to the loop
+  // applying the report that makes the last of its tasks heard of (an agent reports a task
+  // running once its fork and exec succeeded; an exit heard first counts too: it ran). Runs
+  // started while a journal is replayed have none.
   const std::vector<double>& start_latency_ms() const { return start_latency_ms_; }
 
  private:

@@ -333,7 +333,8 @@ void Emulation::finish(const sim::RunHooks::PathOf& path_of, const metrics::Coll
   nlohmann::json j = {{"speedup", options_.speedup},
                       {"wall_s", stats_.wall_s},
                       {"clock_lag_ms", {{"p50", stats_.clock_lag_p50_ms}, {"p99", stats_.clock_lag_p99_ms}}},
-                      {"start_latency_ms", {{"p50", stats_.start_latency_p50_ms}, {"p99", stats_.start_latency_p99_ms}}},
+                      {"scheduling_latency_ms",
+                       {{"p50", stats_.start_latency_p50_ms}, {"p99", stats_.start_latency_p99_ms}}},
                       {"agent_restarts", stats_.agent_restarts},
                       {"agent_reregistrations", stats_.agent_reregistrations},
                       {"planned_kills", stats_.planned_kills}};

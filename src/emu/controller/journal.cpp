@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "emu/json_fields.h"
 #include "util/error.h"
@@ -91,18 +94,73 @@ OutsideInput input_from_json(const json& j, const std::string& path, long line) 
 
 // --- writing ---------------------------------------------------------------------------------
 
+// Lines are written by the loop; this thread syncs them. A failed sync is kept and thrown in
+// the loop's thread at its next write, as a failed write would be.
+class JournalWriter::Syncer {
+ public:
+  Syncer(int fd, std::chrono::milliseconds every) : fd_(fd), every_(every), thread_([this] { run(); }) {}
+  ~Syncer() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void wrote() {
+    std::lock_guard lock(mu_);
+    dirty_ = true;
+  }
+  // The caller's thread: everything written so far, durable now.
+  void sync_now() {
+    std::lock_guard lock(mu_);
+    dirty_ = false;
+    if (::fdatasync(fd_) != 0 && error_.empty()) error_ = std::strerror(errno);
+  }
+  // The first sync that failed ("" when none has).
+  std::string error() const {
+    std::lock_guard lock(mu_);
+    return error_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, every_, [&] { return stop_; });
+      if (!dirty_) continue;
+      dirty_ = false;
+      // Lines written meanwhile mark it dirty again; the loop never waits for this.
+      lock.unlock();
+      const bool ok = ::fdatasync(fd_) == 0;
+      const int err = errno;
+      lock.lock();
+      if (!ok && error_.empty()) error_ = std::strerror(err);
+    }
+    if (dirty_ && ::fdatasync(fd_) != 0 && error_.empty()) error_ = std::strerror(errno);
+  }
+
+  const int fd_;
+  const std::chrono::milliseconds every_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool dirty_ = false;
+  bool stop_ = false;
+  std::string error_;
+  std::thread thread_;  // last: it starts once the rest is set
+};
+
 JournalWriter::JournalWriter(int fd, std::string path)
-    : fd_(fd), path_(std::move(path)), last_sync_(std::chrono::steady_clock::now()) {}
+    : fd_(fd), path_(std::move(path)), syncer_(std::make_unique<Syncer>(fd, kSyncEvery)) {}
 
 JournalWriter::JournalWriter(JournalWriter&& o) noexcept
-    : fd_(o.fd_), path_(std::move(o.path_)), pending_(std::move(o.pending_)), last_sync_(o.last_sync_),
-      unsynced_(o.unsynced_) {
+    : fd_(o.fd_), path_(std::move(o.path_)), pending_(std::move(o.pending_)), syncer_(std::move(o.syncer_)) {
   o.fd_ = -1;
 }
 
 JournalWriter::~JournalWriter() {
   if (fd_ < 0) return;
-  if (unsynced_) ::fdatasync(fd_);
+  syncer_.reset();  // its last sync included
   ::close(fd_);
 }
 
@@ -142,7 +200,9 @@ void JournalWriter::write_line(const json& j) {
       throw util::EnvironmentError(fmt::format("cannot write the journal {}: {}", path_, std::strerror(errno)));
     done += static_cast<std::size_t>(n);
   }
-  unsynced_ = true;
+  syncer_->wrote();
+  if (auto e = syncer_->error(); !e.empty())
+    throw util::EnvironmentError(fmt::format("cannot sync the journal {}: {}", path_, e));
 }
 
 void JournalWriter::clock_started(const ClockAnchor& a) {
@@ -156,15 +216,12 @@ void JournalWriter::end_batch(engine::Time at) {
   if (pending_.empty()) return;
   write_line({{"at", at}, {"in", std::move(pending_)}});
   pending_ = json::array();
-  if (std::chrono::steady_clock::now() - last_sync_ >= kSyncEvery) sync();
 }
 
 void JournalWriter::sync() {
-  if (!unsynced_) return;
-  if (::fdatasync(fd_) != 0)
-    throw util::EnvironmentError(fmt::format("cannot sync the journal {}: {}", path_, std::strerror(errno)));
-  unsynced_ = false;
-  last_sync_ = std::chrono::steady_clock::now();
+  syncer_->sync_now();
+  if (auto e = syncer_->error(); !e.empty())
+    throw util::EnvironmentError(fmt::format("cannot sync the journal {}: {}", path_, e));
 }
 
 // --- reading ---------------------------------------------------------------------------------

@@ -5,15 +5,18 @@
 // of trace time, and one line per instant at which inputs were applied (emu/controller/outside_input.h).
 // The decisions (starts, stops, their reasons) follow from those and are derived again on
 // replay; only the inputs are facts that no one can recompute. Lines are written with one
-// write(2) each, so a killed controller loses nothing it had applied; fdatasync runs at most
-// every `sync_every` (a machine crash loses at most that much, and the jobs it concerned fail
-// and restart from their checkpoints). A last line cut short by a crash is ignored on reading.
+// write(2) each, so a killed controller loses nothing it had applied; fdatasync runs every 200 ms
+// on a thread of its own, never in the loop's (a disk busy with other writers would hold up
+// the loop, and with it every launch), so a machine crash loses what was written since the
+// last sync that completed (the jobs it concerned fail and restart from their checkpoints).
+// A last line cut short by a crash is ignored on reading.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,8 +63,11 @@ class JournalWriter {
   // the line when anything was recorded).
   void record(const OutsideInput& input);
   void end_batch(engine::Time at);
-  // Makes everything written so far durable.
+  // Makes everything written so far durable, in the caller's thread.
   void sync();
+
+  // The thread that makes the written lines durable every `every` (journal.cpp).
+  class Syncer;
 
  private:
   JournalWriter(int fd, std::string path);
@@ -70,8 +76,7 @@ class JournalWriter {
   int fd_ = -1;
   std::string path_;
   nlohmann::json pending_ = nlohmann::json::array();
-  std::chrono::steady_clock::time_point last_sync_;
-  bool unsynced_ = false;
+  std::unique_ptr<Syncer> syncer_;  // null after a move
 };
 
 // Reads a journal; InputError (path:line: field: what is wrong) when it is not one.

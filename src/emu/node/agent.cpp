@@ -1,8 +1,8 @@
 // The node agent: three threads. The main one talks to the controller (register, then poll
 // and carry out commands); the reaper looks for task exits every few milliseconds and drives
 // the kill sequences, touching nothing but local processes so that a slow controller cannot
-// delay a SIGKILL; the reporter sends each exit at once on its own connection, because the
-// main thread's poll may be held open by the controller.
+// delay a SIGKILL; the reporter sends each start and each exit at once on its own connection,
+// because the main thread's poll may be held open by the controller.
 #include "emu/node/agent.h"
 
 #include <fmt/format.h>
@@ -195,6 +195,17 @@ void Agent::launch(const LaunchCommand& c) {
   }
   log(fmt::format("task {} (job {} run {} rank {}) started, pid {}, log {}", c.task, c.job, c.run, c.rank,
                   t.process.pid(), spec.log_file));
+  // Told at once, not with the next poll: the run's scheduling latency ends when its last task
+  // is heard of, and the poll would first read every task's progress file.
+  TaskReport started;
+  started.task = c.task;
+  started.job = c.job;
+  started.run = c.run;
+  started.rank = c.rank;
+  started.state = TaskState::running;
+  started_.push_back(std::move(started));
+  new_exits_ = true;
+  cv_.notify_all();
   tasks_.emplace(c.task, std::move(t));
 }
 
@@ -247,7 +258,10 @@ void Agent::deliver_finished(HttpClient& client, milliseconds timeout) {
   {
     std::lock_guard lock(mu_);
     new_exits_ = false;
-    if (finished_.empty() || agent_id_.empty()) return;
+    if (agent_id_.empty()) return;
+    req.reports = std::move(started_);
+    started_.clear();
+    if (req.reports.empty() && finished_.empty()) return;
     req.agent_id = agent_id_;
     req.host = opt_.host;
     for (const auto& f : finished_) {
@@ -268,7 +282,7 @@ void Agent::reporter_loop() {
   auto last_attempt = Clock::now();
   std::unique_lock lock(mu_);
   while (!reaper_done_) {
-    // At once for a new exit; every second for exits that could not be delivered yet.
+    // At once for a start or a new exit; every second for exits that could not be delivered yet.
     cv_.wait_for(lock, milliseconds(1000), [&] { return reaper_done_.load() || new_exits_; });
     if (reaper_done_) break;
     const bool due = new_exits_ || (!finished_.empty() && Clock::now() - last_attempt >= milliseconds(1000));

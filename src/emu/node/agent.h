@@ -1,6 +1,6 @@
 // The node agent (`schedlab agent`): one per emulated host. It registers with the controller,
 // long-polls it for commands (the poll is its heartbeat and carries its tasks' progress),
-// launches and kills task processes, and reports each exit at once. It survives losing the
+// launches and kills task processes, and reports each start and each exit at once. It survives losing the
 // controller as a Mesos agent does: its tasks keep running and it registers again listing
 // them; only a controller lost for longer than `lost_timeout` makes it kill its tasks and
 // give up. Everything it starts, it stops before run() returns.
@@ -82,7 +82,8 @@ class Agent {
   void kill_all();  // under mu_
   void reaper_loop();
   void reporter_loop();
-  // Sends the exits not yet acknowledged (a report); forgets them once the controller has them.
+  // Sends the tasks started since the last report and the exits not yet acknowledged (a report);
+  // forgets the exits once the controller has them.
   void deliver_finished(HttpClient& client, std::chrono::milliseconds timeout);
   void forget_delivered(std::uint64_t up_to_seq);  // under mu_
   bool sleep_for(std::chrono::milliseconds d);     // false when stopped meanwhile
@@ -94,9 +95,12 @@ class Agent {
   std::condition_variable cv_;
   std::map<std::string, Task> tasks_;   // launched, not yet ended
   std::vector<Finished> finished_;     // ended, not yet acknowledged by the controller
+  // Launched since the last report: their "running" goes at once on the reporter's connection
+  // (best effort: every poll lists every running task anyway).
+  std::vector<TaskReport> started_;
   std::uint64_t next_finished_seq_ = 1;
   std::uint64_t next_task_file_ = 1;
-  bool new_exits_ = false;
+  bool new_exits_ = false;  // news for the reporter: exits, or started_ not empty
   std::string agent_id_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> reaper_done_{false};

@@ -225,4 +225,28 @@ TEST_CASE("Emulation.Executor.a_still_running_task_it_does_not_know_is_killed") 
   CHECK(k[0].grace_ms == 0);
 }
 
+
+TEST_CASE("Emulation.Executor.scheduling_latency_is_one_sample_per_run_when_its_last_task_is_first_heard_of") {
+  // From the start decision to the report that makes every task heard of (running, or already
+  // exited: it ran); reports heard again add nothing, and a replay measures nothing.
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  auto l = f.agents.launches();
+  f.exec.on_report(0, report(l[0], TaskState::running), sec(1), f.outside);
+  f.exec.on_report(0, report(l[0], TaskState::running), sec(1), f.outside);
+  f.exec.on_report(0, report(l[1], TaskState::running), sec(1), f.outside);
+  CHECK(f.exec.start_latency_ms().empty());  // rank 2 not heard of yet
+  f.exec.on_report(1, report(l[2], TaskState::exited, 0), sec(2), f.outside);
+  REQUIRE(f.exec.start_latency_ms().size() == 1);
+  CHECK(f.exec.start_latency_ms()[0] >= 0);
+  f.exec.on_report(0, report(l[1], TaskState::running), sec(2), f.outside);
+  CHECK(f.exec.start_latency_ms().size() == 1);
+
+  f.exec.set_replaying(true);
+  f.exec.start(2, f.job, f.placement, sec(3), 600e6, 0);
+  f.exec.on_report(0, report(l[0], TaskState::running), sec(3), f.outside);  // run 1's, stale
+  f.exec.set_replaying(false);
+  CHECK(f.exec.start_latency_ms().size() == 1);
+}
+
 }  // namespace schedlab::emu

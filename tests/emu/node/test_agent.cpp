@@ -1,6 +1,6 @@
 // The node agent against a fake controller (the real HttpServer with a tiny handler):
-// registration, launch and exit reports with progress, kill, a restarted controller, and a
-// controller lost for good.
+// registration, launch and exit reports with progress, a start reported at once, kill, a
+// restarted controller, and a controller lost for good.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -69,6 +69,7 @@ class FakeController {
       std::lock_guard lock(mu_);
       if (m.value().agent_id != current_id_) return respond(error_response(409, "unknown or stale agent_id"));
       record(m.value().reports);
+      by_report.insert(by_report.end(), m.value().reports.begin(), m.value().reports.end());
       respond(json_response(200, ok_json()));
     });
     HttpServerOptions opt;
@@ -142,6 +143,7 @@ class FakeController {
   // Recorded (read under wait_for, or after the agent stopped).
   std::vector<RegisterRequest> registrations;
   std::vector<TaskReport> reports;
+  std::vector<TaskReport> by_report;  // those that came by /v1/agents/report
   std::vector<std::string> log;
   int polls = 0;
 
@@ -412,6 +414,22 @@ TEST_CASE("Emu.Agent.an_unreachable_controller_at_start_is_retried_until_the_tim
   RunningAgent a(port, dir.path, 300ms);
   CHECK(a.exit_code(2000ms) == 1);
   CHECK(a.logged("connection refused"));
+}
+
+TEST_CASE("Emu.Agent.a_launched_task_is_reported_running_at_once_on_the_report_connection") {
+  // Not only with the next poll: that one first reads every task's progress file, and a held
+  // poll cannot carry it at all.
+  ScratchDir dir("agent-started");
+  FakeController ctl;
+  RunningAgent agent(ctl.port(), dir.path / "work");
+  REQUIRE(ctl.wait_for([&] { return ctl.polls > 0; }));
+  ctl.command(launch_of("t-started", "sleep 5", ""));
+  CHECK(ctl.wait_for([&] {
+    for (const auto& r : ctl.by_report)
+      if (r.task == "t-started" && r.state == TaskState::running && r.job == 7 && r.run == 1) return true;
+    return false;
+  }));
+  CHECK(agent.agent().running_tasks() == 1);
 }
 
 }  // namespace schedlab::emu::agent_test
