@@ -129,6 +129,27 @@ void LpSolver::set_objective(std::size_t variable, double coefficient) {
   glp_set_obj_coef(prob_.get(), static_cast<int>(variable) + 1, coefficient);
 }
 
+void LpSolver::set_column(std::size_t variable, const std::vector<std::pair<std::size_t, double>>& row_coefficients) {
+  if (variable >= variables_) throw std::invalid_argument("linear program: no variable " + std::to_string(variable));
+  std::vector<std::pair<std::size_t, double>> sorted = row_coefficients;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<int> ind{0};
+  std::vector<double> val{0.0};
+  for (std::size_t k = 0; k < sorted.size();) {
+    if (sorted[k].first >= rows_) throw std::invalid_argument("linear program: no row " + std::to_string(sorted[k].first));
+    double sum = 0;
+    std::size_t e = k;
+    for (; e < sorted.size() && sorted[e].first == sorted[k].first; ++e) sum += sorted[e].second;
+    if (!std::isfinite(sum)) throw std::invalid_argument("linear program: a coefficient is not finite");
+    if (sum != 0) {
+      ind.push_back(static_cast<int>(sorted[k].first) + 1);
+      val.push_back(sum);
+    }
+    k = e;
+  }
+  glp_set_mat_col(prob_.get(), static_cast<int>(variable) + 1, static_cast<int>(ind.size() - 1), ind.data(), val.data());
+}
+
 void LpSolver::set_sense(Sense sense) { glp_set_obj_dir(prob_.get(), sense == Sense::maximize ? GLP_MAX : GLP_MIN); }
 
 LpResult LpSolver::solve(const SolveOptions& options) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "solver/linear_program.h"
@@ -44,6 +45,8 @@ class LpSolver {
   void set_row_bounds(std::size_t row, double lower, double upper);
   void set_variable_bounds(std::size_t variable, double lower, double upper);
   void set_objective(std::size_t variable, double coefficient);
+  // Replaces a variable's coefficients in every row (the basis is kept; the solve refactors).
+  void set_column(std::size_t variable, const std::vector<std::pair<std::size_t, double>>& row_coefficients);
   void set_sense(Sense sense);
 
   std::size_t variables() const { return variables_; }

@@ -106,7 +106,18 @@ TEST_CASE("Solver.Lp.warm_start_after_changes") {
   r = s.solve();
   REQUIRE(r.status == LpStatus::optimal);
   CHECK(r.objective == doctest::Approx(2.5));
-  // A bound that makes it infeasible: y >= 3 with x + y <= 2.
+  // x's column replaced: row 0 now 2x + y <= 2 (x is worth 1, y 5: minimise, so still
+  // x = 0, y = 0.5), and row 1 x + 3y <= 6 becomes -x + 3y <= 6.
+  s.set_column(0, {{0, 2}, {1, -1}});
+  s.set_sense(Sense::maximize);
+  s.set_objective(1, 0);
+  s.set_objective(0, 1);
+  // max x: 2x + y <= 2 with y >= 0.5 gives x = 0.75.
+  r = s.solve();
+  REQUIRE(r.status == LpStatus::optimal);
+  CHECK(r.x[0] == doctest::Approx(0.75));
+  CHECK_THROWS_AS(s.set_column(0, {{9, 1}}), std::invalid_argument);
+  // A bound that makes it infeasible: y >= 3 with x + y <= 2 (now 2x + y <= 2).
   s.set_variable_bounds(1, 3, kInfinity);
   CHECK(s.solve(SolveOptions{Method::dual, false}).status == LpStatus::infeasible);
 }

@@ -1,9 +1,13 @@
-// Finish-time fairness by bisection on rho. With E[i] = isolated_time_so_far[i] +
-// remaining[i] / isolated_throughput[i] (the job's finish time in isolation), rho[i] <= rho
-// holds exactly when throughput[i](X) >= remaining[i] / (rho E[i] - elapsed[i]) (and
-// rho E[i] > elapsed[i]): for a fixed rho the question "can every job be at or below rho" is
-// one linear feasibility program, and the answer is monotone in rho. Each step changes only
-// the rows' lower bounds, so the dual simplex starts from the previous step's basis.
+// Finish-time fairness by a fixed-point iteration on rho over one linear program. With
+// E[i] = isolated_time_so_far[i] + remaining[i] / isolated_throughput[i] (the job's finish
+// time in isolation), rho[i] <= rho holds exactly when throughput[i](X) >= need[i](rho) =
+// remaining[i] / (rho E[i] - elapsed[i]) (and rho E[i] > elapsed[i]). For a fixed rho the
+// program "maximise lambda with throughput[i](X) >= lambda need[i](rho) for every job" is a
+// max-min program; its allocation reaches rho' = max_i rho[i](X) <= rho whenever lambda >= 1,
+// with equality only at the optimum. Starting from a feasible rho (the isolated share's), the
+// sequence rho, rho', rho'', ... falls to the optimum (in one step when no job has waited:
+// then need[i] is proportional to 1 / rho); each step changes one column and the rows' bounds,
+// and starts from the previous step's basis.
 #include "sched/gavel/finish_time_fairness.h"
 
 #include <algorithm>
@@ -11,6 +15,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sched/gavel/lp_terms.h"
 #include "solver/lp_solver.h"
@@ -18,9 +23,11 @@
 namespace schedlab::sched::gavel {
 namespace {
 
-// The last program keeps each job's throughput this far (relative) below what the best rho
-// asks, so that solver tolerances cannot make it infeasible.
+// The last program keeps lambda this far below 1, so that solver tolerances cannot make it
+// infeasible.
 constexpr double kKeepRatio = 1e-7;
+// A guard: the iteration converges in a few steps; this many is a bug, not an input.
+constexpr int kMaxSteps = 200;
 
 double worst_ratio(const ThroughputMatrix& m, const Allocation& x, const std::vector<double>& isolated) {
   double worst = 0;
@@ -52,71 +59,80 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     return out;
   }
   const std::vector<double> isolated = isolated_throughputs(m);
-  solver::LinearProgram lp(solver::Sense::maximize);
-  const AllocationVariables vars = add_allocation(m, lp);
-  const std::size_t first_job_row = lp.rows().size();
   std::vector<double> isolated_finish(n), best(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     const GavelJob& j = m.jobs[i];
     isolated_finish[i] = j.isolated_time_so_far_s + j.remaining_work / isolated[i];
-    std::vector<solver::Term> row;
-    for (std::size_t k = 0; k < types; ++k) {
-      const std::size_t var = vars.index[i * types + k];
-      if (var == AllocationVariables::kNone) continue;
-      row.push_back({var, j.throughput[k]});
-      best[i] = std::max(best[i], j.throughput[k]);
-    }
-    lp.add_row(std::move(row), 0, solver::kInfinity);
+    for (std::size_t k = 0; k < types; ++k)
+      if (j.throughput[k] > 0 && m.types[k].count >= j.scale_factor) best[i] = std::max(best[i], j.throughput[k]);
   }
-  // The bracket. Below: no job can beat its ratio on its fastest type for all of its time.
-  // Above: the isolated share restricted to the types a job may use (it fits: each type's
-  // GPUs are split n ways) is feasible, and so is its worst ratio.
-  double lower = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    lower = std::max(lower, (m.jobs[i].elapsed_s + m.jobs[i].remaining_work / best[i]) / isolated_finish[i]);
+  // The start: the isolated share restricted to the types a job may use fits (each type's
+  // GPUs are split n ways) and every job gets throughput from it, so its worst ratio is a
+  // feasible rho.
   Allocation start = isolated_allocation(m);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < types; ++k)
-      if (vars.index[i * types + k] == AllocationVariables::kNone) start.at(i, k) = 0;
+      if (m.jobs[i].throughput[k] <= 0 || m.types[k].count < m.jobs[i].scale_factor) start.at(i, k) = 0;
+  double rho = worst_ratio(m, start, isolated);
   Allocation best_found = start;
-  double upper = worst_ratio(m, start, isolated);
 
-  solver::LpSolver s(lp);
-  auto require = [&](double rho) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const GavelJob& j = m.jobs[i];
-      s.set_row_bounds(first_job_row + i, j.remaining_work / (rho * isolated_finish[i] - j.elapsed_s),
-                       solver::kInfinity);
+  // lambda is written L - s with s in [0, L], L = the least over jobs of best / need (no job
+  // can be above it): minimising s from the all-slack basis starts dual feasible, as in
+  // max_min_fairness.cpp. Rows: throughput[i](X) + need[i] s >= L need[i].
+  solver::LinearProgram lp(solver::Sense::minimize);
+  const AllocationVariables vars = add_allocation(m, lp);
+  const std::size_t first_job_row = lp.rows().size();
+  const std::size_t s_var = lp.add_variable(0, 0, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<solver::Term> row;
+    for (std::size_t k = 0; k < types; ++k) {
+      const std::size_t var = vars.index[i * types + k];
+      if (var != AllocationVariables::kNone) row.push_back({var, m.jobs[i].throughput[k]});
     }
+    lp.add_row(std::move(row), 0, solver::kInfinity);
+  }
+  solver::LpSolver s(lp);
+  std::vector<std::pair<std::size_t, double>> column(n);
+  // Sets the program up for `at` and returns L.
+  auto aim = [&](double at) {
+    double cap = solver::kInfinity;
+    std::vector<double> need(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      need[i] = m.jobs[i].remaining_work / (at * isolated_finish[i] - m.jobs[i].elapsed_s);
+      cap = std::min(cap, best[i] / need[i]);
+      column[i] = {first_job_row + i, need[i]};
+    }
+    s.set_column(s_var, column);
+    for (std::size_t i = 0; i < n; ++i) s.set_row_bounds(first_job_row + i, cap * need[i], solver::kInfinity);
+    return cap;
   };
-  // Try the lower bound first (it is reached when jobs do not compete), then bisect; a
-  // feasible step also lowers the bracket's top to the ratio its allocation reaches.
-  double rho = lower;
-  while (upper - lower > options.tolerance * upper) {
-    require(rho);
+  for (int step = 0;; ++step) {
+    if (step == kMaxSteps) throw std::runtime_error("finish-time fairness: the iteration did not converge");
+    const double cap = aim(rho);
+    s.set_variable_bounds(s_var, 0, cap);
     const solver::LpResult r = s.solve(solver::SolveOptions{solver::Method::dual, false});
     ++out.lp_solves;
-    if (r.status == solver::LpStatus::optimal) {
-      best_found = read_allocation(m, vars, r.x);
-      upper = std::min(rho, worst_ratio(m, best_found, isolated));
-      if (rho == lower) break;  // the lower bound itself is reached: optimal
-    } else if (r.status == solver::LpStatus::infeasible) {
-      lower = rho;
-    } else {
-      solve_failed(r);
-    }
-    rho = (lower + upper) / 2;
-    if (rho <= lower || rho >= upper) break;  // the bracket is as narrow as doubles go
+    if (r.status != solver::LpStatus::optimal) solve_failed(r);
+    Allocation x = read_allocation(m, vars, r.x);
+    const double reached = worst_ratio(m, x, isolated);
+    if (reached >= rho) break;  // lambda = 1: rho is the optimum (up to the solver's tolerance)
+    best_found = std::move(x);
+    const bool close = rho - reached <= options.tolerance * reached;
+    rho = reached;
+    if (close) break;
   }
   if (options.fill_leftover) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const double need = m.jobs[i].remaining_work / (upper * isolated_finish[i] - m.jobs[i].elapsed_s);
-      s.set_row_bounds(first_job_row + i, need * (1 - kKeepRatio), solver::kInfinity);
+    // lambda held at 1 (every job at or below rho), the objective the sum of throughput /
+    // isolated throughput.
+    const double cap = aim(rho);
+    s.set_variable_bounds(s_var, 0, std::max(0.0, cap - (1 - kKeepRatio)));
+    s.set_sense(solver::Sense::maximize);
+    s.set_objective(s_var, 0);
+    for (std::size_t i = 0; i < n; ++i)
       for (std::size_t k = 0; k < types; ++k) {
         const std::size_t var = vars.index[i * types + k];
         if (var != AllocationVariables::kNone) s.set_objective(var, m.jobs[i].throughput[k] / isolated[i]);
       }
-    }
     const solver::LpResult r = s.solve();
     ++out.lp_solves;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);

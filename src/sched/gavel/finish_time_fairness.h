@@ -1,8 +1,8 @@
 // Gavel's finish-time fairness (`FinishTimeFairnessPolicyWithPerf`, after Themis): minimise
 // the largest ratio rho of a job's expected finish time under the allocation to its finish
 // time under an isolated 1/n share of the cluster. Gavel hands the convex program to an
-// interior-point solver; here it is a sequence of linear programs (for a fixed rho every job's
-// ratio <= rho is a linear bound on its throughput), bisected on rho with warm starts.
+// interior-point solver; here it is a short sequence of linear programs (for a fixed rho every
+// job's ratio <= rho is a linear bound on its throughput), warm-started one from the other.
 // docs/elastic.md, "Gavel's policies as linear programs", has the derivation.
 #pragma once
 
@@ -11,9 +11,9 @@
 namespace schedlab::sched::gavel {
 
 struct FinishTimeOptions {
-  // The bisection stops when the bracket [lower bound, best ratio found] is narrower than
-  // this fraction of the best ratio: the answer is within it of the optimum.
-  double tolerance = 1e-4;
+  // The iteration stops when a step lowers the largest ratio by less than this fraction of
+  // it (or not at all).
+  double tolerance = 1e-6;
   // As in max-min fairness: a last program keeps every job's ratio at the best one found and
   // hands the capacity left over to the largest sum of throughput / isolated throughput.
   // Off by default (Gavel solves one program); it costs about a cold solve more.
