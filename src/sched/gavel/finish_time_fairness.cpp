@@ -25,7 +25,7 @@ namespace {
 
 // The last program keeps lambda this far below 1, so that solver tolerances cannot make it
 // infeasible.
-constexpr double kKeepRatio = 1e-7;
+constexpr double kKeepRatio = 1e-6;
 // A guard: the iteration converges in a few steps; this many is a bug, not an input.
 constexpr int kMaxSteps = 200;
 
