@@ -6,8 +6,8 @@
 // max-min program; its allocation reaches rho' = max_i rho[i](X) <= rho whenever lambda >= 1,
 // with equality only at the optimum. Starting from a feasible rho (the isolated share's), the
 // sequence rho, rho', rho'', ... falls to the optimum (in one step when no job has waited:
-// then need[i] is proportional to 1 / rho); each step changes one column and the rows' bounds,
-// and starts from the previous step's basis.
+// then need[i] is proportional to 1 / rho), safeguarded by bisection (below); each step
+// changes one column and the rows' bounds, and starts from the previous step's basis.
 #include "sched/gavel/finish_time_fairness.h"
 
 #include <algorithm>
@@ -106,25 +106,42 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     for (std::size_t i = 0; i < n; ++i) s.set_row_bounds(first_job_row + i, cap * need[i], solver::kInfinity);
     return cap;
   };
-  for (int step = 0;; ++step) {
+  // A bracket keeps the iteration safe: when a job that has waited long sets the ratio, the
+  // fixed-point steps can shrink to slivers (rho' = rho / lambda + elapsed / E (1 - 1 / lambda)
+  // with lambda near 1), so a step that gains less than a quarter of the bracket is followed
+  // by a bisection step. lambda < 1 at rho proves rho infeasible: the bracket's bottom.
+  double lower = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    lower = std::max(lower, (m.jobs[i].elapsed_s + m.jobs[i].remaining_work / best[i]) / isolated_finish[i]);
+  double upper = rho;
+  for (int step = 0; upper - lower > options.tolerance * upper; ++step) {
     if (step == kMaxSteps) throw std::runtime_error("finish-time fairness: the iteration did not converge");
     const double cap = aim(rho);
     s.set_variable_bounds(s_var, 0, cap);
     const solver::LpResult r = s.solve(solver::SolveOptions{solver::Method::dual, false});
     ++out.lp_solves;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);
-    Allocation x = read_allocation(m, vars, r.x);
-    const double reached = worst_ratio(m, x, isolated);
-    if (reached >= rho) break;  // lambda = 1: rho is the optimum (up to the solver's tolerance)
-    best_found = std::move(x);
-    const bool close = rho - reached <= options.tolerance * reached;
-    rho = reached;
-    if (close) break;
+    const double lambda = cap - r.objective;
+    const double before = upper;
+    if (lambda < 1 - kKeepRatio) {
+      lower = std::max(lower, rho);
+    } else {
+      Allocation x = read_allocation(m, vars, r.x);
+      const double reached = worst_ratio(m, x, isolated);
+      if (reached < upper) {
+        upper = reached;
+        best_found = std::move(x);
+      }
+      if (lambda <= 1 + kKeepRatio) lower = std::max(lower, std::min(rho, upper));  // rho is optimal
+    }
+    const bool good_step = before - upper >= 0.25 * (before - lower);
+    rho = good_step ? upper : (lower + upper) / 2;
+    if (rho <= lower) break;  // the bracket is as narrow as doubles go
   }
   if (options.fill_leftover) {
     // lambda held at 1 (every job at or below rho), the objective the sum of throughput /
     // isolated throughput.
-    const double cap = aim(rho);
+    const double cap = aim(upper);
     s.set_variable_bounds(s_var, 0, std::max(0.0, cap - (1 - kKeepRatio)));
     s.set_sense(solver::Sense::maximize);
     s.set_objective(s_var, 0);
