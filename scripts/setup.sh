@@ -11,7 +11,7 @@ build_dir=${1:-build}
 
 packages=(cmake g++ make libboost-graph-dev libyaml-cpp-dev libfmt-dev libcli11-dev doctest-dev
           libbenchmark-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-matplotlib bc
-          python3-pandas python3-nbconvert python3-ipykernel help2man)
+          python3-pandas python3-nbconvert python3-ipykernel help2man libglpk-dev libltdl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
