@@ -913,8 +913,11 @@ ext_bad shape 'a decision is {"start":...}'
 ext_bad crash "the policy closed its output; it exited with status 3"
 ext_bad garbage "it wrote a line that is not a JSON object: hello world"
 ext_bad protocol2 "its hello says protocol 2, schedlab speaks 1"
-ext_bad hang "did not answer within 1 s" --set scheduler.external.timeout_s=1
-if pgrep -f "$EXT/policy.py hang" >/dev/null; then fail external_hang_killed "the hung policy still runs"; else
+# The hung policy by its absolute path: pgrep must not see another checkout's test run.
+bad_input external_hang "$EXT/scenario.yaml: scheduler.external: " \
+  run "$EXT/scenario.yaml" --scheduler-cmd "python3 $PWD/$EXT/policy.py hang" --set scheduler.external.timeout_s=1
+stderr_has external_hang_says "did not answer within 1 s"
+if pgrep -f "$PWD/$EXT/policy.py hang" >/dev/null; then fail external_hang_killed "the hung policy still runs"; else
   pass external_hang_killed; fi
 bad_input external_on_invalid_value "$EXT/scenario.yaml: scheduler.external.on_invalid: 'maybe': expected stop or skip" \
   run "$EXT/scenario.yaml" --scheduler-cmd "python3 $EXT/policy.py fifo" --set scheduler.external.on_invalid=maybe
