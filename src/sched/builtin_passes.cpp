@@ -154,16 +154,27 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   // backfill part whatever their placement) counted without a look.
   backfill.on_blocked(*blocker, ctx, s_.running_by_end_);
   std::size_t budget = backfill.max_scan();
-  while (!nothing_fits()) {
+  auto succ = std::next(queue.find(after));  // the job after the last one looked at
+  // What rules jobs out changes only when one starts.
+  auto rule_now = [&] {
     const Backfill::Limit limit = backfill.limit();
-    const BackfillRule rule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                            s_.watched_};
+    return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
+                        s_.watched_};
+  };
+  BackfillRule rule = rule_now();
+  while (!nothing_fits()) {
     const auto next = s_.need_index_.next(after, budget, rule);
     if (!next) return;
     after = *next;
-    const auto it = queue.find(*next);
+    // Usually the next job or close behind it; else a search.
+    auto it = succ;
+    for (int step = 0; step < 8 && it != queue.end() && it->first != after; ++step) ++it;
+    if (it == queue.end() || it->first != after) it = queue.find(after);
+    succ = std::next(it);
     bool blocks = true;
-    if (try_start(it->second, true, ctx, alloc, slots, blocks)) record(it);
+    if (!try_start(it->second, true, ctx, alloc, slots, blocks)) continue;
+    record(it);
+    rule = rule_now();
   }
 }
 

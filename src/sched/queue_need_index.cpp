@@ -33,6 +33,7 @@ std::size_t QueueNeedIndex::block_of(const Key& key) const {
 }
 
 void QueueNeedIndex::insert(const Entry& e) {
+  last_.valid = false;
   ++size_;
   if (blocks_.empty()) {
     blocks_.push_back(Block{{e}, e.gpus, e.task_gpus, e.run_for});
@@ -55,6 +56,7 @@ void QueueNeedIndex::insert(const Entry& e) {
 }
 
 void QueueNeedIndex::erase(const Key& key) {
+  last_.valid = false;
   const std::size_t b = block_of(key);
   assert(b < blocks_.size());
   auto& entries = blocks_[b].entries;
@@ -80,17 +82,23 @@ void QueueNeedIndex::erase(const Key& key) {
 std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::size_t& budget,
                                                         const BackfillRule& rule) const {
   // The first entry past `after`: in the block that would hold it, or the next one.
-  std::size_t b = block_of(after);
-  if (b == blocks_.size()) return std::nullopt;
-  std::size_t i = static_cast<std::size_t>(
-      std::upper_bound(blocks_[b].entries.begin(), blocks_[b].entries.end(), after,
-                       [](const Key& k, const Entry& e) { return k < e.key; }) -
-      blocks_[b].entries.begin());
+  std::size_t b = 0, i = 0;
+  if (last_.valid && last_.key == after) {
+    b = last_.block;
+    i = last_.pos + 1;
+  } else {
+    b = block_of(after);
+    if (b == blocks_.size()) return std::nullopt;
+    i = static_cast<std::size_t>(std::upper_bound(blocks_[b].entries.begin(), blocks_[b].entries.end(), after,
+                                                  [](const Key& k, const Entry& e) { return k < e.key; }) -
+                                 blocks_[b].entries.begin());
+  }
   while (budget > 0 && b < blocks_.size()) {
     const auto& block = blocks_[b];
     const std::size_t n = block.entries.size();
     // A whole block of jobs ruled out, within the budget, is passed over by its summary.
-    if (i == 0 && n <= budget && !rule.keeps_one() && rule.rules_out(block.min_gpus, block.min_task_gpus, block.min_run)) {
+    if (i == 0 && n <= budget && !rule.keeps_one() &&
+        rule.rules_out(block.min_gpus, block.min_task_gpus, block.min_run)) {
       budget -= n;
       ++b;
       continue;
@@ -98,7 +106,10 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
     for (; i < n && budget > 0; ++i) {
       const auto& e = block.entries[i];
       --budget;
-      if (e.key.second == rule.keep || !rule.rules_out(e.gpus, e.task_gpus, e.run_for)) return e.key;
+      if (e.key.second == rule.keep || !rule.rules_out(e.gpus, e.task_gpus, e.run_for)) {
+        last_ = {true, e.key, b, i};
+        return e.key;
+      }
     }
     ++b;
     i = 0;

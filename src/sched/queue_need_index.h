@@ -69,6 +69,13 @@ class QueueNeedIndex {
 
   std::vector<Block> blocks_;
   std::size_t size_ = 0;
+  // Where `next` last stopped, while no insert or erase has moved it: the usual next call
+  // starts from there instead of searching.
+  mutable struct {
+    bool valid = false;
+    Key key;
+    std::size_t block = 0, pos = 0;
+  } last_;
 };
 
 }  // namespace schedlab::sched
