@@ -41,6 +41,8 @@ class EasyBackfill final : public Backfill {
     if (!ends_before_shadow(candidate, ctx)) spare_ -= std::min(spare_, gpus);
   }
 
+  Limit limit() const override { return {spare_, shadow_}; }
+
   std::string refusal(const PendingJob&, std::uint64_t gpus, const SchedContext&) const override {
     return fmt::format("would delay the reservation of job {} at t={:.0f} s: ends after it and needs {} GPUs, {} spare",
                        blocked_, static_cast<double>(shadow_) / 1e6, gpus, spare_);

@@ -7,6 +7,21 @@
 
 namespace schedlab::sched {
 
+namespace {
+// The most wholly free GPUs on one host, of any model: a task that needs more places nowhere.
+std::uint64_t largest_free_on_a_host(const cluster::AllocationState& alloc) {
+  const auto& topo = alloc.topology();
+  std::uint64_t most = 0;
+  for (cluster::ModelId m = 0; m < topo.catalog().size(); ++m)
+    for (std::uint16_t k = topo.max_host_gpus(m); k > most; --k)
+      if (!alloc.hosts_with_free(m, k).empty()) {
+        most = k;
+        break;
+      }
+  return most;
+}
+}  // namespace
+
 void BuiltinPasses::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                            std::vector<StopDecision>& stops) {
   if (s_.pools_ && s_.pools_->period_due(now)) entitlement_period(now, alloc, stops);
@@ -102,37 +117,64 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   last_block_.valid = false;
   s_.refusal_.reset();
   SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
-  bool blocked = false;
-  std::size_t scanned_after_block = 0;
   std::vector<cluster::TaskSlot> slots;
-  // The first job that cannot (fully) start: later ones may only backfill around it.
-  auto block_on = [&](const PendingJob& job) {
-    blocked = true;
-    if (!strict) backfill.on_blocked(job, ctx, s_.running_by_end_);
+  // Nothing can start when no GPU is free and every waiting job needs one.
+  auto nothing_fits = [&] { return alloc.free_gpus() == 0 && alloc.shared_gpus() == 0 && s_.queued_without_gpu_ == 0; };
+  // The job's tasks that can start now start; true when the job left the queue.
+  auto record = [&](std::map<Scheduler::QueueKey, PendingJob>::iterator it) {
+    s_.record_start(it->second, slots, now, starts);
+    if (it->second.tasks_left > 0) return false;
+    s_.key_state(it->second.id()).queued = false;
+    s_.dequeue(it);
+    return true;
   };
-  for (auto it = queue.begin(); it != queue.end();) {
-    if (blocked && scanned_after_block++ >= backfill.max_scan()) break;
-    // Nothing can start when no GPU is free and every waiting job needs one.
-    if (alloc.free_gpus() == 0 && alloc.shared_gpus() == 0 && s_.queued_without_gpu_ == 0) break;
+  // In queue order up to the first job that cannot (fully) start.
+  const PendingJob* blocker = nullptr;
+  Scheduler::QueueKey after;  // the blocked job's key
+  for (auto it = queue.begin(); it != queue.end() && !blocker;) {
+    if (nothing_fits()) return;
     PendingJob& job = it->second;
     bool blocks = true;
-    if (!try_start(job, blocked, ctx, alloc, slots, blocks)) {
-      if (!blocked && blocks) {
+    if (!try_start(job, false, ctx, alloc, slots, blocks)) {
+      if (blocks) {
         if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
-        block_on(job);
+        blocker = &job;
+        after = it->first;
       }
       ++it;
       continue;
     }
-    s_.record_start(job, slots, now, starts);
-    if (job.tasks_left == 0) {
-      s_.key_state(job.id()).queued = false;
-      s_.dequeue(it++);
-      continue;
-    }
     // Partly started: the rest of the job waits, and blocks what follows.
-    if (!blocked) block_on(job);
-    ++it;
+    after = it->first;
+    if (!record(it++)) blocker = &job;
+  }
+  if (!blocker || strict) return;
+  // Later jobs may only backfill around it: the next `max_scan` jobs in queue order are
+  // considered, those the need index rules out (too big for the free GPUs, or refused by the
+  // backfill part whatever their placement) counted without a look.
+  backfill.on_blocked(*blocker, ctx, s_.running_by_end_);
+  std::size_t budget = backfill.max_scan();
+  auto succ = std::next(queue.find(after));  // the job after the last one looked at
+  // What rules jobs out changes only when one starts.
+  auto rule_now = [&] {
+    const Backfill::Limit limit = backfill.limit();
+    return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
+                        s_.watched_};
+  };
+  BackfillRule rule = rule_now();
+  while (!nothing_fits()) {
+    const auto next = s_.need_index_.next(after, budget, rule);
+    if (!next) return;
+    after = *next;
+    // Usually the next job or close behind it; else a search.
+    auto it = succ;
+    for (int step = 0; step < 8 && it != queue.end() && it->first != after; ++step) ++it;
+    if (it == queue.end() || it->first != after) it = queue.find(after);
+    succ = std::next(it);
+    bool blocks = true;
+    if (!try_start(it->second, true, ctx, alloc, slots, blocks)) continue;
+    record(it);
+    rule = rule_now();
   }
 }
 

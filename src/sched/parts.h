@@ -225,6 +225,14 @@ class Backfill {
   }
   // The candidate did start with `gpus` GPUs: the reservation accounts for them.
   virtual void started(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/, const SchedContext& /*ctx*/) {}
+  // What may_start refuses whatever the placement, so that a pass may pass over such jobs
+  // unasked: a job that needs more than `spare` GPUs and would end after `ends_by` (its
+  // estimate, or else its traced duration, from now). Default: no job is refused so.
+  struct Limit {
+    std::uint64_t spare = ~std::uint64_t{0};
+    engine::Time ends_by = engine::kTimeMax;
+  };
+  virtual Limit limit() const { return {}; }
   // Why may_start said no, in words (`run --explain`); asked only then.
   virtual std::string refusal(const PendingJob& /*candidate*/, std::uint64_t /*gpus*/,
                               const SchedContext& /*ctx*/) const {

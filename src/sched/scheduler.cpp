@@ -141,6 +141,7 @@ void Scheduler::expect_workload(const workload::JobSpec& spec, cluster::ModelMas
 
 void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
   auto it = queue_.emplace(key, job).first;
+  if (backfill_->max_scan() > 0) need_index_.insert(need_entry(key, job));
   if (!job.spec->needs_gpu()) ++queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_waiting(it->second);
 }
@@ -148,7 +149,28 @@ void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
 void Scheduler::dequeue(std::map<QueueKey, PendingJob>::iterator it) {
   if (!it->second.spec->needs_gpu()) --queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_not_waiting(it->second);
+  if (backfill_->max_scan() > 0) need_index_.erase(it->first);
   queue_.erase(it);
+}
+
+void Scheduler::move_in_queue(const QueueKey& from, const QueueKey& to) {
+  auto node = queue_.extract(from);
+  node.key() = to;
+  if (backfill_->max_scan() > 0) {
+    need_index_.erase(from);
+    need_index_.insert(need_entry(to, node.mapped()));
+  }
+  queue_.insert(std::move(node));
+}
+
+QueueNeedIndex::Entry Scheduler::need_entry(const QueueKey& key, const PendingJob& job) const {
+  const auto& s = *job.spec;
+  // As the start pass counts it: a gang needs all its tasks at once, other jobs one task;
+  // shares of a GPU may fit on GPUs in use, so a fractional job needs no free one.
+  const bool whole = std::any_of(admissions_.begin(), admissions_.end(),
+                                 [&](const auto& a) { return a->all_or_nothing(job); });
+  const std::uint64_t gpus = s.fractional() ? 0 : std::uint64_t{whole ? job.tasks_left : 1} * s.gpus_per_task;
+  return {key, gpus, s.fractional() ? 0 : s.gpus_per_task, s.estimate > 0 ? s.estimate : s.duration};
 }
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {

@@ -18,6 +18,7 @@
 #include "sched/decisions.h"
 #include "sched/never_fits.h"
 #include "sched/parts.h"
+#include "sched/queue_need_index.h"
 #include "sched/registry.h"
 #include "sched/scheduler_config.h"
 #include "util/chunked_vector.h"
@@ -148,6 +149,10 @@ class Scheduler {
   // Puts a job into the queue, or takes it out, telling the filters that watch the queue.
   void enqueue(QueueKey key, const PendingJob& job);
   void dequeue(std::map<QueueKey, PendingJob>::iterator it);
+  // Gives a queued job a new key (rekeys), keeping the need index in step.
+  void move_in_queue(const QueueKey& from, const QueueKey& to);
+  // The job as the need index holds it: the GPUs it needs to start, its estimated run.
+  QueueNeedIndex::Entry need_entry(const QueueKey& key, const PendingJob& job) const;
   void add_listener(JobListener* l) { listeners_.push_back(l); }
   const pools::PoolBook* pool_book() const;
 
@@ -162,6 +167,7 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
+  QueueNeedIndex need_index_;  // the same jobs with their needs (backfilling only)
   // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
   // slot is taken at submit and given back when the job ends, so memory follows the active
   // jobs, not the trace.

@@ -39,9 +39,7 @@ void Scheduler::rekey(workload::JobId id, engine::Time now) {
   if (k != ks.key) {
     ++changes_;
     if (ks.queued) {
-      auto node = queue_.extract(QueueKey{ks.key, id});
-      node.key() = QueueKey{k, id};
-      queue_.insert(std::move(node));
+      move_in_queue(QueueKey{ks.key, id}, QueueKey{k, id});
     }
     if (ks.running && preemption_->enabled()) {
       running_by_key_.erase(QueueKey{ks.key, id});
@@ -122,9 +120,7 @@ void Scheduler::move_waiting_behind_running(const std::vector<StopDecision>& sto
     const OrderKey k = queue_order_->behind_running(*ks.spec, old);
     if (k == old) continue;
     if (ks.queued) {
-      auto node = queue_.extract(QueueKey{old, id});
-      node.key() = QueueKey{k, id};
-      queue_.insert(std::move(node));
+      move_in_queue(QueueKey{old, id}, QueueKey{k, id});
     }
     ks.key = k;
   }
