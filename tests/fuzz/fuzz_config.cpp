@@ -10,6 +10,7 @@
 #include "config/scenario.h"
 #include "fuzz_targets.h"
 #include "perf/calibration_profile.h"
+#include "perf/goodput.h"
 #include "perf/model_catalog.h"
 #include "run/scenario_run.h"
 #include "sweep/sweep_spec.h"
@@ -128,6 +129,15 @@ int fuzz_model_catalog(const std::uint8_t* data, std::size_t size) {
         double t = perf::gpu_throughput(m, gpu, shipped_catalog(), profile);
         expect(std::isfinite(t) && t > 0, "model " + m.name + " on " + gpu.name + ": " + std::to_string(t) + " samples/s");
       }
+      // Goodput: an efficiency in (0, 1] and a finite, positive goodput at every size and progress.
+      for (int gpus : {1, 8, 64})
+        for (double progress : {0.0, 0.5, 1.0}) {
+          const perf::StepCost step{gpus, perf::gpu_throughput(m, shipped_catalog().model(0), shipped_catalog(), profile),
+                                    1000.0, 0.5};
+          const auto p = perf::best_goodput(step, m.stat_eff, progress, m.batch);
+          expect(p.efficiency > 0 && p.efficiency <= 1, "model " + m.name + " efficiency " + std::to_string(p.efficiency));
+          expect(std::isfinite(p.goodput) && p.goodput > 0, "model " + m.name + " goodput " + std::to_string(p.goodput));
+        }
     }
   });
 }
