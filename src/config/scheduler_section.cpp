@@ -50,7 +50,10 @@ sched::SchedulerConfig read_scheduler(const YAML::Node& n, const util::At& at) {
                    {"queue", "admission", "filters", "placement", "preemption", "backfill", "args", "external", "policy"},
                    at);
   if (n["external"]) c.external = read_external_scheduler(n["external"], at / "external");
-  if (n["policy"]) c.policy = util::get_string(n["policy"], at / "policy");  // checked with perf: below
+  // `none` (the passes over the parts) lets a sweep's grid or a variant switch a policy off;
+  // any other name is checked with the perf model, by the scenario reader.
+  if (n["policy"]) c.policy = util::get_string(n["policy"], at / "policy");
+  if (c.policy == "none") c.policy.clear();
   const auto& r = sched::builtin_parts();
   if (n["queue"]) c.queue = part_name(n["queue"], at / "queue", r.queues);
   if (n["admission"]) c.admission = part_names(n["admission"], at / "admission", r.admissions);

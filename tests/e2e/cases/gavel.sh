@@ -35,3 +35,10 @@ if [ "$rc" -eq 0 ] && cmp -s "$TMP/gavel-a/jobs.csv" "$TMP/gavel-b/jobs.csv" &&
 else
   fail gavel_rerun_identical "exit $rc, or two runs of the same scenario differ"
 fi
+run sweep "$FIX/gavel_sweep.yaml" -o "$TMP/gavel-sweep" -j 2
+if [ "$rc" -eq 0 ] && [ "$(ls -d "$TMP"/gavel-sweep/cells/cell-?????? | wc -l)" -eq 3 ] &&
+  grep -q "gavel-finish-time-fairness" "$TMP/gavel-sweep/sweep-summary.csv"; then
+  pass gavel_sweep_grid
+else
+  fail gavel_sweep_grid "exit $rc, or not three cells with the policies"
+fi
