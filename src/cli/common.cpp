@@ -94,6 +94,7 @@ void progress_line(const metrics::Progress& p) {
 
 std::string policy_label(const sched::SchedulerConfig& c) {
   if (!c.external.command.empty()) return "external '" + c.external.command + "'";
+  if (!c.policy.empty()) return c.policy + " + " + c.placement;
   std::string s = c.queue + " + " + util::join(c.admission, "/") + " + " + c.placement;
   if (!c.filters.empty()) s += " [" + util::join(c.filters, ", ") + "]";
   if (c.backfill != "none") s += " backfill=" + c.backfill;

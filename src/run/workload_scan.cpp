@@ -45,6 +45,8 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   if (options.fits) {
     sched::SchedulerConfig c = sc.scheduler;
     c.external = {};
+    // Gavel's own refusals need the run's perf model: the run drops those jobs at submit.
+    c.policy.clear();
     if (!scenario.scheduler.external.command.empty()) c.queue = "fifo";
     scheduler = std::make_unique<sched::Scheduler>(c, sched::builtin_parts(), topo);
   }

@@ -6,10 +6,13 @@
 // hold whoever decides.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cluster/allocation.h"
 #include "sched/decisions.h"
+#include "sched/pending_job.h"
 
 namespace schedlab::sched {
 
@@ -22,6 +25,9 @@ class DecisionStep {
                       std::vector<StopDecision>& stops) = 0;
   // A timer the step asked for itself (subject kExternalTimer) fired.
   virtual void own_timer(engine::Time /*now*/) {}
+  // Why the step could never run this job (asked at submit after the cluster's own checks;
+  // the job is then dropped with that reason), or none.
+  virtual std::optional<std::string> refuses(const PendingJob& /*job*/) const { return std::nullopt; }
 };
 
 }  // namespace schedlab::sched

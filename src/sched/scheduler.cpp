@@ -8,6 +8,7 @@
 
 #include "sched/builtin_passes.h"
 #include "sched/external_step.h"
+#include "sched/gavel/gavel_step.h"
 #include "sched/pools_listener.h"
 
 namespace schedlab::sched {
@@ -20,11 +21,12 @@ PartArgs args_for(const SchedulerConfig& c, const std::string& name) {
 }  // namespace
 
 Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const cluster::Topology& topo,
-                     const JobLedger* ledger)
+                     const JobLedger* ledger, const perf::PerfModel* perf)
     : topo_(&topo),
       ledger_(ledger ? ledger : &fresh_ledger_),
-      // An external policy decides the order itself; the queue keeps (submit, id) order.
-      queue_order_(r.queues.make(c.external.command.empty() ? c.queue : "fifo", args_for(c, c.queue))),
+      // An external policy or Gavel decides the order itself; the queue keeps (submit, id) order.
+      queue_order_(r.queues.make(c.external.command.empty() && c.policy.empty() ? c.queue : "fifo",
+                                 args_for(c, c.queue))),
       placement_(r.placements.make(c.placement, args_for(c, c.placement))),
       preemption_(r.preemptions.make(c.preemption, args_for(c, c.preemption))),
       backfill_(r.backfills.make(c.backfill, args_for(c, c.backfill))),
@@ -36,7 +38,12 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   for (const auto& f : filters_)
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
-  if (c.external.command.empty()) {
+  if (!c.policy.empty()) {
+    if (!perf) throw std::invalid_argument("Scheduler: policy '" + c.policy + "' needs the run's perf model");
+    auto step = std::make_unique<gavel::GavelStep>(*this, gavel::gavel_settings(c), *perf);
+    add_listener(step.get());
+    step_ = std::move(step);
+  } else if (c.external.command.empty()) {
     auto step = std::make_unique<BuiltinPasses>(*this);
     add_listener(step.get());
     step_ = std::move(step);
@@ -125,6 +132,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
 std::optional<std::string> Scheduler::never_runs(const PendingJob& job) const {
   auto why = never_fits(job, placement_groups(job), shapes_, topo_->catalog());
   for (std::size_t a = 0; !why && a < admissions_.size(); ++a) why = admissions_[a]->never_admits(job, pool_book());
+  if (!why) why = step_->refuses(job);
   return why;
 }
 

@@ -23,8 +23,15 @@
 #include "sched/scheduler_config.h"
 #include "util/chunked_vector.h"
 
+namespace schedlab::perf {
+class PerfModel;
+}
+
 namespace schedlab::sched {
 
+namespace gavel {
+class GavelStep;
+}
 class DecisionStep;
 class BuiltinPasses;
 class ExternalStep;
@@ -34,9 +41,10 @@ class PoolsListener;
 class Scheduler {
  public:
   // `ledger` gives the jobs' lives to queue orders and preemption; null for a scheduler
-  // whose jobs never stop (nothing attained, nothing done).
+  // whose jobs never stop (nothing attained, nothing done). `perf`: the run's perf model, for
+  // a policy that builds a throughput matrix from it (config.policy); null otherwise.
   Scheduler(const SchedulerConfig& config, const PartRegistry& registry, const cluster::Topology& topo,
-            const JobLedger* ledger = nullptr);
+            const JobLedger* ledger = nullptr, const perf::PerfModel* perf = nullptr);
   ~Scheduler();
   // Names of the jobs' labels (user, model request, trace id), for an external policy.
   void set_strings(const workload::StringPool* strings) { strings_ = strings; }
@@ -102,6 +110,7 @@ class Scheduler {
   // consistent (record_start, stop_running, dequeue); nothing else reaches in.
   friend class BuiltinPasses;
   friend class ExternalStep;
+  friend class gavel::GavelStep;
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
   struct ActiveJob {

@@ -32,7 +32,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       executor_(driver.executor ? driver.executor : own_executor_.get()),
       clock_(driver.clock),
       jobs_(*executor_, lifecycle_),
-      scheduler_(scheduler, sched::builtin_parts(), topo, &jobs_),
+      scheduler_(scheduler, sched::builtin_parts(), topo, &jobs_, &perf),
       inspector_(topo, alloc_, scheduler_, jobs_, source.strings(), outside_jobs_) {
   scheduler_.set_strings(&source.strings());
 }

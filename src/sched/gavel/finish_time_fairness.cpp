@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "sched/gavel/lp_terms.h"
+#include "sched/gavel/finish_time_iteration.h"
 #include "solver/lp_solver.h"
 
 namespace schedlab::sched::gavel {
@@ -50,14 +50,10 @@ double finish_time_ratio(const ThroughputMatrix& m, const Allocation& x, std::si
          (j.isolated_time_so_far_s + j.remaining_work / isolated_throughput);
 }
 
-FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTimeOptions& options) {
-  check_matrix(m, true);
+FinishTimeResult iterate_finish_time(const ThroughputMatrix& m, const FinishTimeOptions& options,
+                                     const FinishTimeProgramView& p) {
   FinishTimeResult out;
   const std::size_t n = m.jobs.size(), types = m.types.size();
-  if (n == 0) {
-    out.allocation = Allocation(0, types);
-    return out;
-  }
   const std::vector<double> isolated = isolated_throughputs(m);
   std::vector<double> isolated_finish(n), best(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -76,22 +72,7 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
   double rho = worst_ratio(m, start, isolated);
   Allocation best_found = start;
 
-  // lambda is written L - s with s in [0, L], L = the least over jobs of best / need (no job
-  // can be above it): minimising s from the all-slack basis starts dual feasible, as in
-  // max_min_fairness.cpp. Rows: throughput[i](X) + need[i] s >= L need[i].
-  solver::LinearProgram lp(solver::Sense::minimize);
-  const AllocationVariables vars = add_allocation(m, lp);
-  const std::size_t first_job_row = lp.rows().size();
-  const std::size_t s_var = lp.add_variable(0, 0, 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<solver::Term> row;
-    for (std::size_t k = 0; k < types; ++k) {
-      const std::size_t var = vars.index[i * types + k];
-      if (var != AllocationVariables::kNone) row.push_back({var, m.jobs[i].throughput[k]});
-    }
-    lp.add_row(std::move(row), 0, solver::kInfinity);
-  }
-  solver::LpSolver s(lp);
+  solver::LpSolver& s = p.s;
   std::vector<std::pair<std::size_t, double>> column(n);
   // Sets the program up for `at` and returns L.
   auto aim = [&](double at) {
@@ -100,10 +81,10 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     for (std::size_t i = 0; i < n; ++i) {
       need[i] = m.jobs[i].remaining_work / (at * isolated_finish[i] - m.jobs[i].elapsed_s);
       cap = std::min(cap, best[i] / need[i]);
-      column[i] = {first_job_row + i, need[i]};
+      column[i] = {p.job_row[i], need[i]};
     }
-    s.set_column(s_var, column);
-    for (std::size_t i = 0; i < n; ++i) s.set_row_bounds(first_job_row + i, cap * need[i], solver::kInfinity);
+    s.set_column(p.s_var, column);
+    for (std::size_t i = 0; i < n; ++i) s.set_row_bounds(p.job_row[i], cap * need[i], solver::kInfinity);
     return cap;
   };
   // A bracket keeps the iteration safe: when a job that has waited long sets the ratio, the
@@ -117,7 +98,7 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
   for (int step = 0; upper - lower > options.tolerance * upper; ++step) {
     if (step == kMaxSteps) throw std::runtime_error("finish-time fairness: the iteration did not converge");
     const double cap = aim(rho);
-    s.set_variable_bounds(s_var, 0, cap);
+    s.set_variable_bounds(p.s_var, 0, cap);
     const solver::LpResult r = s.solve(solver::SolveOptions{solver::Method::dual, false});
     ++out.lp_solves;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);
@@ -126,7 +107,7 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     if (lambda < 1 - kKeepRatio) {
       lower = std::max(lower, rho);
     } else {
-      Allocation x = read_allocation(m, vars, r.x);
+      Allocation x = read_allocation(m, p.vars, r.x);
       const double reached = worst_ratio(m, x, isolated);
       if (reached < upper) {
         upper = reached;
@@ -142,22 +123,52 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     // lambda held at 1 (every job at or below rho), the objective the sum of throughput /
     // isolated throughput.
     const double cap = aim(upper);
-    s.set_variable_bounds(s_var, 0, std::max(0.0, cap - (1 - kKeepRatio)));
+    s.set_variable_bounds(p.s_var, 0, std::max(0.0, cap - (1 - kKeepRatio)));
     s.set_sense(solver::Sense::maximize);
-    s.set_objective(s_var, 0);
+    s.set_objective(p.s_var, 0);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t k = 0; k < types; ++k) {
-        const std::size_t var = vars.index[i * types + k];
+        const std::size_t var = p.vars.index[i * types + k];
         if (var != AllocationVariables::kNone) s.set_objective(var, m.jobs[i].throughput[k] / isolated[i]);
       }
     const solver::LpResult r = s.solve();
     ++out.lp_solves;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);
-    best_found = read_allocation(m, vars, r.x);
+    best_found = read_allocation(m, p.vars, r.x);
+    // Back to the iteration's program, for a caller who keeps it.
+    s.set_sense(solver::Sense::minimize);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < types; ++k)
+        if (const std::size_t var = p.vars.index[i * types + k]; var != AllocationVariables::kNone)
+          s.set_objective(var, 0);
+    s.set_objective(p.s_var, 1);
   }
   out.max_ratio = worst_ratio(m, best_found, isolated);
   out.allocation = std::move(best_found);
   return out;
+}
+
+FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTimeOptions& options) {
+  check_matrix(m, true);
+  const std::size_t n = m.jobs.size(), types = m.types.size();
+  if (n == 0) return FinishTimeResult{Allocation(0, types), 0, 0};
+  // lambda is written L - s with s in [0, L], L = the least over jobs of best / need (no job
+  // can be above it): minimising s from the all-slack basis starts dual feasible, as in
+  // max_min_fairness.cpp. Rows: throughput[i](X) + need[i] s >= L need[i].
+  solver::LinearProgram lp(solver::Sense::minimize);
+  const AllocationVariables vars = add_allocation(m, lp);
+  std::vector<std::size_t> job_row(n);
+  const std::size_t s_var = lp.add_variable(0, 0, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<solver::Term> row;
+    for (std::size_t k = 0; k < types; ++k) {
+      const std::size_t var = vars.index[i * types + k];
+      if (var != AllocationVariables::kNone) row.push_back({var, m.jobs[i].throughput[k]});
+    }
+    job_row[i] = lp.add_row(std::move(row), 0, solver::kInfinity);
+  }
+  solver::LpSolver s(lp);
+  return iterate_finish_time(m, options, FinishTimeProgramView{s, vars, job_row, s_var});
 }
 
 }  // namespace schedlab::sched::gavel
