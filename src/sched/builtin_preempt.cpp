@@ -129,14 +129,38 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
   // Reprieve, best first: keep each victim the job can place without. The last one freed is
   // needed (without it the job did not place), so it is not tried.
   std::vector<bool> kept(freed.size(), false);
-  for (std::size_t i = freed.size() - 1; i-- > 0;) {
-    cluster::AllocationTransaction tx(alloc);
-    for (std::size_t j = 0; j < freed.size(); ++j) {
-      if (j == i || kept[j]) continue;
-      s_.ledger_->held_slots(freed[j].id, held);
-      for (const auto& t : held) tx.release(t);
+  // Each victim's slots, read once: slots[first[j], first[j + 1]) are freed[j]'s.
+  std::vector<cluster::TaskSlot> slots;
+  std::vector<std::size_t> first{0};
+  bool shares = false;
+  for (const auto& c : freed) {
+    s_.ledger_->held_slots(c.id, held);
+    for (const auto& t : held) shares = shares || t.milli != 0;
+    slots.insert(slots.end(), held.begin(), held.end());
+    first.push_back(slots.size());
+  }
+  if (!shares) {
+    // Every victim freed once; a trial takes victim i back (and gives it up again when the job
+    // cannot do without it). Whole-GPU takes and releases are exact inverses and the state is
+    // counts and host sets, so each trial sees the state the one-by-one frees below give.
+    cluster::AllocationTransaction tx(alloc);  // rolled back at the end: a question only
+    for (const auto& t : slots) tx.release(t);
+    for (std::size_t i = freed.size() - 1; i-- > 0;) {
+      for (std::size_t k = first[i]; k < first[i + 1]; ++k) tx.take(slots[k]);
+      kept[i] = places_now(job, need, now, alloc);
+      if (!kept[i])
+        for (std::size_t k = first[i]; k < first[i + 1]; ++k) tx.release(slots[k]);
     }
-    kept[i] = places_now(job, need, now, alloc);
+  } else {
+    // A share taken back may land on another shared GPU slot than it left: free the others anew.
+    for (std::size_t i = freed.size() - 1; i-- > 0;) {
+      cluster::AllocationTransaction tx(alloc);
+      for (std::size_t j = 0; j < freed.size(); ++j) {
+        if (j == i || kept[j]) continue;
+        for (std::size_t k = first[j]; k < first[j + 1]; ++k) tx.release(slots[k]);
+      }
+      kept[i] = places_now(job, need, now, alloc);
+    }
   }
   for (std::size_t j = 0; j < freed.size(); ++j)
     if (!kept[j]) victims.push_back(freed[j].id);
