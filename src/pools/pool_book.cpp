@@ -63,12 +63,11 @@ void PoolBook::assign(workload::JobId job, std::int32_t pool) {
   jobs_[job].pool = pool;
   if (assigned_.size() <= job) assigned_.resize(static_cast<std::size_t>(job) + 1, -1);
   assigned_[job] = pool;
+  if (live_.size() <= job) live_.resize(static_cast<std::size_t>(job) + 1, -1);
+  live_[job] = pool;
 }
 
-std::int32_t PoolBook::pool_of(workload::JobId job) const {
-  auto it = jobs_.find(job);
-  return it == jobs_.end() ? -1 : it->second.pool;
-}
+std::int32_t PoolBook::pool_of(workload::JobId job) const { return job < live_.size() ? live_[job] : -1; }
 
 void PoolBook::waiting(const workload::JobSpec& job, std::uint32_t tasks) {
   auto it = jobs_.find(job.id);
@@ -108,6 +107,7 @@ void PoolBook::gone(workload::JobId job) {
   add_up(alloc_, tree_, it->second.pool, it->second.held, -1);
   add_up(pending_, tree_, it->second.pool, it->second.waits, -1);
   jobs_.erase(it);
+  live_[job] = -1;
 }
 
 void PoolBook::recompute(const Amounts& capacity) {

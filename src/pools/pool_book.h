@@ -88,6 +88,7 @@ class PoolBook {
   EntitlementCalculator calc_;
   std::unordered_map<workload::JobId, Entry> jobs_;
   std::vector<std::int32_t> assigned_;  // by job id (dense): what assign() said
+  std::vector<std::int32_t> live_;      // by job id (dense): the pool while in jobs_, else -1 (pool_of is hot)
   std::vector<Amounts> alloc_, pending_, entitlement_;
   std::vector<PoolUsage> usage_;
   std::vector<std::uint32_t> over_;

@@ -26,6 +26,9 @@ namespace {
 std::uint64_t gpus_needed(const PendingJob& job, std::uint32_t tasks) {
   return job.spec->fractional() ? 0 : std::uint64_t{tasks} * job.spec->gpus_per_task;
 }
+// From this many victims the reprieve frees them all once and takes each trial's back
+// (2V frees and takes instead of V^2); below it the per-trial frees cost less.
+constexpr std::size_t kFreeOnceFrom = 4;
 }  // namespace
 
 bool BuiltinPasses::places_now(const PendingJob& job, std::uint32_t need, engine::Time now,
@@ -129,7 +132,37 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
   // Reprieve, best first: keep each victim the job can place without. The last one freed is
   // needed (without it the job did not place), so it is not tried.
   std::vector<bool> kept(freed.size(), false);
-  for (std::size_t i = freed.size() - 1; i-- > 0;) {
+  bool tried = false;
+  if (freed.size() >= kFreeOnceFrom) {
+    // Each victim's slots, read once: slots[first[j], first[j + 1]) are freed[j]'s.
+    std::vector<cluster::TaskSlot> slots;
+    std::vector<std::size_t> first{0};
+    bool shares = false;
+    for (const auto& c : freed) {
+      s_.ledger_->held_slots(c.id, held);
+      for (const auto& t : held) shares = shares || t.milli != 0;
+      slots.insert(slots.end(), held.begin(), held.end());
+      first.push_back(slots.size());
+    }
+    // A share taken back may land on another shared GPU slot than it left: shares keep the
+    // frees below. Whole-GPU takes and releases are exact inverses and the state is counts and
+    // host sets, so every trial here sees the state the frees below would give.
+    if (!shares) {
+      // Every victim freed once; a trial takes victim i back, and gives it up again when the
+      // job cannot do without it.
+      cluster::AllocationTransaction tx(alloc);  // rolled back at the end: a question only
+      for (const auto& t : slots) tx.release(t);
+      for (std::size_t i = freed.size() - 1; i-- > 0;) {
+        for (std::size_t k = first[i]; k < first[i + 1]; ++k) tx.take(slots[k]);
+        kept[i] = places_now(job, need, now, alloc);
+        if (!kept[i])
+          for (std::size_t k = first[i]; k < first[i + 1]; ++k) tx.release(slots[k]);
+      }
+      tried = true;
+    }
+  }
+  // Few victims (or shares): each trial frees the others anew (V^2 frees, cheap for small V).
+  for (std::size_t i = freed.size() - 1; !tried && i-- > 0;) {
     cluster::AllocationTransaction tx(alloc);
     for (std::size_t j = 0; j < freed.size(); ++j) {
       if (j == i || kept[j]) continue;

@@ -61,16 +61,21 @@ class RackPack final : public PlacementPolicy {
       if (free >= g) racks.emplace_back(free, r);
     }
     std::sort(racks.begin(), racks.end());
+    // Each rack's room, counted once: step 3 reuses what step 2 counted (nothing moves between).
+    std::vector<std::pair<std::uint64_t, RackId>> by_room;
+    by_room.reserve(racks.size());
     for (const auto& [free, r] : racks) {
       if (free < total) continue;
-      if (task_room(a, r, allowed, job, g) >= want) {
+      const std::uint64_t room = task_room(a, r, allowed, job, g);
+      if (room >= want) {
         fill_rack(a, r, allowed, job, g, want, tx, out);
         return;
       }
+      by_room.emplace_back(room, r);
     }
     // 3. Fewest racks: roomiest racks first.
-    std::vector<std::pair<std::uint64_t, RackId>> by_room;
-    for (const auto& [free, r] : racks) by_room.emplace_back(task_room(a, r, allowed, job, g), r);
+    for (const auto& [free, r] : racks)
+      if (free < total) by_room.emplace_back(task_room(a, r, allowed, job, g), r);
     std::sort(by_room.begin(), by_room.end(), [](const auto& x, const auto& y) {
       return x.first != y.first ? x.first > y.first : x.second < y.second;
     });
@@ -93,8 +98,10 @@ class RackPack final : public PlacementPolicy {
     const auto& rack = a.topology().rack(r);
     const cluster::TaskNeed need = job.need();
     std::uint64_t n = 0;
+    // A host with fewer than g free GPUs has no room (g > 0): skipped before its model and
+    // CPUs are read, which is most hosts of a loaded cluster.
     for (HostId h = rack.first_host; h < rack.first_host + rack.hosts; ++h)
-      if (host_allowed(a, h, allowed)) n += a.task_room(h, g, need);
+      if (a.whole_free(h) >= g && host_allowed(a, h, allowed)) n += a.task_room(h, g, need);
     return n;
   }
   // Places `count` tasks in rack r, emptiest hosts first (fewest hosts), ties by id.
@@ -105,7 +112,8 @@ class RackPack final : public PlacementPolicy {
     const cluster::TaskNeed need = job.need();
     std::vector<std::pair<std::uint16_t, HostId>> hosts;
     for (HostId h = rack.first_host; h < rack.first_host + rack.hosts; ++h)
-      if (host_allowed(a, h, allowed) && a.task_room(h, g, need) > 0) hosts.emplace_back(a.whole_free(h), h);
+      if (a.whole_free(h) >= g && host_allowed(a, h, allowed) && a.task_room(h, g, need) > 0)
+        hosts.emplace_back(a.whole_free(h), h);
     std::sort(hosts.begin(), hosts.end(), [](const auto& x, const auto& y) {
       return x.first != y.first ? x.first > y.first : x.second < y.second;
     });

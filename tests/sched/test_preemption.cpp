@@ -3,6 +3,7 @@
 // evicts, that its dry run changes nothing when evicting would not help, and its counts.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "sched/scheduler.h"
@@ -263,6 +264,81 @@ TEST_CASE("Sched.Preemption.victims_worst_first_with_reprieve_and_start_in_the_s
     CHECK(b.stops.empty());
     CHECK(b.scheduler.preemptions() == 2);
     (void)x;
+  }
+}
+
+// The reprieve keeps a victim freed early that the job can do without. Hosts h0, h1 of 4 GPUs:
+// h0 holds A (priority 1) and E (priority 0, the youngest), h1 holds B and D (priority 0). P
+// (priority 2, 1 x 4) frees E (h0: 2 free), D (h1: 2), B (h1: 4: P places). Reprieve, best
+// first: D (without it h1 has 2: needed), then E (h1 has 4 without it: kept). Victims D and B;
+// the dry run gave every slot back, so only they are freed.
+TEST_CASE("Sched.Preemption.reprieve_keeps_a_victim_freed_before_the_needed_ones") {
+  for (const char* part : {"priority", "reorder"}) {
+    CAPTURE(part);
+    Bench b(uniform_cluster(1, 2, 4), preempting(part));
+    const auto a = b.submit(2, 1);
+    const auto filler = b.submit(2, 0);
+    b.run(0);  // A and the filler fill h0
+    const auto bj = b.submit(2, 0, sec(1));
+    b.run(sec(1));
+    const auto d = b.submit(2, 0, sec(2));
+    b.run(sec(2));  // B and D fill h1
+    std::vector<TaskSlot> held;
+    b.ledger.held_slots(filler, held);
+    b.alloc.release(Placement{held});
+    b.scheduler.job_ended(filler, sec(2));
+    b.ledger.stopped(filler);
+    const auto e = b.submit(2, 0, sec(3));
+    b.run(sec(3));  // E takes the filler's place on h0
+    REQUIRE(b.free_per_host() == std::vector<std::uint16_t>{0, 0});
+    const auto p = b.submit(4, 2, sec(10));
+    b.run(sec(10));
+    auto stopped = b.stopped();
+    std::sort(stopped.begin(), stopped.end());
+    CHECK(stopped == std::vector<workload::JobId>{bj, d});
+    REQUIRE(b.started() == std::vector<workload::JobId>{p});
+    CHECK(slots_text(b.starts[0].slots) == "h1:4");
+    CHECK(b.free_per_host() == std::vector<std::uint16_t>{0, 0});
+    (void)a;
+    (void)e;
+  }
+}
+
+// The same with four victims (the reprieve then frees them all once and takes each trial's
+// back): h0 holds A (priority 1) and E1, E2 (1 GPU each, the youngest); h1 holds B and D. P frees
+// E2, E1, D, B; reprieve: D needed, E1 and E2 kept (h1 alone holds P).
+TEST_CASE("Sched.Preemption.reprieve_of_many_victims_keeps_the_ones_not_needed") {
+  for (const char* part : {"priority", "reorder"}) {
+    CAPTURE(part);
+    Bench b(uniform_cluster(1, 2, 4), preempting(part));
+    const auto a = b.submit(2, 1);
+    const auto filler = b.submit(2, 0);
+    b.run(0);
+    const auto bj = b.submit(2, 0, sec(1));
+    b.run(sec(1));
+    const auto d = b.submit(2, 0, sec(2));
+    b.run(sec(2));
+    std::vector<TaskSlot> held;
+    b.ledger.held_slots(filler, held);
+    b.alloc.release(Placement{held});
+    b.scheduler.job_ended(filler, sec(2));
+    b.ledger.stopped(filler);
+    const auto e1 = b.submit(1, 0, sec(3));
+    b.run(sec(3));
+    const auto e2 = b.submit(1, 0, sec(4));
+    b.run(sec(4));
+    REQUIRE(b.free_per_host() == std::vector<std::uint16_t>{0, 0});
+    const auto p = b.submit(4, 2, sec(10));
+    b.run(sec(10));
+    auto stopped = b.stopped();
+    std::sort(stopped.begin(), stopped.end());
+    CHECK(stopped == std::vector<workload::JobId>{bj, d});
+    REQUIRE(b.started() == std::vector<workload::JobId>{p});
+    CHECK(slots_text(b.starts[0].slots) == "h1:4");
+    CHECK(b.free_per_host() == std::vector<std::uint16_t>{0, 0});
+    (void)a;
+    (void)e1;
+    (void)e2;
   }
 }
 
