@@ -10,6 +10,7 @@
 
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
+#include "config/elastic_config.h"
 #include "config/external_scheduler_config.h"
 #include "config/load_knob.h"
 #include "config/measure_window_config.h"
@@ -134,7 +135,11 @@ void check_part_args(const sched::SchedulerConfig& c) {
 sched::SchedulerConfig read_scheduler(const YAML::Node& n, const util::At& at) {
   sched::SchedulerConfig c;
   if (!n) return c;
-  util::check_keys(n, {"queue", "admission", "filters", "placement", "preemption", "backfill", "args", "external"}, at);
+  util::check_keys(
+      n, {"queue", "admission", "filters", "placement", "preemption", "backfill", "args", "external", "allocation"}, at);
+  if (n["allocation"]) c.allocation = util::get_choice(n["allocation"], at / "allocation", {"optimus"});
+  if (n["allocation"] && n["external"])
+    util::fail(n["allocation"], at / "allocation", "an external scheduler decides sizes itself: give one or the other");
   if (n["external"]) c.external = read_external_scheduler(n["external"], at / "external");
   const auto& r = sched::builtin_parts();
   if (n["queue"]) c.queue = part_name(n["queue"], at / "queue", r.queues);
@@ -170,27 +175,10 @@ std::vector<double> get_weights(const YAML::Node& n, const util::At& at) {
 workload::GeneratorConfig read_generator(const YAML::Node& n, const util::At& at, const cluster::GpuCatalog& catalog) {
   workload::GeneratorConfig g;
   util::check_keys(n,
-                   {"jobs",
-                    "arrival_rate_per_hour",
-                    "duration_median_s",
-                    "duration_sigma",
-                    "duration_min_s",
-                    "duration_max_s",
-                    "gpu_sizes",
-                    "gpu_size_weights",
-                    "gpus_per_host",
-                    "models",
-                    "model_weights",
-                    "users",
-                    "cpu_job_share",
-                    "cpu_sizes",
-                    "cpu_size_weights",
-                    "mem_gb_per_cpu",
-                    "services",
-                    "service_instances_max",
-                    "cron_entries",
-                    "cron_period_s",
-                    "cron_duration_s"},
+                   {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
+                    "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights",
+                    "users", "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu", "services",
+                    "service_instances_max", "cron_entries", "cron_period_s", "cron_duration_s"},
                    at);
   // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
   auto seconds = [&](const char* key, double& out) {
@@ -318,7 +306,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (seed) root["seed"] = *seed;
   util::check_keys(root,
                    {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
-                    "variants", "checkpoint", "preemption", "failures", "emulation", "pools"},
+                    "variants", "checkpoint", "preemption", "failures", "emulation", "pools", "elastic"},
                    at);
 
   Scenario sc;
@@ -337,6 +325,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog, files).spec;
   sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
   sc.pools = read_pools(root, at, sc.cluster);
+  sc.workload.elastic = read_elastic(root["elastic"], at / "elastic");
   {
     std::uint64_t hosts = 0;
     for (const auto& r : sc.cluster.racks)
@@ -367,9 +356,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
     sc.workload.options.format = util::get_choice(w["format"], wat / "format", names);
   }
   if (w["skip_bad_rows"]) sc.workload.options.skip_bad_rows = util::get_bool(w["skip_bad_rows"], wat / "skip_bad_rows");
-  if (w["args"]) {
-    sc.workload.options.args = util::read_named_args(w["args"], wat / "args");
-  }
+  if (w["args"]) sc.workload.options.args = util::read_named_args(w["args"], wat / "args");
   sc.workload.line = util::line_of(w["trace"] ? w["trace"] : w);
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.

@@ -6,6 +6,8 @@
 // hold whoever decides.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cluster/allocation.h"
@@ -20,6 +22,10 @@ class DecisionStep {
   // jobs it stops at once, and reports both.
   virtual void decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                       std::vector<StopDecision>& stops) = 0;
+  // True for a step that resizes elastic jobs (stop with cause `resized`, start at another size).
+  virtual bool resizes() const { return false; }
+  // Why this step could never start the job (checked at submit, where it is then dropped).
+  virtual std::optional<std::string> never_decides(const workload::JobSpec& /*job*/) const { return std::nullopt; }
   // A timer the step asked for itself (subject kExternalTimer) fired.
   virtual void own_timer(engine::Time /*now*/) {}
 };

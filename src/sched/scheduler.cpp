@@ -8,6 +8,7 @@
 
 #include "sched/builtin_passes.h"
 #include "sched/external_step.h"
+#include "sched/optimus_step.h"
 #include "sched/pools_listener.h"
 
 namespace schedlab::sched {
@@ -36,7 +37,11 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   for (const auto& f : filters_)
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
-  if (c.external.command.empty()) {
+  if (c.allocation == "optimus" && c.external.command.empty()) {
+    auto step = std::make_unique<OptimusStep>(*this);
+    add_listener(step.get());
+    step_ = std::move(step);
+  } else if (c.external.command.empty()) {
     auto step = std::make_unique<BuiltinPasses>(*this);
     add_listener(step.get());
     step_ = std::move(step);
@@ -48,6 +53,8 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
 }
 
 Scheduler::~Scheduler() = default;
+
+bool Scheduler::resizes() const { return step_->resizes(); }
 
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = std::make_unique<PoolsListener>(*book, period);
@@ -125,6 +132,7 @@ std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, clus
 std::optional<std::string> Scheduler::never_runs(const PendingJob& job) const {
   auto why = never_fits(job, placement_groups(job), shapes_, topo_->catalog());
   for (std::size_t a = 0; !why && a < admissions_.size(); ++a) why = admissions_[a]->never_admits(job, pool_book());
+  if (!why) why = step_->never_decides(*job.spec);
   return why;
 }
 

@@ -22,10 +22,15 @@
 #include "sched/scheduler_config.h"
 #include "util/chunked_vector.h"
 
+namespace schedlab::perf {
+class PerfModel;
+}
+
 namespace schedlab::sched {
 
 class DecisionStep;
 class BuiltinPasses;
+class OptimusStep;
 class ExternalStep;
 class JobListener;
 class PoolsListener;
@@ -39,6 +44,11 @@ class Scheduler {
   ~Scheduler();
   // Names of the jobs' labels (user, model request, trace id), for an external policy.
   void set_strings(const workload::StringPool* strings) { strings_ = strings; }
+  // The perf model, for a step that sizes jobs by their speed (`allocation: optimus`); never
+  // changed by the scheduler. Before any submit.
+  void set_perf(const perf::PerfModel* perf) { perf_ = perf; }
+  // True when the decision step resizes elastic jobs; else they run at their traced size.
+  bool resizes() const;
 
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
@@ -101,6 +111,7 @@ class Scheduler {
   // consistent (record_start, stop_running, dequeue); nothing else reaches in.
   friend class BuiltinPasses;
   friend class ExternalStep;
+  friend class OptimusStep;
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
   struct ActiveJob {
@@ -195,6 +206,7 @@ class Scheduler {
   workload::JobId watched_ = kNoJob;
   std::optional<Refusal> refusal_;
   const workload::StringPool* strings_ = nullptr;
+  const perf::PerfModel* perf_ = nullptr;
   std::unique_ptr<PoolsListener> pools_;  // with the scenario's pools (use_pools)
   std::vector<JobListener*> listeners_;   // the decision step, then the pools
   std::unique_ptr<DecisionStep> step_;    // chosen once, at construction

@@ -23,6 +23,9 @@ struct SchedulerConfig {
   std::string preemption = "none";
   std::string backfill = "none";
   std::map<std::string, PartArgs> args;  // per part name
+  // A policy that decides every job's size (elastic jobs) in place of the start and preemption
+  // passes: "optimus"; "" = none, jobs run at their traced size (docs/elastic.md).
+  std::string allocation;
   // A policy process decides instead of the parts above (filters still apply).
   ExternalConfig external;
 };
