@@ -3,12 +3,12 @@
 # file:line: field:, exit 2; a rigid policy runs them at their traced size and says so once;
 # optimus resizes them, writes elastic.csv, and reruns byte-identically. Sourced by run_e2e.sh.
 EL=tests/fixtures/scenarios/elastic.yaml
-bad_input elastic_upside_down "tests/fixtures/native/elastic_upside_down.csv:3: min_gpus: 4 is above max_gpus 2" \
-  run "$EL" --set workload.trace=../native/elastic_upside_down.csv
-bad_input elastic_min_zero "tests/fixtures/native/elastic_min_zero.csv:3: min_gpus: 0" \
-  run "$EL" --set workload.trace=../native/elastic_min_zero.csv
-bad_input elastic_above_cluster "tests/fixtures/native/elastic_above_cluster.csv:3: max_gpus: 32 is above the cluster's 16 GPUs" \
-  run "$EL" --set workload.trace=../native/elastic_above_cluster.csv --set scheduler.allocation=optimus
+bad_input elastic_upside_down "tests/fixtures/native/bad/elastic_upside_down.csv:3: min_gpus: 4 is above max_gpus 2" \
+  run "$EL" --set workload.trace=../native/bad/elastic_upside_down.csv
+bad_input elastic_min_zero "tests/fixtures/native/bad/elastic_min_zero.csv:3: min_gpus: 0" \
+  run "$EL" --set workload.trace=../native/bad/elastic_min_zero.csv
+bad_input elastic_above_cluster "tests/fixtures/native/bad/elastic_above_cluster.csv:3: max_gpus: 32 is above the cluster's 16 GPUs" \
+  run "$EL" --set workload.trace=../native/bad/elastic_above_cluster.csv --set scheduler.allocation=optimus
 bad_input elastic_needs_sizing_model "tests/fixtures/native/elastic.csv:3: max_gpus: an elastic job needs a perf model that sizes it" \
   run "$EL" --set scheduler.allocation=optimus --set perf.reference=traced
 bad_input elastic_scale_out_of_range "$EL: elastic.min_scale: 2 is out of range" run "$EL" --set elastic.min_scale=2
