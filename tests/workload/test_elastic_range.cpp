@@ -2,6 +2,9 @@
 // form, and the scenario's scales.
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <vector>
+
 #include "workload/elastic_range.h"
 
 using namespace schedlab::workload;
@@ -55,4 +58,47 @@ TEST_CASE("Workload.ElasticRange.one_gpu_tasks") {
   auto rigid = job(1, 8, 0, 0);
   as_one_gpu_tasks(rigid);
   CHECK(rigid.tasks == 1);
+}
+
+namespace {
+class ListSource final : public JobSource {
+ public:
+  explicit ListSource(std::vector<JobSpec> jobs) : jobs_(std::move(jobs)) {}
+  bool next(JobSpec& out) override {
+    if (next_ == jobs_.size()) return false;
+    out = jobs_[next_++];
+    return true;
+  }
+  StringPool& strings() override { return strings_; }
+
+ private:
+  std::vector<JobSpec> jobs_;
+  std::size_t next_ = 0;
+  StringPool strings_;
+};
+}  // namespace
+
+// elastic: {min_scale: 0.5, max_scale: 4} on a 16-GPU cluster: [max(1, floor(n/2)), min(4n, 16)];
+// a range from the trace wins; GPU shares stay rigid.
+TEST_CASE("Workload.ElasticRange.scenario_scales") {
+  std::vector<JobSpec> in{job(1, 1, 0, 0), job(3, 1, 0, 0), job(1, 8, 0, 0), job(2, 1, 2, 2), job(1, 1, 0, 0)};
+  in[4].gpu_milli = 500;
+  ElasticDefaults d;
+  d.min_scale = 0.5;
+  d.max_scale = 4;
+  auto src = with_elastic_defaults(std::make_unique<ListSource>(in), d, 16);
+  struct Want {
+    std::uint16_t min, max;
+    std::uint32_t tasks;
+  };
+  const Want want[] = {{1, 4, 1}, {1, 12, 3}, {4, 16, 8}, {2, 2, 2}, {0, 0, 1}};
+  JobSpec j;
+  for (const auto& w : want) {
+    REQUIRE(src->next(j));
+    CHECK(j.min_gpus == w.min);
+    CHECK(j.max_gpus == w.max);
+    CHECK(j.tasks == w.tasks);
+    CHECK(!range_error(j, 16));
+  }
+  CHECK(!src->next(j));
 }
