@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "cluster/resources.h"
 #include "config/cluster_config.h"
+#include "config/elastic_config.h"
 #include "config/load_knob.h"
 #include "config/measure_window_config.h"
 #include "config/scheduler_section.h"
@@ -115,27 +117,10 @@ std::vector<double> get_weights(const YAML::Node& n, const util::At& at) {
 workload::GeneratorConfig read_generator(const YAML::Node& n, const util::At& at, const cluster::GpuCatalog& catalog) {
   workload::GeneratorConfig g;
   util::check_keys(n,
-                   {"jobs",
-                    "arrival_rate_per_hour",
-                    "duration_median_s",
-                    "duration_sigma",
-                    "duration_min_s",
-                    "duration_max_s",
-                    "gpu_sizes",
-                    "gpu_size_weights",
-                    "gpus_per_host",
-                    "models",
-                    "model_weights",
-                    "users",
-                    "cpu_job_share",
-                    "cpu_sizes",
-                    "cpu_size_weights",
-                    "mem_gb_per_cpu",
-                    "services",
-                    "service_instances_max",
-                    "cron_entries",
-                    "cron_period_s",
-                    "cron_duration_s"},
+                   {"jobs", "arrival_rate_per_hour", "duration_median_s", "duration_sigma", "duration_min_s",
+                    "duration_max_s", "gpu_sizes", "gpu_size_weights", "gpus_per_host", "models", "model_weights",
+                    "users", "cpu_job_share", "cpu_sizes", "cpu_size_weights", "mem_gb_per_cpu", "services",
+                    "service_instances_max", "cron_entries", "cron_period_s", "cron_duration_s"},
                    at);
   // Durations and gaps within the 100 years any time may span; sizes within 32 bits.
   auto seconds = [&](const char* key, double& out) {
@@ -263,7 +248,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (seed) root["seed"] = *seed;
   util::check_keys(root,
                    {"name", "description", "seed", "cluster", "workload", "resources", "scheduler", "perf", "metrics",
-                    "variants", "checkpoint", "preemption", "failures", "emulation", "pools"},
+                    "variants", "checkpoint", "preemption", "failures", "emulation", "pools", "elastic"},
                    at);
 
   Scenario sc;
@@ -282,6 +267,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   sc.cluster = load_cluster(sc.cluster_file, sc.catalog, files).spec;
   sc.lifecycle = read_lifecycle(root, at, sc.cluster, sc.catalog);
   sc.pools = read_pools(root, at, sc.cluster);
+  sc.workload.elastic = read_elastic(root["elastic"], at / "elastic");
   {
     std::uint64_t hosts = 0;
     for (const auto& r : sc.cluster.racks)
@@ -312,9 +298,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
     sc.workload.options.format = util::get_choice(w["format"], wat / "format", names);
   }
   if (w["skip_bad_rows"]) sc.workload.options.skip_bad_rows = util::get_bool(w["skip_bad_rows"], wat / "skip_bad_rows");
-  if (w["args"]) {
-    sc.workload.options.args = util::read_named_args(w["args"], wat / "args");
-  }
+  if (w["args"]) sc.workload.options.args = util::read_named_args(w["args"], wat / "args");
   sc.workload.line = util::line_of(w["trace"] ? w["trace"] : w);
   if (w["generate"]) sc.workload.generate = read_generator(w["generate"], wat / "generate", sc.catalog);
   // Job ids are 32-bit: no run holds more jobs.
@@ -398,9 +382,23 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
     }
   }
   if (!sc.scheduler.policy.empty()) {
-    if (auto why = sched::gavel::policy_conflict(sc.scheduler, sc.perf.model, sc.pools.enabled, sc.workload.packing_mode))
-      util::fail(root["scheduler"]["policy"], at / "scheduler" / "policy", *why);
-    sched::gavel::gavel_settings(sc.scheduler);  // its arguments' errors, at their lines
+    const auto& node = root["scheduler"]["policy"];
+    const util::At pat = at / "scheduler" / "policy";
+    std::vector<std::string> names = {"none", "optimus"};
+    for (const auto& g : sched::gavel::gavel_policy_names()) names.push_back(g);
+    if (std::find(names.begin(), names.end(), sc.scheduler.policy) == names.end())
+      util::fail(node, pat, util::unknown_name_message("scheduler policy", sc.scheduler.policy, names));
+    if (sc.scheduler.policy == "optimus") {
+      if (!sc.scheduler.external.command.empty())
+        util::fail(node, pat, "a policy and an external scheduler exclude each other (both decide sizes)");
+      if (sc.pools.enabled) util::fail(node, pat, "policy optimus cannot be combined with pools: (not supported)");
+      if (sc.workload.packing_mode) util::fail(node, pat, "the packing mode runs the built-in parts only");
+    } else {
+      if (auto why =
+              sched::gavel::policy_conflict(sc.scheduler, sc.perf.model, sc.pools.enabled, sc.workload.packing_mode))
+        util::fail(node, pat, *why);
+      sched::gavel::gavel_settings(sc.scheduler);  // its arguments' errors, at their lines
+    }
   }
   if (const auto& m = root["metrics"]) {
     util::At mat = at / "metrics";

@@ -21,6 +21,7 @@
 #include "workload/long_running.h"
 #include "sched/scheduler_config.h"
 #include "workload/generator.h"
+#include "workload/elastic_range.h"
 #include "workload/resource_defaults.h"
 #include "workload/trace_format.h"
 #include "util/parsed_yaml_files.h"
@@ -46,6 +47,8 @@ struct WorkloadConfig {
   double load = 0;             // `load: X` when given (0 = not): demand X times the trace's, arrival_scale = 1/X
   // `resources:` CPUs and memory per GPU for jobs whose trace has no such columns.
   workload::ResourceDefaults resources;
+  // `elastic:` ranges for jobs whose trace gives none, and the restart cost of a resize.
+  workload::ElasticDefaults elastic;
   // `services:` and `cron:` beside the trace (or instead of one), with `epoch` and `until_s`.
   workload::LongRunningWork long_running;
 };

@@ -16,6 +16,9 @@ struct LifecycleConfig {
   workload::CheckpointCost checkpoint;
   engine::Time grace = 0;  // preemption.grace_s: a preempted job may save for this long
   std::uint32_t max_retries = 3;
+  // An elastic job's restart at a new size (`elastic.restart_s`): GPUs held, no progress, for
+  // this long; negative = its checkpoint's save plus restore time.
+  engine::Time resize_restart = -1;
 };
 
 }  // namespace schedlab::lifecycle

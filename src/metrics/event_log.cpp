@@ -48,11 +48,14 @@ std::string EventLog::reason(const LifeEvent& e) const {
         case sched::StopCause::task_failed: why = fmt::format("task failed on h{}", e.host); break;
         case sched::StopCause::killed: why = "killed by a user"; break;
         case sched::StopCause::reclaimed: why = "reclaimed: its pool held more than its entitlement"; break;
+        case sched::StopCause::resized: why = "resized: restarts at once at another size"; break;
       }
       if (e.hold > 0) why += fmt::format("; saves a checkpoint for {:g} s", engine::to_seconds(e.hold));
       return why;
     }
     case LifeStep::restart:
+      if (e.cause == sched::StopCause::resized)
+        return fmt::format("resize {}: on {} GPUs", e.life->resizes, e.placement ? e.placement->gpus() : 0);
       return fmt::format("restart {}: {}", e.life->restarts,
                          e.life->work_done > 0 ? "restores its checkpoint" : "from the beginning");
     case LifeStep::fail:

@@ -37,6 +37,10 @@ class PerfModel {
   virtual void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& /*out*/) {}
   // The job's checkpoint costs as the model catalog gives them (size over storage
   // bandwidth); false when the model has none for this job.
+  // True when speed() follows the placement's GPU count for a job whose trace duration is its
+  // work on one GPU (the placement model with `reference: one_gpu`): only then can an elastic
+  // job run at a size other than its traced one.
+  virtual bool sizes_elastic_jobs() const { return false; }
   virtual bool checkpoint_cost(const workload::JobSpec& /*job*/, workload::CheckpointCost& /*out*/) const {
     return false;
   }

@@ -161,12 +161,13 @@ class PlacementModel final : public PerfModel {
     auto hosts = actual_hosts(job, placement, topo);
     auto racks = placement_racks(placement, topo);
     return checked_speed(
-        reference_us(job, model, topo) /
+        reference_us(job, model, topo, placement) /
             iteration_us(model, hosts, racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{}, topo),
         model, job);
   }
 
   bool shares_links() const override { return s_.contention; }
+  bool sizes_elastic_jobs() const override { return s_.reference == ReferenceShape::one_gpu; }
 
   // The checkpoint of the training model the job stands for (configs/models.yaml).
   bool checkpoint_cost(const workload::JobSpec& job, workload::CheckpointCost& out) const override {
@@ -187,7 +188,7 @@ class PlacementModel final : public PerfModel {
     r.job_line = job.line;
     r.job_gpus = job.total_gpus();
     r.model = &model_of(job);
-    r.reference_us = reference_us(job, *r.model, topo);
+    r.reference_us = reference_us(job, *r.model, topo, placement);
     r.hosts = actual_hosts(job, placement, topo);
     for (const auto& t : placement.tasks)
       if (std::find(r.host_ids.begin(), r.host_ids.end(), t.host) == r.host_ids.end()) r.host_ids.push_back(t.host);
@@ -329,10 +330,13 @@ class PlacementModel final : public PerfModel {
     return iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile).iteration_us;
   }
 
-  double reference_us(const workload::JobSpec& job, const TrainingModel& model, const cluster::Topology& topo) const {
+  double reference_us(const workload::JobSpec& job, const TrainingModel& model, const cluster::Topology& topo,
+                      const cluster::Placement& placement) const {
     double one = iteration_us(model, reference_hosts(job, s_.reference, ref_gpu_, topo), CrossRackRate{}, topo);
-    // One GPU's iteration time per batch; n GPUs do n batches per iteration.
-    if (s_.reference == ReferenceShape::one_gpu && !job.fractional()) one *= static_cast<double>(job.total_gpus());
+    // One GPU's iteration time per batch; n GPUs do n batches per iteration. An elastic job's
+    // n is the size it runs at now (a rigid job's runs hold its traced size, or part of it).
+    const auto n = job.elastic() ? placement.gpus() : job.total_gpus();
+    if (s_.reference == ReferenceShape::one_gpu && !job.fractional()) one *= static_cast<double>(n);
     return one;
   }
 

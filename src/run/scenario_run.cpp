@@ -9,6 +9,7 @@
 
 #include "lifecycle/failures.h"
 #include "metrics/collector.h"
+#include "metrics/elastic_observer.h"
 #include "metrics/event_log.h"
 #include "metrics/fan_out.h"
 #include "metrics/long_running_observer.h"
@@ -75,6 +76,11 @@ std::vector<std::pair<std::string, std::uint64_t>> dropped_by_reason(const metri
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return out;
 }
+// The lifecycle with the scenario's `elastic.restart_s`, when given.
+lifecycle::LifecycleConfig with_resize_cost(lifecycle::LifecycleConfig c, const workload::ElasticDefaults& e) {
+  c.resize_restart = e.restart;
+  return c;
+}
 }  // namespace
 
 std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, util::Notices& notices) {
@@ -91,6 +97,12 @@ std::unique_ptr<workload::JobSource> open_workload(const config::Scenario& sc, u
   if (!sc.workload.long_running.empty() || !src)
     src = std::make_unique<workload::MixedSource>(std::move(src), sc.workload.long_running);
   src = workload::with_resource_defaults(std::move(src), sc.workload.resources);
+  if (sc.workload.elastic.scales()) {
+    std::uint64_t gpus = 0;  // the cluster's, the most any range may reach
+    for (const auto& r : sc.cluster.racks)
+      for (const auto& g : r.hosts) gpus += std::uint64_t{r.count} * g.count * g.gpus;
+    src = workload::with_elastic_defaults(std::move(src), sc.workload.elastic, gpus);
+  }
   // The one count of a run's jobs, whatever made them (validate drains this same stream).
   return workload::with_job_limit(std::move(src), sc.file, sc.workload.line, "workload");
 }
@@ -131,7 +143,8 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   std::optional<metrics::EventLog> log;
   const std::string log_inside = events_file.empty() ? "" : events_inside_results(events_file, out_dir);
   metrics::LongRunningObserver long_running(sc.workload.long_running, source->strings());
-  std::vector<metrics::RunObserver*> observers{&collector, &long_running};
+  metrics::ElasticObserver elastic;
+  std::vector<metrics::RunObserver*> observers{&collector, &long_running, &elastic};
   if (!events_file.empty()) {
     events.emplace(log_inside.empty() ? events_file : dir->file(log_inside), "--events", metrics::kEventLogHeader);
     observers.push_back(&log.emplace(events->stream(), source->strings()));
@@ -152,7 +165,8 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
                              sc.workload.generate        ? std::string("generator")
                              : sc.workload.trace.empty() ? sc.file
                                                          : sc.workload.trace,
-                             sc.lifecycle.config, failures.get(), driver, &notices);
+                             with_resize_cost(sc.lifecycle.config, sc.workload.elastic), failures.get(), driver,
+                             &notices);
   if (sc.pools.enabled) simulation.use_pools(sc.pools, sc.seed);
   if (!sc.workload.long_running.empty()) simulation.use_long_running(sc.workload.long_running);
   if (story) {
@@ -178,6 +192,7 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
     return outcome;
   }
   write_file(dir->file("jobs.csv"), [&](std::ostream& o) { metrics::write_jobs_csv(o, collector, source->strings()); });
+  if (elastic.any()) write_file(dir->file("elastic.csv"), [&](std::ostream& o) { elastic.write_csv(o); });
   write_file(dir->file("timeline.csv"), [&](std::ostream& o) { metrics::write_timeline_csv(o, collector); });
   if (collector.has_pools())
     write_file(dir->file("pools-timeline.csv"),

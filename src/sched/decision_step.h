@@ -23,6 +23,8 @@ class DecisionStep {
   // jobs it stops at once, and reports both.
   virtual void decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                       std::vector<StopDecision>& stops) = 0;
+  // True for a step that resizes elastic jobs (stop with cause `resized`, start at another size).
+  virtual bool resizes() const { return false; }
   // A timer the step asked for itself (subject kExternalTimer) fired.
   virtual void own_timer(engine::Time /*now*/) {}
   // Why the step could never run this job (asked at submit after the cluster's own checks;

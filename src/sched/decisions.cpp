@@ -11,6 +11,7 @@ const char* cause_name(StopCause c) {
     case StopCause::task_failed: return "task failed";
     case StopCause::reclaimed: return "reclaimed by its pool";
     case StopCause::killed: return "killed";
+    case StopCause::resized: return "resized";
   }
   return "?";
 }

@@ -26,7 +26,9 @@ struct StartDecision {
 };
 
 // reclaimed: its pool held more than its entitlement for too long (preemption pool-reclaim).
-enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed, killed, reclaimed };
+// resized: an elastic job stops to restart at once at another size (docs/elastic.md); it keeps
+// all its work and is never requeued: the same pass starts it again.
+enum class StopCause : std::uint8_t { preempted, host_failed, gpu_failed, task_failed, killed, reclaimed, resized };
 const char* cause_name(StopCause c);
 // A stop the scheduler chose (graceful, counted as a preemption) rather than a failure or a kill.
 inline bool is_preemption(StopCause c) { return c == StopCause::preempted || c == StopCause::reclaimed; }

@@ -21,6 +21,7 @@ const char* protocol_cause(StopCause c) {
     case StopCause::task_failed: return "task_failed";
     case StopCause::reclaimed: return "reclaimed";
     case StopCause::killed: return "killed";
+    case StopCause::resized: return "resized";
   }
   return "?";
 }

@@ -36,6 +36,8 @@ struct JobLife {
   std::uint32_t failures = 0;
   std::uint32_t restarts = 0;
   double lost_gpu_us = 0;          // work thrown away plus save and restore time, GPU-microseconds
+  std::uint32_t resizes = 0;       // restarts at another size (elastic jobs)
+  double resize_lost_us = 0;       // wall time those restarts cost (part of lost_gpu_us, per GPU)
 };
 
 // Read-only view of every job's life. Implemented by the simulation (and by tests).

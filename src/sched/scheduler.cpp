@@ -9,6 +9,7 @@
 #include "sched/builtin_passes.h"
 #include "sched/external_step.h"
 #include "sched/gavel/gavel_step.h"
+#include "sched/optimus_step.h"
 #include "sched/pools_listener.h"
 
 namespace schedlab::sched {
@@ -38,7 +39,12 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   for (const auto& f : filters_)
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
-  if (!c.policy.empty()) {
+  perf_ = perf;
+  if (c.policy == "optimus") {
+    auto step = std::make_unique<OptimusStep>(*this);
+    add_listener(step.get());
+    step_ = std::move(step);
+  } else if (!c.policy.empty()) {
     if (!perf) throw std::invalid_argument("Scheduler: policy '" + c.policy + "' needs the run's perf model");
     auto step = std::make_unique<gavel::GavelStep>(*this, gavel::gavel_settings(c), *perf);
     add_listener(step.get());
@@ -55,6 +61,8 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
 }
 
 Scheduler::~Scheduler() = default;
+
+bool Scheduler::resizes() const { return step_->resizes(); }
 
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = std::make_unique<PoolsListener>(*book, period);

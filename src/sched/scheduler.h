@@ -34,6 +34,7 @@ class GavelStep;
 }
 class DecisionStep;
 class BuiltinPasses;
+class OptimusStep;
 class ExternalStep;
 class JobListener;
 class PoolsListener;
@@ -42,12 +43,14 @@ class Scheduler {
  public:
   // `ledger` gives the jobs' lives to queue orders and preemption; null for a scheduler
   // whose jobs never stop (nothing attained, nothing done). `perf`: the run's perf model, for
-  // a policy that builds a throughput matrix from it (config.policy); null otherwise.
+  // a policy that sizes jobs or builds a throughput matrix from it (config.policy); null otherwise.
   Scheduler(const SchedulerConfig& config, const PartRegistry& registry, const cluster::Topology& topo,
             const JobLedger* ledger = nullptr, const perf::PerfModel* perf = nullptr);
   ~Scheduler();
   // Names of the jobs' labels (user, model request, trace id), for an external policy.
   void set_strings(const workload::StringPool* strings) { strings_ = strings; }
+  // True when the decision step resizes elastic jobs; else they run at their traced size.
+  bool resizes() const;
 
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).
@@ -111,6 +114,7 @@ class Scheduler {
   friend class BuiltinPasses;
   friend class ExternalStep;
   friend class gavel::GavelStep;
+  friend class OptimusStep;
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
   struct ActiveJob {
@@ -210,6 +214,7 @@ class Scheduler {
   workload::JobId watched_ = kNoJob;
   std::optional<Refusal> refusal_;
   const workload::StringPool* strings_ = nullptr;
+  const perf::PerfModel* perf_ = nullptr;
   std::unique_ptr<PoolsListener> pools_;  // with the scenario's pools (use_pools)
   std::vector<JobListener*> listeners_;   // the decision step, then the pools
   std::unique_ptr<DecisionStep> step_;    // chosen once, at construction

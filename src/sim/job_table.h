@@ -49,6 +49,7 @@ struct JobRecord {
   bool retired = false;          // a service instance no longer wanted: it ends once its GPUs are free
   bool backing_off = false;      // a service instance that failed, waiting for its backoff to pass
   bool last_stop_failed = false; // its last stop was a failure (not a preemption or kill)
+  bool resizing = false;         // stopped to restart at another size in this instant
 };
 
 class JobTable final : public sched::JobLedger {

@@ -76,6 +76,7 @@ void Simulation::arrive(workload::JobId id, engine::Time now) {
   rt.life.work_total = static_cast<double>(job.duration);
   rt.life.pending_since = now;
   rt.ckpt = checkpoint_for(job, lifecycle_, perf_);
+  if (job.min_gpus != 0) check_elastic(job);
   jobs_.arrived(id);
   if (pool_book_) pool_book_->assign(job.id, pool_assigner_->pool_of(job, source_.strings(), trace_name_));
   auto arrival = Arrival::go;
@@ -201,9 +202,10 @@ void Simulation::start_decided(engine::Time now) {
       life.state = sched::JobState::running;
       life.run_start = now;
       jobs_.attempt_started();
-      if (!first_ever) ++life.restarts;
+      if (!first_ever && !rt.resizing) ++life.restarts;
       // A restart from a checkpoint first restores it: GPUs held, no progress.
-      rt.progress_from = util::add_time(now, !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
+      rt.progress_from = util::add_time(
+          now, rt.resizing ? resize_cost(rt) : !first_ever && life.work_done > 0 ? rt.ckpt.restore : 0);
     }
     if (d.job_fully_started) rt.fully_started = true;
     const engine::Time delay = std::max<engine::Time>(rt.progress_from - now, 0);
@@ -217,6 +219,11 @@ void Simulation::start_decided(engine::Time now) {
     if (attempt_first) {
       metrics::LifeEvent ev{first_ever ? metrics::LifeStep::start : metrics::LifeStep::restart, now, &job, &life};
       ev.placement = &placement;
+      if (rt.resizing) {
+        ev.cause = sched::StopCause::resized;
+        life.resize_lost_us += static_cast<double>(delay);
+      }
+      rt.resizing = false;
       observer_.on_life(ev);
     }
     executor_->start(id, job, placement, now, life.work_total - life.work_done, delay);
@@ -227,6 +234,10 @@ void Simulation::start_decided(engine::Time now) {
 
 void Simulation::apply_stops(engine::Time now) {
   for (const auto& d : stops_) {
+    if (d.cause == sched::StopCause::resized) {
+      resize_stop(d.job, now);
+      continue;
+    }
     ++stats_.preemptions;
     stop_job(d.job, now, d.cause, d.by, d.released, d.released ? 0 : jobs_.stop_hold(d.job), 0);
   }

@@ -103,6 +103,14 @@ class Simulation final : private OutsideEvents {
   // A failure cuts the stopping job's save short: it keeps its periodic checkpoint only.
   void cut_save(workload::JobId id, engine::Time now, sched::StopCause cause, cluster::HostId host);
   void job_left(workload::JobId id);
+  // Elastic jobs (sim/simulation_resize.cpp). At arrival: refuses a range the perf model or
+  // cluster cannot honour, or says once that the scheduler runs elastic jobs at their traced size.
+  void check_elastic(const workload::JobSpec& job);
+  // A resize's stop: the job keeps all its work and waits for the restart the same pass decided.
+  void resize_stop(workload::JobId id, engine::Time now);
+  // The wall time the restart after a resize holds its GPUs without progress.
+  engine::Time resize_cost(const JobRecord& rt) const;
+  bool said_rigid_elastic_ = false;
   // Arrival and end of services and cron occurrences (sim/simulation_long_running.cpp).
   enum class Arrival { go, held, skipped };
   // A service or cron group the scenario did not list (a trace's rows): default rules, and a

@@ -49,6 +49,11 @@ struct JobSpec {
   Label group = kNoLabel;     // a service's or cron entry's name (workload/long_running.h)
   Label trace_id = kNoLabel;  // the trace's own id when it is not a number
   Label job_type = kNoLabel;  // the trace's workload type (Acme: Pretrain, SFT, Evaluation, ...)
+  // An elastic job's GPU range (docs/elastic.md, "Elastic jobs"): it runs one-GPU tasks, as
+  // many as a resizing policy gives it within [min_gpus, max_gpus]; `tasks` is its traced size,
+  // the size it runs at under a policy that cannot resize. 0 = not given (rigid). 16 bits each
+  // fill what was padding (a million-job trace keeps its 120 bytes a job).
+  std::uint16_t min_gpus = 0, max_gpus = 0;
   std::uint64_t trace_number = 0;  // the trace's numeric id (when trace_id is empty)
   std::uint32_t line = 0;  // line of the trace file the job came from (0 = not from a file)
   std::int32_t priority = 0;
@@ -72,6 +77,10 @@ struct JobSpec {
   bool needs_gpu() const { return gpus_per_task > 0; }
   bool fractional() const { return gpu_milli < 1000; }
   bool has_recorded_wait() const { return recorded_wait_s != kNoRecordedWait; }
+  bool elastic() const { return min_gpus != max_gpus; }
+  // The fewest and most GPUs it may run on (a rigid job: its traced size).
+  std::uint64_t min_size() const { return elastic() ? min_gpus : total_gpus(); }
+  std::uint64_t max_size() const { return elastic() ? max_gpus : total_gpus(); }
 };
 
 // A stream of jobs in submit order. Readers and generators implement it; the simulator

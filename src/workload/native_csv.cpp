@@ -19,6 +19,7 @@
 #include "util/parse.h"
 #include "util/suggest.h"
 #include "workload/chronos_schedule.h"
+#include "workload/elastic_range.h"
 #include "workload/job_limit.h"
 #include "workload/row_reader.h"
 #include "workload/trace_reader_util.h"
@@ -28,11 +29,12 @@ namespace {
 
 enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
            kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kCpus,
-           kMemGb, kPreemptible, kInstances, kSchedule, kGroup, kColCount };
+           kMemGb, kPreemptible, kInstances, kSchedule, kGroup, kMinGpus, kMaxGpus, kColCount };
 const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
     "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status",
-    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb", "preemptible", "instances", "schedule", "group"};
+    "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb", "preemptible", "instances", "schedule", "group",
+    "min_gpus", "max_gpus"};
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
@@ -293,6 +295,17 @@ class NativeCsvSource final : public JobSource {
     job.ckpt_interval_s = ckpt_seconds(kCkptInterval);
     job.ckpt_save_s = ckpt_seconds(kCkptSave);
     job.ckpt_restore_s = ckpt_seconds(kCkptRestore);
+    // An elastic job's range (workload/elastic_range.h): a cell left empty is the traced size.
+    const bool min_given = pos_[kMinGpus] >= 0 && !util::trim(field(kMinGpus)).empty();
+    const bool max_given = pos_[kMaxGpus] >= 0 && !util::trim(field(kMaxGpus)).empty();
+    if (min_given || max_given) {
+      // An empty cell is the traced size (within the 16 bits of a range: else the range is wrong).
+      const auto size = static_cast<std::uint16_t>(std::min<std::uint64_t>(job.total_gpus(), kMaxElasticGpus));
+      job.min_gpus = min_given ? parse_int_field<std::uint16_t>(field(kMinGpus), at(kMinGpus), 0) : size;
+      job.max_gpus = max_given ? parse_int_field<std::uint16_t>(field(kMaxGpus), at(kMaxGpus), 0) : size;
+      as_one_gpu_tasks(job);
+      if (auto bad = range_error(job, 0)) rows_.fail(bad->field, bad->what);
+    }
   }
 
   float ckpt_seconds(Col c) const {
