@@ -63,7 +63,7 @@ struct ElasticRun {
         observer(topo, collector),
         recorder(observer) {
     auto config = scheduler_config("best-fit");
-    config.allocation = allocation;
+    config.policy = allocation;
     lifecycle::LifecycleConfig lifecycle;
     lifecycle.resize_restart = sec(10);
     metrics::FanOut both({&recorder, &elastic});
