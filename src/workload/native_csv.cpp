@@ -351,7 +351,8 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 
 void write_native_header(std::ostream& out) {
   out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
-         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb,preemptible,group\n";
+         "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb,preemptible,group,"
+         "min_gpus,max_gpus\n";
 }
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
@@ -361,12 +362,17 @@ void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) 
   // CPUs and memory stay empty when the trace did not give them (the scenario's defaults apply).
   const std::string cpus = j.cpu_given ? cluster::cpu_text(j.cpu_milli) : std::string();
   const std::string mem = j.mem_given ? cluster::mem_gb_text(j.mem_mib) : std::string();
+  // An elastic range only where the trace gave one (else the cells stay empty: the traced size).
+  const bool ranged = j.min_gpus != 0 || j.max_gpus != 0;
+  const std::string min_gpus = ranged ? std::to_string(j.min_gpus) : std::string();
+  const std::string max_gpus = ranged ? std::to_string(j.max_gpus) : std::string();
   out << fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id, engine::seconds_text(j.submit),
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id, engine::seconds_text(j.submit),
       engine::seconds_text(j.duration), j.tasks, j.gpus_per_task, j.gpu_milli, util::csv_field(s.str(j.gpu_request)),
       j.min_generation, util::csv_field(s.str(j.user)), util::csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0,
       kind_name(j.kind), engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
-      ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0, util::csv_field(s.str(j.group)));
+      ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0, util::csv_field(s.str(j.group)), min_gpus,
+      max_gpus);
 }
 
 }  // namespace schedlab::workload

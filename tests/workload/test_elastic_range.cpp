@@ -2,10 +2,17 @@
 // form, and the scenario's scales.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "workload/elastic_range.h"
+#include "workload/native_csv.h"
+#include "workload/trace_format.h"
 
 using namespace schedlab::workload;
 
@@ -101,4 +108,47 @@ TEST_CASE("Workload.ElasticRange.scenario_scales") {
     CHECK(!range_error(j, 16));
   }
   CHECK(!src->next(j));
+}
+
+TEST_CASE("Workload.ElasticRange.native_round_trip") {
+  // `trace convert` writes a range where the trace gave one, and reading it back gives the job
+  // again; a job without a range leaves both cells empty.
+  const auto dir = std::filesystem::temp_directory_path() / ("schedlab-elastic-rt-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto in = (dir / "in.csv").string(), out = (dir / "out.csv").string();
+  std::ofstream(in) << "id,submit_s,duration_s,tasks,gpus_per_task,min_gpus,max_gpus\n"
+                       "1,0,100,2,8,4,64\n"
+                       "2,5,100,1,4,,\n";
+  TraceOptions options;
+  options.format = "native";
+  std::vector<JobSpec> first;
+  {
+    auto src = open_trace(in, options);
+    std::ofstream w(out);
+    write_native_header(w);
+    for (JobSpec j; src->next(j);) {
+      first.push_back(j);
+      write_native_row(w, j, src->strings());
+    }
+  }
+  std::ifstream text(out);
+  std::string header, row1, row2;
+  std::getline(text, header);
+  std::getline(text, row1);
+  std::getline(text, row2);
+  CHECK(header.substr(header.size() - 17) == "min_gpus,max_gpus");
+  CHECK(row1.substr(row1.size() - 5) == ",4,64");
+  CHECK(row2.substr(row2.size() - 2) == ",,");
+  auto again = open_trace(out, options);
+  std::size_t i = 0;
+  for (JobSpec j; again->next(j); ++i) {
+    REQUIRE(i < first.size());
+    CHECK(j.tasks == first[i].tasks);
+    CHECK(j.gpus_per_task == first[i].gpus_per_task);
+    CHECK(j.min_gpus == first[i].min_gpus);
+    CHECK(j.max_gpus == first[i].max_gpus);
+  }
+  CHECK(i == 2);
+  CHECK(first[0].tasks == 16);  // an elastic job runs one-GPU tasks
+  std::filesystem::remove_all(dir);
 }

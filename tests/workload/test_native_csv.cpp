@@ -123,9 +123,9 @@ TEST_CASE("Workload.NativeCsv.cpus_and_mem_gb_per_task") {
   std::ostringstream out;
   for (const auto& j : jobs) write_native_row(out, j, src->strings());
   const std::string rows = out.str();
-  CHECK(rows.find(",8,32,1,\n") != std::string::npos);  // then preemptible, group
-  CHECK(rows.find(",0.5,1.25,1,\n") != std::string::npos);
-  CHECK(rows.find(",12,,1,\n") != std::string::npos);
+  CHECK(rows.find(",8,32,1,,,\n") != std::string::npos);  // then preemptible, group, min_gpus, max_gpus
+  CHECK(rows.find(",0.5,1.25,1,,,\n") != std::string::npos);
+  CHECK(rows.find(",12,,1,,,\n") != std::string::npos);
 }
 
 TEST_CASE("Workload.NativeCsv.bad_cpus_and_memory") {
