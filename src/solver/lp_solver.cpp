@@ -16,6 +16,11 @@ namespace {
 // off first, so that nothing of GLPK's ever reaches stdout or stderr.
 void quiet() { glp_term_out(GLP_OFF); }
 
+// GLPK keeps one environment per thread, made on first use and kept until glp_free_env. It is
+// freed when the thread's last problem is deleted, so that a thread that solved programs (a
+// compare's variant) ends owning nothing; a problem is deleted on the thread that made it.
+thread_local int live_problems = 0;
+
 void check_bounds(double lower, double upper, const std::string& what) {
   if (std::isnan(lower) || std::isnan(upper))
     throw std::invalid_argument("linear program: " + what + ": a bound is NaN");
@@ -45,10 +50,12 @@ int to_int(std::size_t n, const char* what) {
 
 }  // namespace
 
-void LpSolver::Free::operator()(glp_prob* p) const { glp_delete_prob(p); }
+void LpSolver::Free::operator()(glp_prob* p) const {
+  glp_delete_prob(p);
+  if (--live_problems == 0) glp_free_env();
+}
 
 LpSolver::LpSolver(const LinearProgram& lp) : variables_(lp.variables().size()), rows_(lp.rows().size()) {
-  quiet();
   const int ncols = to_int(variables_, "variables");
   const int nrows = to_int(rows_, "rows");
   // Everything is checked before GLPK sees it: GLPK aborts the process on bad arguments.
@@ -88,6 +95,8 @@ LpSolver::LpSolver(const LinearProgram& lp) : variables_(lp.variables().size()),
     }
   }
   prob_.reset(glp_create_prob());
+  ++live_problems;
+  quiet();
   glp_set_obj_dir(prob_.get(), lp.sense() == Sense::maximize ? GLP_MAX : GLP_MIN);
   if (ncols > 0) glp_add_cols(prob_.get(), ncols);
   if (nrows > 0) glp_add_rows(prob_.get(), nrows);
