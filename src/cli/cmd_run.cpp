@@ -55,8 +55,8 @@ void run_packing_command(const config::Scenario& scenario, util::Notices& notice
 // and how many jobs it would drop. Returns the jobs the workload holds.
 std::uint64_t validate_workload(const config::Scenario& scenario, util::Notices& notices) {
   cluster::Topology topo(scenario.cluster, scenario.catalog);
-  perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
-                        scenario.perf.model_line, &notices);
+  const auto perf = perf::make_perf_model(scenario.perf.model, scenario.perf.args, scenario.file, topo, scenario.seed,
+                                          scenario.perf.model_line, &notices);
   if (scenario.workload.packing_mode) {
     auto source = run::open_workload(scenario, notices);
     workload::JobSpec job;
@@ -64,7 +64,7 @@ std::uint64_t validate_workload(const config::Scenario& scenario, util::Notices&
     while (source->next(job)) ++jobs;
     return jobs;
   }
-  const auto scan = run::scan_workload(scenario, topo, {.fits = true});
+  const auto scan = run::scan_workload(scenario, topo, {.fits = true, .one_gpu_work = perf->sizes_elastic_jobs()});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(scenario.scheduler, topo, {scenario.lifecycle.failures.any()}))

@@ -215,6 +215,7 @@ void AllocationState::move_bucket(HostId h, std::uint16_t from, std::uint16_t to
 }
 
 void AllocationState::update_short(HostId h) {
+  ++version_;  // every change of a host's free GPUs, CPUs or memory ends here
   const auto& info = topo_->host(h);
   if (info.gpus == 0) return;
   const std::uint64_t free = whole_free_[h];

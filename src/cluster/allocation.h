@@ -113,6 +113,9 @@ class AllocationState {
   // Counts completed runs' releases (not transaction rollbacks): if it has not moved, no
   // GPU was freed, and a placement that failed before fails again.
   std::uint64_t release_epoch() const { return release_epoch_; }
+  // Moves whenever any host's free GPUs, CPUs or memory change (takes, releases, failures and
+  // repairs, rollbacks included): a figure computed from them at the same version is the same.
+  std::uint64_t version() const { return version_; }
 
  private:
   void move_bucket(HostId h, std::uint16_t from, std::uint16_t to);
@@ -136,6 +139,7 @@ class AllocationState {
   std::uint64_t used_milli_ = 0;
   std::uint64_t shared_total_ = 0;
   std::uint64_t release_epoch_ = 0;
+  std::uint64_t version_ = 0;
   std::vector<std::uint16_t> down_;  // [host], allocated at the first failure
   std::uint64_t down_total_ = 0;
   std::vector<std::vector<std::uint16_t>> share_used_;  // [host][slot]

@@ -44,8 +44,10 @@ std::string offered_load_text(const OfferedLoad& load) {
   if (!load.overall)
     return fmt::format("offered load: none to speak of ({:.1f} GPU-hours asked{}; {} GPUs)", load.gpu_hours,
                        load.span_h <= 0 ? ", all submitted at one instant" : "", load.gpus);
-  std::string text = fmt::format("offered load {:.2f} ({:.1f} GPU-hours asked over {:.1f} h of submissions, on {} GPUs)",
-                                 *load.overall, load.gpu_hours, load.span_h, load.gpus);
+  std::string text = fmt::format("offered load {:.2f} ({:.1f} GPU-hours {}asked over {:.1f} h of submissions, on {} GPUs)",
+                                 *load.overall, load.gpu_hours,
+                                 load.one_gpu_work ? "of one-GPU work, a lower bound at perfect scaling, " : "",
+                                 load.span_h, load.gpus);
   if (load.by_model.size() > 1) {
     std::string parts;
     for (const auto& [name, v] : load.by_model)

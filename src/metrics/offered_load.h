@@ -23,6 +23,9 @@ struct OfferedLoad {
   double gpu_hours = 0;  // asked by the jobs counted
   double span_h = 0;     // from the first to the last submission
   std::uint64_t gpus = 0;
+  // Durations were one GPU's work (`perf.reference: one-gpu`): gpu_hours is that work, what the
+  // jobs would ask at perfect scaling, so the load is a lower bound of what runs on several GPUs.
+  bool one_gpu_work = false;
   // GPU-hours asked / (span_h x gpus); nothing when the span or the cluster's GPUs are 0.
   std::optional<double> overall;
   // Per GPU model of the cluster, in catalog order: its name and load.

@@ -123,7 +123,9 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   // that a run refused before that never writes it), and a driven run (emulation), whose jobs
   // from outside intern their names between the trace's as it is read (labels order the
   // per-user sums).
-  WorkloadScan scan = scan_workload(sc, topo, {.keep_jobs = sc.workload.options.skipped_file.empty() && !hooks.drive});
+  WorkloadScan scan = scan_workload(sc, topo,
+                                    {.keep_jobs = sc.workload.options.skipped_file.empty() && !hooks.drive,
+                                     .one_gpu_work = perf->sizes_elastic_jobs()});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))

@@ -58,13 +58,17 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
     const cluster::ModelMask mask = requests.of(job);
     if (pools) pools->pool_of(job, source->strings(), name);
     if (job.kind != workload::JobKind::service)
-      tally.add(engine::to_seconds(job.submit), workload::job_gpu_hours(job), mask);
+      tally.add(engine::to_seconds(job.submit),
+                options.one_gpu_work && job.needs_gpu() ? engine::to_seconds(job.duration) / 3600.0
+                                                        : workload::job_gpu_hours(job),
+                mask);
     if (scheduler)
       if (auto why = scheduler->never_runs(job, mask)) ++never[*why];
   }
   std::vector<std::uint64_t> gpus(topo.catalog().size());
   for (cluster::ModelId m = 0; m < gpus.size(); ++m) gpus[m] = topo.gpus_of_model(m);
   out.load = tally.result(topo.catalog(), gpus);
+  out.load.one_gpu_work = options.one_gpu_work;
   out.never_fit.assign(never.begin(), never.end());
   std::stable_sort(out.never_fit.begin(), out.never_fit.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

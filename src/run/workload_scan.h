@@ -34,6 +34,9 @@ struct WorkloadScan {
 struct ScanOptions {
   bool fits = false;
   bool keep_jobs = false;
+  // The perf model reads a GPU job's duration as its work on ONE GPU (`perf.reference: one-gpu`,
+  // PerfModel::sizes_elastic_jobs): the offered load counts that work, not duration x GPUs.
+  bool one_gpu_work = false;
 };
 
 // Throws InputError as `run` would, at the job's line.

@@ -24,14 +24,13 @@ void OptimusStep::job_ended(workload::JobId id, bool /*was_running*/) {
 
 void OptimusStep::job_forgotten(workload::JobId id) {
   dirty_ = true;
-  for (auto it = speeds_.begin(); it != speeds_.end();)
-    it = (it->first >> 32) == id ? speeds_.erase(it) : std::next(it);
+  speeds_.erase(id);
 }
 
 double OptimusStep::speed(const workload::JobSpec& job, std::uint64_t n) {
   if (!s_.perf_) throw std::logic_error("policy optimus needs the run's perf model");
-  const std::uint64_t key = std::uint64_t{job.id} << 32 | n;
-  if (auto it = speeds_.find(key); it != speeds_.end()) return it->second;
+  std::vector<double>& known = speeds_[job.id];
+  if (n < known.size() && known[n] > 0) return known[n];
   while (packed_.size() <= n) {
     // The tightest packing of packed_.size() GPUs: hosts in id order, each filled.
     cluster::Placement p;
@@ -43,9 +42,10 @@ double OptimusStep::speed(const workload::JobSpec& job, std::uint64_t n) {
     }
     packed_.push_back(std::move(p));
   }
-  const double v = n == 0 ? 0.0 : s_.perf_->speed(job, packed_[n], *s_.topo_);
-  speeds_.emplace(key, v);
-  return v;
+  if (n == 0) return 0.0;
+  if (known.size() <= n) known.resize(n + 1, 0.0);
+  known[n] = s_.perf_->speed(job, packed_[n], *s_.topo_);
+  return known[n];
 }
 
 bool OptimusStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now,
@@ -93,8 +93,14 @@ void OptimusStep::decide(engine::Time now, cluster::AllocationState& alloc, std:
   for (const auto& j : jobs)
     sizing.push_back({j.spec->min_size(), j.spec->max_size(),
                       s_.ledger_->life(j.spec->id).work_total - s_.ledger_->work_done(j.spec->id, now)});
-  const auto sizes =
-      optimus_sizes(sizing, capacity, [&](std::size_t i, std::uint64_t n) { return speed(*jobs[i].spec, n); });
+  // Each job's memoised curve, looked up once per plan (the map's values stay where they are).
+  std::vector<const std::vector<double>*> curves;
+  curves.reserve(jobs.size());
+  for (const auto& j : jobs) curves.push_back(&speeds_[j.spec->id]);
+  const auto sizes = optimus_sizes(sizing, capacity, [&](std::size_t i, std::uint64_t n) {
+    const auto& known = *curves[i];
+    return n < known.size() && known[n] > 0 ? known[n] : speed(*jobs[i].spec, n);
+  });
   // Stops first, so that the starts see every GPU the plan counted on.
   std::vector<std::size_t> resized;
   for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -42,7 +42,7 @@ class OptimusStep final : public DecisionStep, public JobListener {
   Scheduler& s_;
   bool dirty_ = true;
   std::uint64_t epoch_ = ~std::uint64_t{0};           // the release epoch the last plan saw
-  std::unordered_map<std::uint64_t, double> speeds_;  // (job id << 32 | n) -> speed
+  std::unordered_map<workload::JobId, std::vector<double>> speeds_;  // job -> speed by n (0: not yet known)
   std::vector<cluster::Placement> packed_;            // by GPU count
 };
 

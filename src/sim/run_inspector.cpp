@@ -112,12 +112,18 @@ metrics::InstantState RunInspector::snapshot(engine::Time now, const pools::Pool
   if (const auto* head = scheduler_.head(); head && head->spec->needs_gpu()) {
     // Free GPUs the first pending job cannot use: on hosts too full for one of its tasks
     // (GPUs, CPUs or memory), or of models it may not use.
-    std::uint64_t usable = 0;
-    cluster::ModelMask allowed = scheduler_.allowed_models(*head);
-    auto g = static_cast<std::uint16_t>(head->spec->fractional() ? 1 : head->spec->gpus_per_task);
-    for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
-      if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g, head->need());
-    s.fragmented_gpus = s.free_gpus - std::min(usable, s.free_gpus);
+    const cluster::ModelMask allowed = scheduler_.allowed_models(*head);
+    const auto g = static_cast<std::uint16_t>(head->spec->fractional() ? 1 : head->spec->gpus_per_task);
+    const cluster::TaskNeed need = head->need();
+    auto& memo = usable_memo_;
+    if (memo.version != alloc_.version() || memo.job != head->id() || memo.allowed != allowed ||
+        memo.gpus_per_task != g || memo.need.cpu_milli != need.cpu_milli || memo.need.mem_mib != need.mem_mib) {
+      std::uint64_t usable = 0;
+      for (cluster::ModelId m = 0; m < topo_.catalog().size(); ++m)
+        if (allowed >> m & 1) usable += alloc_.usable_gpus(m, g, need);
+      memo = {alloc_.version(), head->id(), allowed, g, need, usable};
+    }
+    s.fragmented_gpus = s.free_gpus - std::min(memo.usable, s.free_gpus);
   }
   return s;
 }

@@ -46,6 +46,17 @@ class RunInspector {
   const JobTable& jobs_;
   const workload::StringPool& strings_;
   const std::unordered_set<workload::JobId>& outside_;
+  // The snapshot's GPUs usable by the first waiting job, kept while neither the allocation nor
+  // what the job asks changed: most instants change neither (a speed change, a timer).
+  struct UsableMemo {
+    std::uint64_t version = ~std::uint64_t{0};
+    workload::JobId job = 0;
+    cluster::ModelMask allowed = 0;
+    std::uint16_t gpus_per_task = 0;
+    cluster::TaskNeed need;
+    std::uint64_t usable = 0;
+  };
+  mutable UsableMemo usable_memo_;
 };
 
 }  // namespace schedlab::sim

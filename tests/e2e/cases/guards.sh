@@ -43,6 +43,11 @@ if python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if s[
 run run "$G/load.yaml" --set workload.arrival_scale=4 --out "$G/out-light"
 if [ "$rc" -eq 0 ] && grep -qF "offered load 0.50 " "$TMP/stderr" && ! grep -q "overloaded" "$TMP/stderr"; then
   pass guards_light_load_no_warning; else fail guards_light_load_no_warning "exit code $rc"; fi
+# Durations of one-GPU work (perf.reference: one-gpu): each job asks its duration, whatever its
+# GPUs: 1 + 1 + 2 = 4 GPU-hours over 1 h on 16 GPUs, 0.25; V100 (0.5 + 1) / 8, A100 (0.5 + 2) / 8.
+run validate "$G/load.yaml" --set perf.model=placement --set perf.reference=one-gpu --set perf.model_mix.resnet50=1
+stderr_has guards_offered_load_one_gpu_work \
+  "offered load 0.25 (4.0 GPU-hours of one-GPU work, a lower bound at perfect scaling, asked over 1.0 h of submissions, on 16 GPUs); per GPU model: V100 0.19, A100 0.31"
 run run "$G/load.yaml" --quiet --out "$G/out-quiet"
 if [ "$rc" -eq 0 ] && [ ! -s "$TMP/stderr" ]; then pass guards_quiet_silences; else fail guards_quiet_silences "stderr not empty"; fi
 
