@@ -71,6 +71,11 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
   r.ranks = static_cast<std::uint32_t>(placement.tasks.size());
   r.decided = std::chrono::steady_clock::now();
   const auto ckpt = sim::checkpoint_for(job, options_.lifecycle, perf_);
+  // Resized: the old gang saves first, then this one restores. Together they take the restart
+  // the simulator charged (`delay`: elastic.restart_s, or the save and the restore).
+  const bool wait = stopping(job.id);
+  const engine::Time restore = wait ? std::max<engine::Time>(delay - ckpt.save, 0) : ckpt.restore;
+  r.save = ckpt.save;
   // The simulator's interval 0 means "nothing is ever lost": the worker then saves as often as
   // a synced file write allows, every 100 ms of wall time (so a failure loses at most that).
   const engine::Time interval =
@@ -102,7 +107,7 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
                 "--save-us",
                 fmt::format("{}", ckpt.save),
                 "--restore-us",
-                fmt::format("{}", ckpt.restore)};
+                fmt::format("{}", restore)};
     if (options_.gpu.on) {
       const auto plan = plan_gpu_step(gpu_rate(placement), r.speed, options_.speedup, options_.gpu.step_wall_us);
       cmd.argv.insert(cmd.argv.end(), {"--gpu", "--step-us", fmt::format("{}", plan.step_units), "--gemm-flops",
@@ -110,24 +115,53 @@ void EmuExecutor::start(sim::RunId run, const workload::JobSpec& job, const clus
     }
     LiveTask t;
     t.run = run;
+    t.job = job.id;
     t.host = slot.host;
-    t.gpu_indexes = take_gpus(slot.host, slot);
     t.port = port;
-    std::string visible;
-    for (auto g : t.gpu_indexes) visible += (visible.empty() ? "" : ",") + std::to_string(g);
     cmd.env = {{"SCHEDLAB_JOB_ID", std::to_string(job.id)},
                {"SCHEDLAB_EMULATION_ID", options_.emulation_id},
                {"RANK", std::to_string(rank)},
                {"WORLD_SIZE", std::to_string(r.ranks)},
                {"LOCAL_RANK", std::to_string(local_ranks[slot.host]++)},
-               {"MASTER_ADDR", master},
-               {"CUDA_VISIBLE_DEVICES", visible}};
+               {"MASTER_ADDR", master}};
     if (port != 0) cmd.env["MASTER_PORT"] = std::to_string(port);
     cmd.checkpoint_dir = fmt::format("{}/job-{}", options_.checkpoint_root, job.id);
     tasks_.emplace(cmd.task, std::move(t));
-    send(slot.host, std::move(cmd));
+    if (wait)
+      held_[job.id].push_back({slot, std::move(cmd)});
+    else
+      launch(slot, std::move(cmd));
   }
   runs_.emplace(run, r);
+}
+
+void EmuExecutor::launch(const cluster::TaskSlot& slot, LaunchCommand command) {
+  auto found = tasks_.find(command.task);
+  if (found == tasks_.end()) return;  // its host was lost while it waited
+  auto& t = found->second;
+  t.gpu_indexes = take_gpus(slot.host, slot);
+  t.launched = true;
+  std::string visible;
+  for (auto g : t.gpu_indexes) visible += (visible.empty() ? "" : ",") + std::to_string(g);
+  command.env["CUDA_VISIBLE_DEVICES"] = visible;
+  send(slot.host, std::move(command));
+}
+
+bool EmuExecutor::stopping(workload::JobId job) const {
+  for (const auto& [name, t] : tasks_)
+    if (t.job == job && t.kill_grace_ms) return true;
+  return false;
+}
+
+void EmuExecutor::release_held() {
+  for (auto it = held_.begin(); it != held_.end();) {
+    if (stopping(it->first)) {
+      ++it;
+      continue;
+    }
+    for (auto& h : it->second) launch(h.slot, std::move(h.command));
+    it = held_.erase(it);
+  }
 }
 
 bool EmuExecutor::is_current(const engine::Event& e) const {
@@ -142,7 +176,7 @@ void EmuExecutor::send(cluster::HostId host, Command command) {
 std::vector<std::string> EmuExecutor::tasks_on(cluster::HostId host) const {
   std::vector<std::string> out;
   for (const auto& [name, t] : tasks_)
-    if (t.host == host) out.push_back(name);
+    if (t.host == host && t.launched) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -166,15 +200,31 @@ double EmuExecutor::stop(sim::RunId run, engine::Time now, bool graceful) {
   auto it = runs_.find(run);
   if (it == runs_.end()) return 0;
   const double done = progress(run, now);
-  const auto grace_ms = graceful ? static_cast<std::uint32_t>(std::clamp(
-                                       static_cast<double>(options_.lifecycle.grace) / options_.speedup / 1000.0, 0.0,
-                                       3.6e6))
-                                 : 0u;
-  for (auto& [name, t] : tasks_)
-    if (t.run == run) {
-      t.kill_grace_ms = grace_ms;
-      send(t.host, KillCommand{name, grace_ms});
+  // A graceful stop lets the tasks save: for a preemption within its grace period, for a resize
+  // whatever the grace period (the simulator keeps all of a resized job's work), with half a
+  // second more than the save for the process to get to it before the SIGKILL.
+  const auto wall_ms = [&](engine::Time trace) { return static_cast<double>(trace) / options_.speedup / 1000.0; };
+  const auto grace_ms =
+      graceful ? static_cast<std::uint32_t>(std::clamp(
+                     std::max(wall_ms(options_.lifecycle.grace), wall_ms(it->second.save) + 500.0), 0.0, 3.6e6))
+               : 0u;
+  // Launches still held (stopped again before its predecessor exited) are never sent.
+  if (auto held = held_.find(it->second.job); held != held_.end()) {
+    std::erase_if(held->second, [&](const HeldLaunch& h) { return h.command.run == run; });
+    if (held->second.empty()) held_.erase(held);
+  }
+  for (auto t = tasks_.begin(); t != tasks_.end();) {
+    if (t->second.run == run && !t->second.launched) {
+      if (t->second.port != 0) ports_.give_back(t->second.port);
+      t = tasks_.erase(t);
+      continue;
     }
+    if (t->second.run == run) {
+      t->second.kill_grace_ms = grace_ms;
+      send(t->second.host, KillCommand{t->first, grace_ms});
+    }
+    ++t;
+  }
   // Its tasks' exits still arrive (and free their GPU indexes) but no longer count.
   runs_.erase(it);
   return done;
@@ -185,7 +235,9 @@ void EmuExecutor::drop_task(std::unordered_map<std::string, LiveTask>::iterator 
   for (auto g : it->second.gpu_indexes)
     if (g < used.size()) used[g] = false;
   if (it->second.port != 0) ports_.give_back(it->second.port);
+  const bool was_stopping = it->second.kill_grace_ms.has_value();
   tasks_.erase(it);
+  if (was_stopping && !held_.empty()) release_held();
 }
 
 void EmuExecutor::on_report(cluster::HostId host, const TaskReport& report, engine::Time now,
@@ -248,6 +300,7 @@ void EmuExecutor::on_host_lost(cluster::HostId host) {
     if (it->second.port != 0) ports_.give_back(it->second.port);
     it = tasks_.erase(it);
   }
+  if (!held_.empty()) release_held();
 }
 
 }  // namespace schedlab::emu

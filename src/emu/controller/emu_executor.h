@@ -106,6 +106,7 @@ class EmuExecutor final : public sim::Executor {
     double work = 0;     // to do, this run
     double speed = 1;
     engine::Time ready_at = 0;  // progress starts here (after a restore)
+    engine::Time save = 0;      // a graceful stop's save, in trace time
     std::uint32_t ranks = 0;
     std::uint32_t running = 0;  // ranks reported running (or done)
     std::uint32_t done = 0;     // ranks that exited 0
@@ -116,12 +117,27 @@ class EmuExecutor final : public sim::Executor {
   };
   struct LiveTask {
     sim::RunId run = 0;
+    workload::JobId job = 0;
     cluster::HostId host = 0;
     std::vector<std::uint16_t> gpu_indexes;
     std::uint16_t port = 0;  // its gang's MASTER_PORT, lent from ports_ (0: a gang of one)
     bool seen_running = false;
     std::optional<std::uint32_t> kill_grace_ms;  // its run was stopped: the kill was sent
+    bool launched = false;  // its launch was sent (else it waits in held_)
   };
+  // A launch that waits for the job's stopped tasks to exit: a resize starts the job again in
+  // the instant it stops it, and the new gang must resume from the checkpoint the old one is
+  // still saving (and on GPUs it has left).
+  struct HeldLaunch {
+    cluster::TaskSlot slot;
+    LaunchCommand command;
+  };
+  // Takes the task's GPU indexes and sends its launch.
+  void launch(const cluster::TaskSlot& slot, LaunchCommand command);
+  // True while a task of the job's earlier runs is stopping (killed, not yet exited).
+  bool stopping(workload::JobId job) const;
+  // Sends the held launches of every job none of whose tasks is stopping any more.
+  void release_held();
   void send(cluster::HostId host, Command command);
   static std::string task_name(workload::JobId job, sim::RunId run, std::uint32_t rank);
   std::vector<std::uint16_t> take_gpus(cluster::HostId host, const cluster::TaskSlot& slot);
@@ -135,6 +151,7 @@ class EmuExecutor final : public sim::Executor {
   EmuExecutorOptions options_;
   std::unordered_map<sim::RunId, RunState> runs_;
   std::unordered_map<std::string, LiveTask> tasks_;
+  std::map<workload::JobId, std::vector<HeldLaunch>> held_;
   GangPorts ports_;
   std::vector<std::vector<bool>> gpu_used_;  // by host, by GPU index
   std::vector<double> start_latency_ms_;

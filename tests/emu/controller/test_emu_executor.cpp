@@ -2,6 +2,8 @@
 // reports become (a run's end, its failure, a stale task killed).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -72,8 +74,9 @@ struct Fixture {
   workload::JobSpec job;
   cluster::Placement placement;
 
-  Fixture()
-      : exec(topo, *perf, agents, [] {
+  // `tweak` changes the executor's options (a scenario's checkpoint or preemption settings).
+  explicit Fixture(const std::function<void(EmuExecutorOptions&)>& tweak = {})
+      : exec(topo, *perf, agents, [&] {
           EmuExecutorOptions o;
           o.speedup = 100;
           o.self_exe = "/bin/schedlab";
@@ -81,6 +84,7 @@ struct Fixture {
           o.lifecycle.grace = sec(120);
           o.ports = kTestPorts;
           o.emulation_id = "emu-1";
+          if (tweak) tweak(o);
           return o;
         }()) {
     job.id = 5;
@@ -130,13 +134,19 @@ TEST_CASE("Emulation.Executor.gangs_hold_their_port_until_their_last_task_is_gon
   f.exec.stop(1, sec(10), true);
   auto l = f.agents.launches();
   f.exec.on_report(1, report(l[2], TaskState::exited, 143), sec(11), f.outside);
-  f.exec.start(2, f.job, f.placement, sec(12), 600e6, 0);  // the block's other port
+  // Other jobs (a run of job 5 would wait for run 1's tasks to exit: see the resize case).
+  auto job_of = [&](workload::JobId id) {
+    workload::JobSpec j = f.job;
+    j.id = id;
+    return j;
+  };
+  f.exec.start(2, job_of(6), f.placement, sec(12), 600e6, 0);  // the block's other port
   l = f.agents.launches();
   REQUIRE(l.size() == 6);
   CHECK(l[3].env.at("MASTER_PORT") != mine);
   const std::string second = l[3].env.at("MASTER_PORT");
   // Both of the block's ports lent: the next gang's comes from a block claimed now.
-  f.exec.start(3, f.job, f.placement, sec(13), 600e6, 0);
+  f.exec.start(3, job_of(7), f.placement, sec(13), 600e6, 0);
   l = f.agents.launches();
   CHECK(l[6].env.at("MASTER_PORT") != mine);
   CHECK(l[6].env.at("MASTER_PORT") != second);
@@ -146,8 +156,8 @@ TEST_CASE("Emulation.Executor.gangs_hold_their_port_until_their_last_task_is_gon
   f.exec.on_report(0, report(l[0], TaskState::exited, 143), sec(14), f.outside);
   f.exec.on_report(0, report(l[1], TaskState::exited, 143), sec(14), f.outside);
   const std::set<std::string> lent = {second, l[6].env.at("MASTER_PORT")};
-  f.exec.start(4, f.job, f.placement, sec(15), 600e6, 0);
-  f.exec.start(5, f.job, f.placement, sec(15), 600e6, 0);
+  f.exec.start(4, job_of(8), f.placement, sec(15), 600e6, 0);
+  f.exec.start(5, job_of(9), f.placement, sec(15), 600e6, 0);
   l = f.agents.launches();
   CHECK(lent.count(l[9].env.at("MASTER_PORT")) == 0);
   CHECK(l[9].env.at("MASTER_PORT") != mine);
@@ -211,6 +221,58 @@ TEST_CASE("Emulation.Executor.a_preemption_kills_gracefully_a_failure_at_once") 
   auto k2 = f.agents.kills();
   REQUIRE(k2.size() == 6);
   CHECK(k2.back().grace_ms == 0);
+}
+
+TEST_CASE("Emulation.Executor.a_resized_job_starts_again_once_its_stopped_gang_has_saved_and_exited") {
+  // A resize stops the gang and starts it at another size in one instant. The new gang must
+  // resume from the checkpoint the old one writes as it stops, on GPUs it has left: its launch
+  // waits for the old tasks' exits, and restores for what is left of the restart the
+  // simulator charged after the save (restart 30 s, save 10 s: restore 20 s).
+  Fixture f([](EmuExecutorOptions& o) {
+    o.lifecycle.grace = 0;
+    o.lifecycle.checkpoint_set = true;
+    o.lifecycle.checkpoint = {sec(300), sec(10), sec(5)};
+  });
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  // Graceful whatever the grace period (0 here): the save's 10 trace s are 100 ms at speedup
+  // 100, and half a second more.
+  f.exec.stop(1, sec(60), true);
+  auto k = f.agents.kills();
+  REQUIRE(k.size() == 3);
+  for (const auto& kill : k) CHECK(kill.grace_ms == 600);
+  cluster::Placement smaller;
+  smaller.tasks = {{0, 4, 0, 0}, {0, 4, 0, 0}};  // host 0's GPUs 0-7, two of them still held
+  f.exec.start(2, f.job, smaller, sec(60), 540e6, sec(30));
+  CHECK(f.agents.launches().size() == 3);  // nothing sent yet
+  auto l = f.agents.launches();
+  f.exec.on_report(0, report(l[0], TaskState::exited, 143), sec(61), f.outside);
+  f.exec.on_report(0, report(l[1], TaskState::exited, 143), sec(61), f.outside);
+  CHECK(f.agents.launches().size() == 3);  // rank 2 still saving
+  f.exec.on_report(1, report(l[2], TaskState::exited, 143), sec(61), f.outside);
+  l = f.agents.launches();
+  REQUIRE(l.size() == 5);
+  for (std::size_t i = 3; i < 5; ++i) {
+    const auto& argv = l[i].argv;
+    const auto at = std::find(argv.begin(), argv.end(), "--restore-us");
+    REQUIRE(at != argv.end());
+    CHECK(*std::next(at) == "20000000");
+  }
+  CHECK(l[3].env.at("CUDA_VISIBLE_DEVICES") == "0,1,2,3");  // the GPUs the old gang left
+  CHECK(l[4].env.at("CUDA_VISIBLE_DEVICES") == "4,5,6,7");
+  CHECK(f.outside.failed.empty());
+}
+
+TEST_CASE("Emulation.Executor.a_resize_stopped_again_before_it_launched_never_launches") {
+  Fixture f;
+  f.exec.start(1, f.job, f.placement, 0, 600e6, 0);
+  f.exec.stop(1, sec(60), true);
+  f.exec.start(2, f.job, f.placement, sec(60), 540e6, sec(30));  // held
+  f.exec.stop(2, sec(65), true);                                 // forgotten, nothing to kill
+  CHECK(f.agents.kills().size() == 3);
+  auto l = f.agents.launches();
+  for (std::size_t i = 0; i < 3; ++i) f.exec.on_report(i < 2 ? 0 : 1, report(l[i], TaskState::exited, 143), sec(66), f.outside);
+  CHECK(f.agents.launches().size() == 3);
+  CHECK_FALSE(f.exec.live());
 }
 
 TEST_CASE("Emulation.Executor.a_still_running_task_it_does_not_know_is_killed") {
