@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# The Pollux artifact's workload run through schedlab (issue 30, item 4; docs/elastic.md,
+# "Reproducing Pollux"): scripts/peer-pollux.py reads the artifact (petuum/adaptdl, branch
+# osdi21-artifact, folder simulator/) from $POLLUX_SIMULATOR (default ../shared/peers/pollux/simulator)
+# and writes a scenario; schedlab runs its variants. Skipped when the artifact or a Python with
+# numpy, pandas and scipy is absent. Pins the figures in docs/elastic.md (mean JCT to 1%) and
+# the peer's ranking (tiresias before optimus). Sourced by run_e2e.sh.
+PS=${POLLUX_SIMULATOR:-../shared/peers/pollux/simulator}
+PY=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c "import numpy, pandas, scipy" 2>/dev/null; then PY=$p; break; fi
+done
+if [ ! -f "$PS/workloads/workload-6.csv" ] || [ ! -d "$PS/traces" ]; then
+  echo "skip peer_pollux_workload6 (no Pollux artifact at $PS; set POLLUX_SIMULATOR)"
+elif [ -z "$PY" ]; then
+  echo "skip peer_pollux_workload6 (no python3 with numpy, pandas and scipy)"
+else
+  "$PY" scripts/peer-pollux.py "$PS" "$PS/workloads/workload-6.csv" "$TMP/pollux" >"$TMP/pollux.log" 2>&1
+  conv_rc=$?
+  run compare "$TMP/pollux/scenario.yaml" -o "$TMP/pollux-out"
+  # jobs in each converted trace, finished jobs and mean JCT per variant
+  figures=$(awk -F, 'FNR == 1 { f++; next } f <= 2 { n[f]++ } f > 2 && $19 == "finished" { done[f]++; jct[f] += $10 }
+    END { printf "%d %d %d %d %.0f %.0f", n[1], n[2], done[3], done[4], jct[3] / done[3], jct[4] / done[4] }' \
+    "$TMP/pollux/rigid.csv" "$TMP/pollux/elastic.csv" "$TMP/pollux-out/tiresias/jobs.csv" "$TMP/pollux-out/optimus/jobs.csv" 2>/dev/null)
+  read -r n_rigid n_elastic done_t done_o jct_t jct_o <<<"$figures"
+  # docs/elastic.md's table: tiresias 3,125 s, optimus 5,958 s (peer: 3,470 s and 5,302 s).
+  if [ "$conv_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$n_rigid" = 160 ] && [ "$n_elastic" = 160 ] &&
+    [ "$done_t" = 160 ] && [ "$done_o" = 160 ] && [ "$jct_t" -lt "$jct_o" ] &&
+    awk -v t="$jct_t" -v o="$jct_o" 'BEGIN { exit !(t > 3093 && t < 3157 && o > 5898 && o < 6018) }'; then
+    pass peer_pollux_workload6
+  else
+    fail peer_pollux_workload6 "converter exit $conv_rc, schedlab exit $rc; jobs $figures; $(tail -2 "$TMP/pollux.log")"
+  fi
+fi
