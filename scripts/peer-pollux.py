@@ -251,7 +251,9 @@ perf: {{model: trace}}
 scheduler:
   queue: fifo
   admission: gang
-  placement: first-fit
+  # A job's GPUs on the fewest hosts, as the peer's placement (node with the most free GPUs
+  # first) gives each job it places; with perf.model trace (tiresias) it changes nothing.
+  placement: best-fit
   preemption: none
   backfill: none
 variants:
