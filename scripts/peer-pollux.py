@@ -212,8 +212,11 @@ def fit_curves(curves):
     # The pcie tier within what schedlab accepts and applies as given: alpha 0.01 to 1,000 us, beta
     # from the nic tier's (schedlab caps a cross-host beta by the intra-host one) to T4's PCIe
     # cap (catalog intra_gbps 32 / 2 per direction).
-    lo = [-20] * (len(x0) - 2) + [math.log(0.01), math.log(BETA_NIC_GBPS)]
-    hi = [20] * (len(x0) - 2) + [math.log(1000.0), math.log(16.0)]
+    # Per model: compute 1 ns to 1000 s an iteration (samples/s in the catalog's range at batch 1),
+    # gradients of at least 4 bytes (one fp32 parameter, the catalog's least).
+    lo = [math.log(1e-9), math.log(4.0)] * (len(x0) // 2 - 1) + [math.log(0.01), math.log(BETA_NIC_GBPS)]
+    hi = [math.log(1e3), math.log(4e15)] * (len(x0) // 2 - 1) + [math.log(1000.0), math.log(16.0)]
+    x0 = [min(max(v, l), h) for v, l, h in zip(x0, lo, hi)]
     res = least_squares(residuals, x0, bounds=(lo, hi))
     return unpack(res.x)
 
@@ -231,7 +234,7 @@ def write_models(path, per_model, curves):
                 "models:\n")
         for name in sorted(curves):
             c, s_bytes = per_model.get(name, (1.0, 1e6))
-            f.write(f"  - name: {name}\n    params: {max(s_bytes / 4, 1e3):.6g}\n    batch: 1\n"
+            f.write(f"  - name: {name}\n    params: {s_bytes / 4:.6g}\n    batch: 1\n"
                     f"    dtype: fp32\n    grad_dtype: fp32\n    samples_per_s: {{T4: {1 / c:.6g}}}\n")
 
 
