@@ -4,12 +4,32 @@
 # osdi21-artifact, folder simulator/) from $POLLUX_SIMULATOR (default ../shared/peers/pollux/simulator)
 # and writes a scenario; schedlab runs its variants. Skipped when the artifact or a Python with
 # numpy, pandas and scipy is absent. Pins the figures in docs/elastic.md (mean JCT to 1%) and
-# the peer's ranking (tiresias before optimus). Sourced by run_e2e.sh.
+# the peer's ranking (tiresias before optimus); without it, a made-up miniature (tests/fixtures/
+# pollux-mini) pins the converter's arithmetic, worked by hand. Sourced by run_e2e.sh.
 PS=${POLLUX_SIMULATOR:-../shared/peers/pollux/simulator}
 PY=""
 for p in /usr/bin/python3 python3; do
   if "$p" -c "import numpy, pandas, scipy" 2>/dev/null; then PY=$p; break; fi
 done
+# Without the artifact: a made-up miniature of it (tests/fixtures/pollux-mini/README.md works the
+# run times by hand) converts to those run times and ranges, and the scenario runs.
+if [ -z "$PY" ]; then
+  echo "skip peer_pollux_mini (no python3 with numpy, pandas and scipy)"
+else
+  MINI=tests/fixtures/pollux-mini
+  "$PY" scripts/peer-pollux.py "$MINI" "$MINI/workloads/workload-1.csv" "$TMP/pmini" >"$TMP/pmini.log" 2>&1
+  conv_rc=$?
+  run compare "$TMP/pmini/scenario.yaml" -o "$TMP/pmini-out"
+  if [ "$conv_rc" -eq 0 ] && [ "$rc" -eq 0 ] &&
+    [ "$(cut -d, -f1-7 "$TMP/pmini/rigid.csv" | tail -n +2 | tr '\n' ' ')" = "0,0,155,2,1,, 1,10,150,1,1,, " ] &&
+    [ "$(cut -d, -f1,3,6,7 "$TMP/pmini/elastic.csv" | tail -n +2 | tr '\n' ' ')" = "0,180,1,4 1,150,1,2 " ] &&
+    [ "$(grep -c ',finished,' "$TMP/pmini-out/tiresias/jobs.csv")" = 2 ] &&
+    [ "$(grep -c ',finished,' "$TMP/pmini-out/optimus/jobs.csv")" = 2 ]; then
+    pass peer_pollux_mini
+  else
+    fail peer_pollux_mini "converter exit $conv_rc, schedlab exit $rc; $(head -3 "$TMP/pmini/rigid.csv" 2>/dev/null | tr '\n' ' ') $(tail -2 "$TMP/pmini.log")"
+  fi
+fi
 if [ ! -f "$PS/workloads/workload-6.csv" ] || [ ! -d "$PS/traces" ]; then
   echo "skip peer_pollux_workload6 (no Pollux artifact at $PS; set POLLUX_SIMULATOR)"
 elif [ -z "$PY" ]; then
