@@ -54,7 +54,9 @@ APPS = {
 
 
 def die(msg):
-    sys.exit(f"peer-pollux: error: {msg}")
+    """Bad input: one line on stderr, exit 2 (as schedlab answers bad input)."""
+    print(f"peer-pollux: error: {msg}", file=sys.stderr)
+    sys.exit(2)
 
 
 class App:
@@ -156,10 +158,20 @@ def app_tags(apps):
 
 
 def read_workload(path):
-    jobs = pd.read_csv(path)
+    try:
+        jobs = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        die(f"{path}: {e}")
     need = {"name", "time", "application", "num_replicas", "batch_size"}
     if not need <= set(jobs.columns):
         die(f"{path}: columns {sorted(need - set(jobs.columns))} missing")
+    for col in ("time", "num_replicas", "batch_size"):
+        bad = jobs[pd.to_numeric(jobs[col], errors="coerce").isna() | (pd.to_numeric(jobs[col], errors="coerce") < 0)]
+        if len(bad):
+            die(f"{path}:{bad.index[0] + 2}: {col}: '{bad[col].iloc[0]}' is not a number >= 0")
+    if ((jobs.num_replicas < 1) | (jobs.batch_size < 1)).any():
+        row = jobs[(jobs.num_replicas < 1) | (jobs.batch_size < 1)].index[0]
+        die(f"{path}:{row + 2}: num_replicas and batch_size must be at least 1")
     return jobs
 
 
@@ -297,7 +309,8 @@ variants:
 
 def main(argv):
     if len(argv) != 4:
-        sys.exit(__doc__.split("\n\n")[1])
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        sys.exit(2)
     simdir, workload, outdir = argv[1:]
     if not os.path.isdir(os.path.join(simdir, "traces")):
         die(f"{simdir}: not the artifact's simulator/ folder (no traces/)")
