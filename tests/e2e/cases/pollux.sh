@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The pollux and afs resizing policies (issue 30, item 3; docs/elastic.md "pollux", "afs"):
-# arguments out of range refused with file:line: field:, exit 2; both resize the elastic
+# (and optimus's churn guard) arguments out of range refused with file:line: field:, exit 2; both resize the elastic
 # fixture and rerun byte-identically. Sourced by run_e2e.sh.
 EL=tests/fixtures/scenarios/elastic.yaml
 bad_input pollux_p_above_one "$FIX/pollux_bad_p.yaml:11: scheduler.args.pollux.p: 2 is out of range" \
@@ -28,3 +28,5 @@ for policy in pollux afs; do
     fail "elastic_${policy}_resizes_deterministically" "exit $first_rc/$rc, no resize, or a rerun differs"
   fi
 done
+bad_input optimus_min_gain_negative "$EL: scheduler.args.optimus.min_gain_s: -5 is out of range" \
+  run "$EL" --set scheduler.policy=optimus --set scheduler.args.optimus.min_gain_s=-5
