@@ -15,7 +15,7 @@ its workloads (name,time,application,num_replicas,batch_size). OUTDIR (created) 
                  GPU range [1, batch_size // smallest local batch] (Optimus' jobs)
   models.yaml    one training model per application, its scaling curve fitted to the peer's
   profile.yaml   the calibration profile that goes with it (a fitted allreduce alpha/beta per tier)
-  scenario.yaml  cluster configs/clusters/pollux-16x4.yaml; variants tiresias and optimus
+  scenario.yaml  cluster configs/clusters/pollux-16x4.yaml; variants tiresias, optimus and pollux
   fit.csv        per application and GPU count: the peer's speedup and the fitted model's
 
 Semantics (read from the artifact's simulator.py and applications.py; /work/notes/pollux-semantics.md):
@@ -293,6 +293,27 @@ variants:
     set:
       workload.trace: elastic.csv
       scheduler.policy: optimus
+      elastic.restart_s: {RESTART_S}
+      perf.model: placement
+      perf.reference: one-gpu
+      perf.reference_gpu: T4
+      perf.models: models.yaml
+      perf.profile: profile.yaml
+      perf.algorithm: ring
+      perf.fusion_mb: 0
+      perf.contention: false
+      perf.model_mix:
+{mix}
+  # schedlab's pollux on the same elastic jobs and curves: sizes by the power mean (p = -1) of
+  # speedups with the restart discount (30 s). Throughput-only: the generated models carry no
+  # statistical efficiency, and schedlab runs a job at its model's batch (here the tuned one),
+  # while the peer's Pollux re-tunes each job's batch for goodput.
+  - name: pollux
+    set:
+      workload.trace: elastic.csv
+      scheduler.policy: pollux
+      scheduler.args.pollux.p: -1
+      scheduler.args.pollux.restart_penalty_s: {RESTART_S}
       elastic.restart_s: {RESTART_S}
       perf.model: placement
       perf.reference: one-gpu
