@@ -12,11 +12,12 @@ its workloads (name,time,application,num_replicas,batch_size). OUTDIR (created) 
   rigid.csv      native trace: each job at its tuned GPU count, run time = the peer's run time of
                  that configuration (the Tiresias baseline's jobs)
   elastic.csv    native trace: each job's work as run time on one GPU at its tuned batch size,
-                 GPU range [1, batch_size // smallest local batch] (Optimus' jobs)
-  models.yaml    one training model per application, its scaling curve fitted to the peer's
+                 GPU range [1, batch_size // smallest local batch] (the Optimus and Pollux jobs)
+  models.yaml    one training model per (application, batch), its scaling curve fitted to the
+                 peer's speedups at that batch
   profile.yaml   the calibration profile that goes with it (a fitted allreduce alpha/beta per tier)
   scenario.yaml  cluster configs/clusters/pollux-16x4.yaml; variants tiresias, optimus and pollux
-  fit.csv        per application and GPU count: the peer's speedup and the fitted model's
+  fit.csv        per model and GPU count: the peer's speedup and the fitted model's
 
 Semantics (read from the artifact's simulator.py and applications.py; /work/notes/pollux-semantics.md):
 a job trains for `max_epochs` epochs; epoch e needs progress p(e+1) - p(e) (the smallest progress
@@ -148,13 +149,6 @@ class App:
 
 def packed(replicas):
     return tuple(min(GPUS_PER_NODE, replicas - i) for i in range(0, replicas, GPUS_PER_NODE))
-
-
-def app_tags(apps):
-    """A traced size per application, 1, 2, ...: ncf (which the peer never gives more than one GPU)
-    first, the others by name; each is within its application's range."""
-    order = sorted(apps, key=lambda a: (a != "ncf", a))
-    return {a: i + 1 for i, a in enumerate(order)}
 
 
 def read_workload(path):
