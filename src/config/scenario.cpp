@@ -18,6 +18,7 @@
 #include "config/long_running_config.h"
 #include "util/named_args_yaml.h"
 #include "util/yaml_util.h"
+#include "sched/elastic_settings.h"
 #include "sched/gavel/gavel_settings.h"
 #include "util/error.h"
 #include "util/path_name.h"
@@ -384,15 +385,18 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (!sc.scheduler.policy.empty()) {
     const auto& node = root["scheduler"]["policy"];
     const util::At pat = at / "scheduler" / "policy";
-    std::vector<std::string> names = {"none", "optimus"};
+    std::vector<std::string> names = {"none"};
+    for (const auto& e : sched::elastic_policy_names()) names.push_back(e);
     for (const auto& g : sched::gavel::gavel_policy_names()) names.push_back(g);
     if (std::find(names.begin(), names.end(), sc.scheduler.policy) == names.end())
       util::fail(node, pat, util::unknown_name_message("scheduler policy", sc.scheduler.policy, names));
-    if (sc.scheduler.policy == "optimus") {
+    if (sched::is_elastic_policy(sc.scheduler.policy)) {
       if (!sc.scheduler.external.command.empty())
         util::fail(node, pat, "a policy and an external scheduler exclude each other (both decide sizes)");
-      if (sc.pools.enabled) util::fail(node, pat, "policy optimus cannot be combined with pools: (not supported)");
+      if (sc.pools.enabled)
+        util::fail(node, pat, "policy " + sc.scheduler.policy + " cannot be combined with pools: (not supported)");
       if (sc.workload.packing_mode) util::fail(node, pat, "the packing mode runs the built-in parts only");
+      sched::check_elastic_args(sc.scheduler);  // its arguments' errors, at their lines
     } else {
       if (auto why =
               sched::gavel::policy_conflict(sc.scheduler, sc.perf.model, sc.pools.enabled, sc.workload.packing_mode))

@@ -11,6 +11,7 @@
 #include "util/named_args.h"
 #include "util/yaml_util.h"
 #include "perf/gang_shape.h"
+#include "perf/goodput.h"
 #include "perf/max_min_share.h"
 #include "util/checked.h"
 #include "util/error.h"
@@ -168,6 +169,21 @@ class PlacementModel final : public PerfModel {
 
   bool shares_links() const override { return s_.contention; }
   bool sizes_elastic_jobs() const override { return s_.reference == ReferenceShape::one_gpu; }
+
+  double goodput_ratio(const workload::JobSpec& job, const cluster::Placement& placement,
+                       const cluster::Topology& topo, double progress) const override {
+    if (!job.needs_gpu() || job.fractional()) return 1.0;
+    const TrainingModel& model = model_of(job);
+    if (!model.stat_eff.given()) return 1.0;
+    auto racks = placement_racks(placement, topo);
+    CrossRackRate c = racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{};
+    if (c.gbps <= 0) c.gbps = std::numeric_limits<double>::infinity();
+    auto shape = make_gang_shape(actual_hosts(job, placement, topo), topo.catalog(), s_.profile, c);
+    const auto it = iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile);
+    const StepCost step{static_cast<int>(placement.gpus()), it.per_gpu_samples_per_s, it.comm_us, s_.comm.overlap};
+    const auto best = best_goodput(step, model.stat_eff, progress, model.batch);
+    return it.samples_per_s > 0 ? best.goodput / it.samples_per_s : 1.0;
+  }
 
   // The checkpoint of the training model the job stands for (configs/models.yaml).
   bool checkpoint_cost(const workload::JobSpec& job, workload::CheckpointCost& out) const override {

@@ -1,133 +1,34 @@
-// `scheduler.policy: optimus`: size every job at once, then realise the sizes through the
-// scheduler's records (resizes as stop-and-start in one pass).
+// `scheduler.policy: optimus`: Optimus' greedy sizes, and the churn guard around them.
 #include "sched/optimus_step.h"
 
-#include <algorithm>
-#include <stdexcept>
-
-#include "perf/perf_model.h"
 #include "sched/optimus_plan.h"
 
 namespace schedlab::sched {
 
-std::optional<std::string> OptimusStep::refuses(const PendingJob& pending) const {
-  const workload::JobSpec& job = *pending.spec;
-  if (!job.needs_gpu() || job.fractional())
-    return std::string("policy optimus sizes jobs in whole GPUs: a job of GPU shares or of CPUs only never runs");
-  return std::nullopt;
-}
-
-void OptimusStep::job_ended(workload::JobId id, bool /*was_running*/) {
-  dirty_ = true;
-  job_forgotten(id);
-}
-
-void OptimusStep::job_forgotten(workload::JobId id) {
-  dirty_ = true;
-  speeds_.erase(id);
-}
-
-double OptimusStep::speed(const workload::JobSpec& job, std::uint64_t n) {
-  if (!s_.perf_) throw std::logic_error("policy optimus needs the run's perf model");
-  std::vector<double>& known = speeds_[job.id];
-  if (n < known.size() && known[n] > 0) return known[n];
-  while (packed_.size() <= n) {
-    // The tightest packing of packed_.size() GPUs: hosts in id order, each filled.
-    cluster::Placement p;
-    std::uint64_t left = packed_.size();
-    for (cluster::HostId h = 0; left > 0 && h < s_.topo_->hosts().size(); ++h) {
-      const auto g = static_cast<std::uint16_t>(std::min<std::uint64_t>(left, s_.topo_->host(h).gpus));
-      for (std::uint16_t t = 0; t < g; ++t) p.tasks.push_back(cluster::TaskSlot{h, 1});
-      left -= g;
-    }
-    packed_.push_back(std::move(p));
-  }
-  if (n == 0) return 0.0;
-  if (known.size() <= n) known.resize(n + 1, 0.0);
-  known[n] = s_.perf_->speed(job, packed_[n], *s_.topo_);
-  return known[n];
-}
-
-bool OptimusStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now,
-                        cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
-  SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
-  std::vector<cluster::TaskSlot> slots;
-  const auto tasks = static_cast<std::uint32_t>(job.spec->elastic() ? want : job.spec->tasks);
-  for (auto mask : s_.placement_groups(job, &ctx)) {
-    slots.clear();
-    cluster::AllocationTransaction tx(alloc);
-    job.tasks_left = tasks;
-    s_.placement_->place(job, tasks, mask, tx, slots);
-    if (cluster::gpus_of(slots) < need) continue;  // discarded: tx rolls back
-    tx.commit();
-    job.tasks_left = static_cast<std::uint32_t>(slots.size());  // an elastic job runs on what placed
-    s_.record_start(job, slots, now, starts);
-    return true;
-  }
-  return false;
-}
-
-void OptimusStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
-                         std::vector<StopDecision>& stops) {
-  if (!dirty_ && alloc.release_epoch() == epoch_) return;
-  dirty_ = false;
-  // Running jobs first (in queue-key order), then waiting ones in queue order.
-  struct Entry {
-    const workload::JobSpec* spec;
-    std::uint64_t held;  // GPUs it runs on now; 0 = waiting
-    std::map<Scheduler::QueueKey, PendingJob>::iterator queued;
-  };
-  std::vector<Entry> jobs;
-  std::uint64_t capacity = alloc.free_gpus();
-  for (const auto& [id, run] : s_.running_) {
-    jobs.push_back({run.spec, run.gpus, s_.queue_.end()});
-    capacity += run.gpus;
-  }
-  std::sort(jobs.begin(), jobs.end(), [&](const Entry& a, const Entry& b) {
-    return Scheduler::QueueKey{s_.key_state(a.spec->id).key, a.spec->id} <
-           Scheduler::QueueKey{s_.key_state(b.spec->id).key, b.spec->id};
-  });
-  for (auto it = s_.queue_.begin(); it != s_.queue_.end(); ++it) jobs.push_back({it->second.spec, 0, it});
+std::vector<std::uint64_t> OptimusStep::plan(const std::vector<ElasticJobView>& jobs, std::uint64_t capacity) {
   std::vector<SizingJob> sizing;
   sizing.reserve(jobs.size());
-  for (const auto& j : jobs)
-    sizing.push_back({j.spec->min_size(), j.spec->max_size(),
-                      s_.ledger_->life(j.spec->id).work_total - s_.ledger_->work_done(j.spec->id, now)});
-  // Each job's memoised curve, looked up once per plan (the map's values stay where they are).
-  std::vector<const std::vector<double>*> curves;
-  curves.reserve(jobs.size());
-  for (const auto& j : jobs) curves.push_back(&speeds_[j.spec->id]);
-  const auto sizes = optimus_sizes(sizing, capacity, [&](std::size_t i, std::uint64_t n) {
-    const auto& known = *curves[i];
-    return n < known.size() && known[n] > 0 ? known[n] : speed(*jobs[i].spec, n);
-  });
-  // Stops first, so that the starts see every GPU the plan counted on.
-  std::vector<std::size_t> resized;
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].held == 0 || sizes[i] == jobs[i].held) continue;
-    const auto id = jobs[i].spec->id;
-    std::vector<cluster::TaskSlot> held;
-    s_.ledger_->held_slots(id, held);
-    alloc.release(cluster::Placement{std::move(held)});
-    s_.job_stopped(id, StopCause::resized);
-    stops.push_back(StopDecision{id, StopCause::resized, kNoJob, true});
-    resized.push_back(i);
+  for (const auto& j : jobs) sizing.push_back({j.spec->min_size(), j.spec->max_size(), j.remaining});
+  auto speed_of = [&](std::size_t i, std::uint64_t n) { return speed(*jobs[i].spec, n); };
+  auto sizes = optimus_sizes(sizing, capacity, speed_of);
+  if (settings_.min_gain_s <= 0) return sizes;
+  // The guard: a running job grows only where its remaining time (work units are microseconds
+  // at speed 1) drops by more than min_gain_s; one that would not is pinned at its size and
+  // the rest re-planned, until no growth is pinned (each round pins one job more at least).
+  const double min_gain_us = settings_.min_gain_s * 1e6;
+  for (bool pinned = true; pinned;) {
+    pinned = false;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const std::uint64_t held = jobs[i].held;
+      if (held == 0 || sizes[i] <= held || sizing[i].max == held) continue;
+      const double drop = jobs[i].remaining / speed_of(i, held) - jobs[i].remaining / speed_of(i, sizes[i]);
+      if (drop > min_gain_us) continue;
+      sizing[i].min = sizing[i].max = held;
+      pinned = true;
+    }
+    if (pinned) sizes = optimus_sizes(sizing, capacity, speed_of);
   }
-  for (auto i : resized) {
-    const auto& spec = *jobs[i].spec;
-    PendingJob job{&spec, s_.key_state(spec.id).requested, spec.tasks};
-    job.allowed = s_.allowed_models(job);
-    // Where the new size does not place, the job waits for the next plan.
-    if (!start(job, sizes[i], spec.min_size(), now, alloc, starts)) s_.requeue(spec.id, now);
-  }
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].held != 0 || sizes[i] == 0) continue;
-    PendingJob& job = jobs[i].queued->second;
-    if (!start(job, sizes[i], job.spec->min_size(), now, alloc, starts)) continue;
-    s_.key_state(job.id()).queued = false;
-    s_.dequeue(jobs[i].queued);
-  }
-  epoch_ = alloc.release_epoch();
+  return sizes;
 }
 
 }  // namespace schedlab::sched

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 
+#include "sched/afs_step.h"
 #include "sched/builtin_passes.h"
+#include "sched/elastic_settings.h"
 #include "sched/external_step.h"
 #include "sched/gavel/gavel_step.h"
 #include "sched/optimus_step.h"
+#include "sched/pollux_step.h"
 #include "sched/pools_listener.h"
 
 namespace schedlab::sched {
@@ -40,8 +43,11 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
   perf_ = perf;
-  if (c.policy == "optimus") {
-    auto step = std::make_unique<OptimusStep>(*this);
+  if (is_elastic_policy(c.policy)) {
+    std::unique_ptr<ElasticStep> step;
+    if (c.policy == "pollux") step = std::make_unique<PolluxStep>(*this, pollux_settings(c));
+    else if (c.policy == "afs") step = std::make_unique<AfsStep>(*this);
+    else step = std::make_unique<OptimusStep>(*this, optimus_settings(c));
     add_listener(step.get());
     step_ = std::move(step);
   } else if (!c.policy.empty()) {

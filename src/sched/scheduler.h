@@ -34,7 +34,7 @@ class GavelStep;
 }
 class DecisionStep;
 class BuiltinPasses;
-class OptimusStep;
+class ElasticStep;
 class ExternalStep;
 class JobListener;
 class PoolsListener;
@@ -114,7 +114,7 @@ class Scheduler {
   friend class BuiltinPasses;
   friend class ExternalStep;
   friend class gavel::GavelStep;
-  friend class OptimusStep;
+  friend class ElasticStep;
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
   struct ActiveJob {

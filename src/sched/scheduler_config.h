@@ -25,8 +25,8 @@ struct SchedulerConfig {
   std::map<std::string, PartArgs> args;  // per part name
   // A policy process decides instead of the parts above (filters still apply).
   ExternalConfig external;
-  // Or a built-in allocation policy decides instead of the passes: "" (the passes), "optimus"
-  // (sizes elastic jobs: sched/optimus_step.h) or one of Gavel's (sched/gavel/gavel_step.h:
+  // Or a built-in allocation policy decides instead of the passes: "" (the passes), "optimus",
+  // "pollux", "afs" (size elastic jobs: sched/elastic_step.h) or one of Gavel's (sched/gavel/gavel_step.h:
   // gavel-max-min-fairness, gavel-finish-time-fairness), its arguments in `args` under its name;
   // filters and the placement part still apply (docs/elastic.md).
   std::string policy;

@@ -1,4 +1,4 @@
-// Elastic jobs under `scheduler.policy: optimus`, worked out by hand, with the conformance checks of
+// Elastic jobs under the resizing policies (optimus, pollux, afs), worked out by hand, with the conformance checks of
 // the recording observer (no GPU over-allocated, every run's GPUs freed, work never lost) and
 // the resize's own: a gang resized whole, work kept up to the restart cost.
 #include <doctest/doctest.h>
@@ -55,7 +55,8 @@ struct ElasticRun {
   metrics::ElasticObserver elastic;
   util::Notices notices{util::Notices::Hold{}};
 
-  ElasticRun(const std::vector<ElasticRow>& rows, const std::string& allocation, bool sizes = true)
+  ElasticRun(const std::vector<ElasticRow>& rows, const std::string& allocation, bool sizes = true,
+             const util::NamedArgs& args = {})
       : topo(uniform_cluster(1, 1, 4), catalog),
         source(rows),
         perf(sizes),
@@ -64,6 +65,7 @@ struct ElasticRun {
         recorder(observer) {
     auto config = scheduler_config("best-fit");
     config.policy = allocation;
+    if (!args.empty()) config.args[allocation] = args;
     lifecycle::LifecycleConfig lifecycle;
     lifecycle.resize_restart = sec(10);
     metrics::FanOut both({&recorder, &elastic});
@@ -121,4 +123,77 @@ TEST_CASE("Sim.Resize.refuses_what_it_cannot_honour") {
   // A model whose speed does not follow the size, and a range above the cluster's 4 GPUs.
   CHECK_THROWS_AS(ElasticRun({{0, 100, 2, 1, 4}}, "optimus", false), util::InputError);
   CHECK_THROWS_AS(ElasticRun({{0, 100, 2, 1, 8}}, "optimus"), util::InputError);
+}
+
+// The same two jobs under pollux (p = -1, restart penalty 30 s): fair share 4 at t=0 (one job),
+// 2 at t=50. t=0: every GPU raises J0's speedup: 4. t=50: J1's first GPU is worth ~998 against
+// J0's loss 0.57 (4 -> 3, discounted by (50 - 0) / (50 + 30)); its second 0.997 against 0.53
+// (3 -> 2): 2 + 2, as optimus. t=100: J0 alone, 2 -> 4 discounted by (100 - 30) / 130 still
+// raises its speedup (-1.85 > -2.00): 4. So the ends are optimus': 100 and 140.
+TEST_CASE("Sim.Resize.pollux_hand_worked") {
+  ElasticRun r({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "pollux");
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.lifecycle_errors().empty());
+  CHECK(r.observer.held_at_end() == 0);
+  CHECK(r.end_s(1) == 100);
+  CHECK(r.end_s(0) == 140);
+  CHECK(r.life(0).resizes == 2);
+  CHECK(r.life(0).resize_lost_us == doctest::Approx(20e6));
+}
+
+// A restart penalty of 1000 s makes any change of a young job nearly worthless: at t=50 J0
+// keeps (50 / 1050) of its speedup elsewhere, so it gives J1 one GPU (worth ~998) but not a
+// second (J0's loss 6.8 > J1's gain 0.997): 3 + 1. J0 ends at 60 + 200 / 3; then J1, alone, is
+// not grown (its discounted 4 GPUs score below its 1). J1 ends at 150.
+TEST_CASE("Sim.Resize.pollux_restart_penalty_holds_sizes") {
+  ElasticRun r({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "pollux", true, util::NamedArgs{{"restart_penalty_s", "1000"}});
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.lifecycle_errors().empty());
+  CHECK(r.end_s(0) == doctest::Approx(60 + 200.0 / 3).epsilon(1e-6));
+  CHECK(r.end_s(1) == doctest::Approx(150).epsilon(1e-6));
+  std::vector<std::uint64_t> sizes;
+  for (const auto& p : r.observer.job(0).placements) sizes.push_back(p.gpus());
+  CHECK(sizes == std::vector<std::uint64_t>{4, 3});
+  CHECK(r.life(1).resizes == 0);
+}
+
+// AFS-L: t=50 J0 (200 left) keeps its min 1; J1 (100 left, the shorter) takes the other three:
+// its ratios (from none: infinite, then 1/1, then 1/2) never fall below J0's (2-1)/2 (a tie
+// keeps the shorter): 1 + 3. J1 ends at 50 + 100/3; J0 then grows back to 4 (restart 10 s) and ends at
+// 50 + 100/3 + 10 + (200 - (100/3 - 10)) / 4 = 137.5.
+TEST_CASE("Sim.Resize.afs_hand_worked") {
+  ElasticRun r({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "afs");
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.lifecycle_errors().empty());
+  CHECK(r.observer.held_at_end() == 0);
+  CHECK(r.end_s(1) == doctest::Approx(50 + 100.0 / 3).epsilon(1e-6));
+  CHECK(r.end_s(0) == doctest::Approx(137.5).epsilon(1e-6));
+  std::vector<std::uint64_t> sizes;
+  for (const auto& p : r.observer.job(0).placements) sizes.push_back(p.gpus());
+  CHECK(sizes == std::vector<std::uint64_t>{4, 1, 4});
+}
+
+// Conformance for every resizing policy on a busier run: no GPU over-allocated, every run a
+// whole gang freed at its end, work never lost (the recording observer's checks), and each
+// resize charged exactly the restart cost (10 s of wall time).
+TEST_CASE("Sim.Resize.every_policy_keeps_the_invariants") {
+  std::vector<ElasticRow> rows;
+  for (int i = 0; i < 12; ++i)
+    rows.push_back({10.0 * i, 50.0 + 37.0 * (i % 5), static_cast<std::uint32_t>(1 + i % 2),
+                    static_cast<std::uint16_t>(1 + i % 2), static_cast<std::uint16_t>(2 + i % 3)});
+  for (const char* policy : {"optimus", "pollux", "afs"}) {
+    CAPTURE(policy);
+    ElasticRun r(rows, policy);
+    CHECK(r.observer.violations() == 0);
+    CHECK(r.observer.lifecycle_errors().empty());
+    CHECK(r.observer.held_at_end() == 0);
+    for (workload::JobId id = 0; id < rows.size(); ++id) {
+      CHECK(r.observer.job(id).end > 0);
+      CHECK(r.life(id).resize_lost_us == doctest::Approx(r.life(id).resizes * 10e6));
+      for (const auto& p : r.observer.job(id).placements) {
+        CHECK(p.gpus() >= rows[id].min);
+        CHECK(p.gpus() <= rows[id].max);
+      }
+    }
+  }
 }

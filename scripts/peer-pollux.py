@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Converts a workload of the Pollux artifact's simulator (petuum/adaptdl, branch osdi21-artifact,
+folder simulator/; Qiao et al., OSDI'21) into a schedlab scenario, so that schedlab runs the same
+jobs on the same cluster (docs/elastic.md, "Reproducing Pollux"). The artifact is read at run time
+from the folder given; nothing of it is copied into the project.
+
+  /usr/bin/python3 scripts/peer-pollux.py SIMDIR WORKLOAD.csv OUTDIR
+
+SIMDIR is the artifact's simulator/ folder (it holds traces/<application>/); WORKLOAD.csv one of
+its workloads (name,time,application,num_replicas,batch_size). OUTDIR (created) gets:
+
+  rigid.csv      native trace: each job at its tuned GPU count, run time = the peer's run time of
+                 that configuration (the Tiresias baseline's jobs)
+  elastic.csv    native trace: each job's work as run time on one GPU at its tuned batch size,
+                 GPU range [1, batch_size // smallest local batch] (the Optimus and Pollux jobs)
+  models.yaml    one training model per (application, batch), its scaling curve fitted to the
+                 peer's speedups at that batch
+  profile.yaml   the calibration profile that goes with it (a fitted allreduce alpha/beta per tier)
+  scenario.yaml  cluster configs/clusters/pollux-16x4.yaml; variants tiresias, optimus and pollux
+  fit.csv        per model and GPU count: the peer's speedup and the fitted model's
+
+Semantics (read from the artifact's simulator.py and applications.py; /work/notes/pollux-semantics.md):
+a job trains for `max_epochs` epochs; epoch e needs progress p(e+1) - p(e) (the smallest progress
+logged at that epoch over the validation runs), made at goodput gain(e) / t_step, where
+gain = (var + sqr) / (var / s + sqr), s = batch / initial batch, var and sqr the gradient
+statistics logged at epoch e (interpolated linearly in the batch between logged batches), and
+t_step the step time measured for the placement and per-GPU batch (placements.csv, linear in the
+batch between measured ones; other placements interpolated over nodes, replicas and batch with
+scalability.csv), accumulation steps adding step - sync each.
+"""
+import csv
+import glob
+import math
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+from scipy.interpolate import LinearNDInterpolator, interp1d
+from scipy.optimize import least_squares
+
+GPUS_PER_NODE = 4
+NODES = 16
+RESTART_S = 30  # the peer's rescale_time at every allocation
+# Per application, as the artifact's APPLICATIONS table sets them (max epochs; yolov3's largest
+# per-GPU batch). Everything else comes from its trace files.
+APPS = {
+    "bert": {"max_epochs": 2},
+    "cifar10": {"max_epochs": 100},
+    "ncf": {"max_epochs": 10},
+    "imagenet": {"max_epochs": 90},
+    "deepspeech2": {"max_epochs": 80},
+    "yolov3": {"max_epochs": 50, "max_local_bsz": 8},
+}
+
+
+def die(msg):
+    """Bad input: one line on stderr, exit 2 (as schedlab answers bad input)."""
+    print(f"peer-pollux: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+class App:
+    """One application's measurements: validation runs per batch size, step times per placement."""
+
+    def __init__(self, trace_dir, max_epochs, max_local_bsz=None):
+        self.name = os.path.basename(trace_dir)
+        self.validation = {}
+        for path in glob.glob(os.path.join(trace_dir, "validation-*.csv")):
+            self.validation[int(path.rsplit("-", 1)[1].split(".")[0])] = pd.read_csv(path)
+        if not self.validation:
+            die(f"{trace_dir}: no validation-*.csv")
+        self.batches = sorted(self.validation)
+        self.placements = pd.read_csv(os.path.join(trace_dir, "placements.csv"))
+        self.placements["num_nodes"] = self.placements.placement.apply(lambda p: len(str(p)))
+        self.placements["num_replicas"] = self.placements.placement.apply(lambda p: sum(map(int, str(p))))
+        self.scalability = pd.read_csv(os.path.join(trace_dir, "scalability.csv"))
+        self.init_batch = self.batches[0]
+        self.max_batch = self.batches[-1]
+        self.min_local = int(self.placements.local_bsz.min())
+        self.max_local = max_local_bsz or int(self.placements.local_bsz.max())
+        self.max_epochs = max_epochs
+        xs, ys = ["num_nodes", "num_replicas", "local_bsz"], ["step_time", "sync_time"]
+        grid = pd.concat([self.placements.groupby(xs)[xs + ys].mean(), self.scalability], ignore_index=True)
+        self._nd = LinearNDInterpolator(grid[xs].values, grid[ys].values)
+        self._memo = {}
+
+    def progress(self, epoch):
+        """Progress at the end of `epoch` epochs (0 at 0)."""
+        if epoch == 0:
+            return 0.0
+        return min(df.progress[epoch - 1] for df in self.validation.values())
+
+    def _bracket(self, batch):
+        lo = max(b for b in self.batches if b <= batch)
+        hi = min(b for b in self.batches if b >= batch)
+        return lo, hi
+
+    def grad_stats(self, batch, epoch):
+        lo, hi = self._bracket(batch)
+        a, b = self.validation[lo], self.validation[hi]
+        if lo == hi:
+            return a.grad_sqr[epoch], a.grad_var[epoch]
+        w = (batch - lo) / (hi - lo)
+        return ((1 - w) * a.grad_sqr[epoch] + w * b.grad_sqr[epoch],
+                (1 - w) * a.grad_var[epoch] + w * b.grad_var[epoch])
+
+    def step_time(self, placement, local_bsz):
+        """(step, sync) seconds for a placement (GPUs per node) at a per-GPU batch."""
+        placement = tuple(p for p in placement if p)
+        placement = min(placement[i:] + placement[:i] for i in range(len(placement)))
+        key = (placement, local_bsz)
+        if key not in self._memo:
+            pid = int("".join(map(str, placement)))
+            df = self.placements[self.placements.placement == pid]
+            if len(df):
+                ret = interp1d(df.local_bsz.values, df[["step_time", "sync_time"]].values, axis=0)(local_bsz)
+            else:
+                ret = self._nd([min(len(placement), NODES), sum(placement), local_bsz])[0]
+            if not np.all(np.isfinite(ret)):
+                die(f"{self.name}: no step time for placement {placement} at batch {local_bsz}")
+            self._memo[key] = (float(ret[0]), float(ret[1]))
+        return self._memo[key]
+
+    def config(self, replicas, batch):
+        """(atomic batch, accumulation steps, total batch) at a fixed total batch, as the peer sizes it."""
+        local = math.ceil(batch / replicas - 1e-8)
+        accum = math.ceil(local / self.max_local - 1e-8) - 1
+        if replicas == 1 and batch > self.init_batch:
+            accum = max(1, accum)
+        atomic = math.ceil(local / (accum + 1) - 1e-8)
+        atomic = min(atomic, int(self.max_batch / (replicas * (accum + 1))))
+        return atomic, accum, replicas * atomic * (accum + 1)
+
+    def run_time(self, replicas, batch):
+        """Seconds to train to the end on `replicas` GPUs packed 4 to a node, at a fixed batch."""
+        atomic, accum, total = self.config(replicas, batch)
+        placement = packed(replicas)
+        step, sync = self.step_time(placement, atomic)
+        t_step = step + (step - sync) * accum
+        scale = total / self.init_batch
+        seconds = 0.0
+        for e in range(self.max_epochs):
+            sqr, var = self.grad_stats(total, e)
+            gain = (var + sqr) / (var / scale + sqr)
+            seconds += (self.progress(e + 1) - self.progress(e)) * t_step / gain
+        return seconds
+
+
+def packed(replicas):
+    return tuple(min(GPUS_PER_NODE, replicas - i) for i in range(0, replicas, GPUS_PER_NODE))
+
+
+def read_workload(path):
+    try:
+        jobs = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        die(f"{path}: {e}")
+    need = {"name", "time", "application", "num_replicas", "batch_size"}
+    if not need <= set(jobs.columns):
+        die(f"{path}: columns {sorted(need - set(jobs.columns))} missing")
+    for col in ("time", "num_replicas", "batch_size"):
+        bad = jobs[pd.to_numeric(jobs[col], errors="coerce").isna() | (pd.to_numeric(jobs[col], errors="coerce") < 0)]
+        if len(bad):
+            die(f"{path}:{bad.index[0] + 2}: {col}: '{bad[col].iloc[0]}' is not a number >= 0")
+    if ((jobs.num_replicas < 1) | (jobs.batch_size < 1)).any():
+        row = jobs[(jobs.num_replicas < 1) | (jobs.batch_size < 1)].index[0]
+        die(f"{path}:{row + 2}: num_replicas and batch_size must be at least 1")
+    return jobs
+
+
+# --- the scaling curve: schedlab's ring allreduce fitted to the peer's speedups ---------------
+#
+# schedlab's placement model with reference: one-gpu runs a job on n GPUs at
+#   speed(n) = n t(1) / t(n),  t(n) = c + 2 (n-1) alpha_tier + 2 (n-1)/n S / beta_tier
+# (compute c per iteration, one allreduce call of S bytes, tier pcie inside a host, nic across).
+# The peer's job at a fixed total batch runs at t_step(1) / t_step(n). Per application c and S
+# are free (the one-GPU figure sets the unit); the tiers' alpha and beta are shared by all
+# applications, so they are fitted together: least squares on log speed over 1..its largest size,
+# the error at n GPUs weighted 1/n, because Optimus grows a job one GPU at a time from 1 and stops
+# at the first GPU that gains nothing, so the small sizes decide where it stops (the peer's jobs
+# run on 1 to 4 GPUs most of the time; imagenet on about 18). The peer's curve can fall with size
+# (cifar10 past 16 GPUs, yolov3 past 4), which a ring cannot: the fit errs most there.
+
+BETA_NIC_GBPS = 5.0   # fixed: S absorbs the scale of beta (below the 6.25 GB/s host line)
+ALPHA_NIC_US = 20.0   # fixed: c absorbs the scale of alpha
+
+
+def ring_time(n, c, s_bytes, a_pcie_us, b_pcie_gbps):
+    h = math.ceil(n / GPUS_PER_NODE)
+    if n == 1:
+        return c
+    a, b = (ALPHA_NIC_US, BETA_NIC_GBPS) if h > 1 else (a_pcie_us, b_pcie_gbps)
+    return c + 2 * (n - 1) * a * 1e-6 + 2 * (n - 1) / n * s_bytes / (b * 1e9)
+
+
+def fit_curves(curves):
+    """curves: {app: {n: peer speedup}} -> ({app: (c, S)}, (alpha_pcie_us, beta_pcie_gbps))."""
+    apps = sorted(curves)
+
+    def unpack(x):
+        per = {a: (math.exp(x[2 * i]), math.exp(x[2 * i + 1])) for i, a in enumerate(apps)}
+        return per, (math.exp(x[-2]), math.exp(x[-1]))
+
+    def residuals(x):
+        per, (ap, bp) = unpack(x)
+        out = []
+        for a in apps:
+            c, s = per[a]
+            for n, r in curves[a].items():
+                out.append((math.log(n * c / ring_time(n, c, s, ap, bp)) - math.log(r)) / n)
+        return out
+
+    x0 = []
+    for a in apps:
+        x0 += [math.log(0.1), math.log(1e8)]
+    x0 += [math.log(10.0), math.log(10.0)]
+    # The pcie tier within what schedlab accepts and applies as given: alpha 0.01 to 1,000 us, beta
+    # from the nic tier's (schedlab caps a cross-host beta by the intra-host one) to T4's PCIe
+    # cap (catalog intra_gbps 32 / 2 per direction).
+    # Per model: compute 1 ns to 1000 s an iteration (samples/s in the catalog's range at batch 1),
+    # gradients of at least 4 bytes (one fp32 parameter, the catalog's least).
+    lo = [math.log(1e-9), math.log(4.0)] * (len(x0) // 2 - 1) + [math.log(0.01), math.log(BETA_NIC_GBPS)]
+    hi = [math.log(1e3), math.log(4e15)] * (len(x0) // 2 - 1) + [math.log(1000.0), math.log(16.0)]
+    x0 = [min(max(v, l), h) for v, l, h in zip(x0, lo, hi)]
+    res = least_squares(residuals, x0, bounds=(lo, hi))
+    return unpack(res.x)
+
+
+def model_name(app, batch):
+    return f"{app}-b{batch}"
+
+
+def write_models(path, per_model, curves):
+    """One catalog entry per (application, batch): compute c as batch 1 at 1/c samples/s on T4,
+    gradients of S bytes (fp32), so that schedlab's ring gives the fitted curve."""
+    with open(path, "w") as f:
+        f.write("# Generated by scripts/peer-pollux.py from the Pollux artifact's traces (not committed):\n"
+                "# each model's scaling curve fitted to the artifact's measured step times at its batch.\n"
+                "models:\n")
+        for name in sorted(curves):
+            c, s_bytes = per_model.get(name, (1.0, 1e6))
+            f.write(f"  - name: {name}\n    params: {s_bytes / 4:.6g}\n    batch: 1\n"
+                    f"    dtype: fp32\n    grad_dtype: fp32\n    samples_per_s: {{T4: {1 / c:.6g}}}\n")
+
+
+def write_profile(path, a_pcie, b_pcie):
+    with open(path, "w") as f:
+        f.write("# Generated by scripts/peer-pollux.py: allreduce alpha/beta fitted to the Pollux artifact's\n"
+                "# step times (with each model's compute and gradient size), not a network measurement.\n"
+                "provenance:\n  source: measured\n  command: \"scripts/peer-pollux.py\"\n"
+                f"tiers:\n  pcie: {{alpha_us: {a_pcie:.6g}, beta_gbps: {b_pcie:.6g}}}\n"
+                f"  nic: {{alpha_us: {ALPHA_NIC_US}, beta_gbps: {BETA_NIC_GBPS}}}\ncompute: {{}}\n")
+
+
+def write_scenario(path, root, tags, workload):
+    mix = "\n".join(f"        \"{t}\": {{{name}: 1}}" if t < len(tags) else f"        \"{t}+\": {{{name}: 1}}"
+                    for name, t in sorted(tags.items(), key=lambda kv: kv[1]))
+    cluster = os.path.join(root, "configs", "clusters", "pollux-16x4.yaml")
+    with open(path, "w") as f:
+        f.write(f"""# Generated by scripts/peer-pollux.py from {workload}
+# (docs/elastic.md, "Reproducing Pollux"). schedlab compare THIS_FILE
+name: pollux-{os.path.splitext(os.path.basename(workload))[0]}
+seed: 1
+cluster: {cluster}
+workload:
+  trace: rigid.csv
+perf: {{model: trace}}
+scheduler:
+  queue: fifo
+  admission: gang
+  # A job's GPUs on the fewest hosts, as the peer's placement (node with the most free GPUs
+  # first) gives each job it places; with perf.model trace (tiresias) it changes nothing.
+  placement: best-fit
+  preemption: none
+  backfill: none
+variants:
+  # The peer's Tiresias: two queues, the limit at 16 GPU-hours, each queue a list walked in
+  # order at every decision with every GPU counted (fits: runs; else waits or is preempted).
+  - name: tiresias
+    set: {{scheduler.queue: las, scheduler.preemption: reorder,
+          scheduler.args.las.thresholds: [57600], scheduler.args.las.service: gpu-time,
+          scheduler.args.las.order: list, scheduler.args.reorder.pass: redecide}}
+  # The peer's Optimus+Oracle: elastic jobs (one-GPU work, range 1..batch / smallest local
+  # batch) sized by marginal gain on the fitted scaling curves; a resize costs 30 s.
+  - name: optimus
+    set:
+      workload.trace: elastic.csv
+      scheduler.policy: optimus
+      elastic.restart_s: {RESTART_S}
+      perf.model: placement
+      perf.reference: one-gpu
+      perf.reference_gpu: T4
+      perf.models: models.yaml
+      perf.profile: profile.yaml
+      perf.algorithm: ring
+      perf.fusion_mb: 0
+      perf.contention: false
+      perf.model_mix:
+{mix}
+  # schedlab's pollux on the same elastic jobs and curves: sizes by the power mean (p = -1) of
+  # speedups with the restart discount (30 s). Throughput-only: the generated models carry no
+  # statistical efficiency, and schedlab runs a job at its model's batch (here the tuned one),
+  # while the peer's Pollux re-tunes each job's batch for goodput.
+  - name: pollux
+    set:
+      workload.trace: elastic.csv
+      scheduler.policy: pollux
+      scheduler.args.pollux.p: -1
+      scheduler.args.pollux.restart_penalty_s: {RESTART_S}
+      elastic.restart_s: {RESTART_S}
+      perf.model: placement
+      perf.reference: one-gpu
+      perf.reference_gpu: T4
+      perf.models: models.yaml
+      perf.profile: profile.yaml
+      perf.algorithm: ring
+      perf.fusion_mb: 0
+      perf.contention: false
+      perf.model_mix:
+{mix}
+""")
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        sys.exit(2)
+    simdir, workload, outdir = argv[1:]
+    if not os.path.isdir(os.path.join(simdir, "traces")):
+        die(f"{simdir}: not the artifact's simulator/ folder (no traces/)")
+    jobs = read_workload(workload)
+    apps = {}
+    for name in sorted(set(jobs.application)):
+        if name not in APPS:
+            die(f"{workload}: unknown application '{name}'; known: {', '.join(sorted(APPS))}")
+        apps[name] = App(os.path.join(simdir, "traces", name), **APPS[name])
+    os.makedirs(outdir, exist_ok=True)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    # The peer's speedup of each (application, batch) at each size up to Optimus' largest.
+    curves, tops = {}, {}
+    for (name, batch), _ in jobs.groupby(["application", "batch_size"]):
+        app = apps[name]
+        top = 1 if name == "ncf" else min(batch // app.min_local, NODES * GPUS_PER_NODE)
+        t1 = app.run_time(1, batch)
+        m = model_name(name, batch)
+        tops[m] = top
+        curves[m] = {n: t1 / app.run_time(n, batch) for n in range(1, top + 1)}
+    per_model, (a_pcie, b_pcie) = fit_curves({m: c for m, c in curves.items() if len(c) > 1})
+    # The traced size tags the model for perf.model_mix (one GPU-count class per model, native
+    # traces carry no model column): 1 for the models Optimus never grows (ncf), then by name.
+    order = sorted(curves, key=lambda m: (tops[m] > 1, m))
+    tags = {m: i + 1 for i, m in enumerate(order)}
+    for m in order:
+        if tags[m] > tops[m] and tops[m] > 1:
+            die(f"model {m}: its tag {tags[m]} is above its largest size {tops[m]}")
+
+    with open(os.path.join(outdir, "fit.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["model", "gpus", "peer_speedup", "fitted_speedup"])
+        for m, c in sorted(curves.items()):
+            for n, r in sorted(c.items()):
+                fitted = 1.0
+                if m in per_model:
+                    cc, sb = per_model[m]
+                    fitted = n * cc / ring_time(n, cc, sb, a_pcie, b_pcie)
+                w.writerow([m, n, f"{r:.4f}", f"{fitted:.4f}"])
+
+    rigid, elastic = [], []
+    for i, job in enumerate(jobs.sort_values("time", kind="stable").itertuples()):
+        app = apps[job.application]
+        m = model_name(job.application, job.batch_size)
+        run = app.run_time(int(job.num_replicas), int(job.batch_size))
+        # The peer charges 30 s at every allocation, the first included: the first is in the run
+        # time, later ones are the restore after a preemption.
+        rigid.append([i, int(job.time), round(run) + RESTART_S, int(job.num_replicas), 1, "", "", RESTART_S, job.name])
+        work = app.run_time(1, int(job.batch_size))
+        tag = tags[m]
+        elastic.append([i, int(job.time), round(work) + RESTART_S, tag, 1, 1, max(tops[m], tag), RESTART_S, job.name])
+    header = ["id", "submit_s", "duration_s", "tasks", "gpus_per_task", "min_gpus", "max_gpus", "ckpt_restore_s", "user"]
+    for fname, rows in (("rigid.csv", rigid), ("elastic.csv", elastic)):
+        with open(os.path.join(outdir, fname), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(header)
+            w.writerows(rows)
+    write_models(os.path.join(outdir, "models.yaml"), per_model, curves)
+    write_profile(os.path.join(outdir, "profile.yaml"), a_pcie, b_pcie)
+    write_scenario(os.path.join(outdir, "scenario.yaml"), root, tags, workload)
+    print(f"{len(jobs)} jobs, {len(apps)} applications, {len(curves)} models -> {outdir}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

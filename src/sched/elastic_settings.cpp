@@ -1,0 +1,52 @@
+#include "sched/elastic_settings.h"
+
+#include <algorithm>
+
+#include "sched/part_args.h"
+#include "util/checked.h"
+
+namespace schedlab::sched {
+
+namespace {
+const PartArgs& args_of(const SchedulerConfig& config) {
+  static const PartArgs none;
+  auto it = config.args.find(config.policy);
+  return it == config.args.end() ? none : it->second;
+}
+}  // namespace
+
+const std::vector<std::string>& elastic_policy_names() {
+  static const std::vector<std::string> names{"optimus", "pollux", "afs"};
+  return names;
+}
+
+bool is_elastic_policy(const std::string& policy) {
+  const auto& names = elastic_policy_names();
+  return std::find(names.begin(), names.end(), policy) != names.end();
+}
+
+PolluxSettings pollux_settings(const SchedulerConfig& config) {
+  PolluxSettings s;
+  const auto args = part_args(args_of(config), "pollux", {"p", "restart_penalty_s"});
+  s.p = args.real("p", s.p, -10, 1);
+  s.restart_penalty_s = args.real("restart_penalty_s", s.restart_penalty_s, 0, util::kMaxInputSeconds);
+  return s;
+}
+
+OptimusSettings optimus_settings(const SchedulerConfig& config) {
+  OptimusSettings s;
+  const auto args = part_args(args_of(config), "optimus", {"min_gain_s"});
+  s.min_gain_s = args.real("min_gain_s", s.min_gain_s, 0, util::kMaxInputSeconds);
+  return s;
+}
+
+void check_elastic_args(const SchedulerConfig& config) {
+  if (config.policy == "pollux")
+    pollux_settings(config);
+  else if (config.policy == "optimus")
+    optimus_settings(config);
+  else
+    part_args(args_of(config), config.policy);  // afs takes no args
+}
+
+}  // namespace schedlab::sched

@@ -1,0 +1,35 @@
+// The settings of the resizing policies (`scheduler.policy: optimus | pollux | afs`, arguments
+// under `scheduler.args.<policy>`), read in one place so that `validate` and the run refuse the
+// same input (docs/elastic.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched/scheduler_config.h"
+
+namespace schedlab::sched {
+
+struct PolluxSettings {
+  double p = -1;                    // the fairness exponent of the speedups' power mean (Pollux's default)
+  double restart_penalty_s = 30;    // the artifact's `delay`: a resize's cost in its restart discount
+};
+
+struct OptimusSettings {
+  // The churn guard: a running job grows only where its remaining time drops by more than this
+  // (seconds; the restart the growth costs, say). 0: Optimus' plain greedy.
+  double min_gain_s = 0;
+};
+
+// The names `scheduler.policy` accepts for a resizing policy.
+const std::vector<std::string>& elastic_policy_names();
+bool is_elastic_policy(const std::string& policy);
+
+// Reads `config.args[config.policy]` for a resizing policy (pollux: p in [-10, 1],
+// restart_penalty_s >= 0; optimus: min_gain_s >= 0; afs takes none); throws util::InputError at
+// the argument's line (`scheduler.args.<policy>.<arg>`) for an unknown name or a bad value.
+void check_elastic_args(const SchedulerConfig& config);
+PolluxSettings pollux_settings(const SchedulerConfig& config);
+OptimusSettings optimus_settings(const SchedulerConfig& config);
+
+}  // namespace schedlab::sched

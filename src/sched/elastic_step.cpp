@@ -1,0 +1,144 @@
+// The resizing policies' shared step: gather the jobs, ask the policy for their GPU counts,
+// realise the counts through the scheduler's records (resizes as stop-and-start in one pass).
+#include "sched/elastic_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "perf/perf_model.h"
+
+namespace schedlab::sched {
+
+std::optional<std::string> ElasticStep::refuses(const PendingJob& pending) const {
+  const workload::JobSpec& job = *pending.spec;
+  if (!job.needs_gpu() || job.fractional())
+    return "policy " + policy_ + " sizes jobs in whole GPUs: a job of GPU shares or of CPUs only never runs";
+  return std::nullopt;
+}
+
+void ElasticStep::job_ended(workload::JobId id, bool /*was_running*/) {
+  dirty_ = true;
+  job_forgotten(id);
+}
+
+void ElasticStep::job_forgotten(workload::JobId id) {
+  dirty_ = true;
+  for (auto it = speeds_.begin(); it != speeds_.end();)
+    it = (it->first >> 32) == id ? speeds_.erase(it) : std::next(it);
+  for (auto it = goodputs_.begin(); it != goodputs_.end();)
+    it = (it->first >> 32) == id ? goodputs_.erase(it) : std::next(it);
+}
+
+const cluster::Placement& ElasticStep::packed(std::uint64_t n) {
+  while (packed_.size() <= n) {
+    // The tightest packing of packed_.size() GPUs: hosts in id order, each filled.
+    cluster::Placement p;
+    std::uint64_t left = packed_.size();
+    for (cluster::HostId h = 0; left > 0 && h < s_.topo_->hosts().size(); ++h) {
+      const auto g = static_cast<std::uint16_t>(std::min<std::uint64_t>(left, s_.topo_->host(h).gpus));
+      for (std::uint16_t t = 0; t < g; ++t) p.tasks.push_back(cluster::TaskSlot{h, 1});
+      left -= g;
+    }
+    packed_.push_back(std::move(p));
+  }
+  return packed_[n];
+}
+
+double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
+  if (!s_.perf_) throw std::logic_error("policy " + policy_ + " needs the run's perf model");
+  const std::uint64_t key = std::uint64_t{job.id} << 32 | n;
+  if (auto it = speeds_.find(key); it != speeds_.end()) return it->second;
+  const double v = n == 0 ? 0.0 : s_.perf_->speed(job, packed(n), *s_.topo_);
+  speeds_.emplace(key, v);
+  return v;
+}
+
+double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, double progress) {
+  if (n == 0) return 0;
+  const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
+  const std::uint64_t key = std::uint64_t{job.id} << 32 | n << 8 | percent;
+  if (auto it = goodputs_.find(key); it != goodputs_.end()) return it->second;
+  const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_, percent / 100.0);
+  goodputs_.emplace(key, v);
+  return v;
+}
+
+bool ElasticStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now,
+                        cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
+  SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
+  std::vector<cluster::TaskSlot> slots;
+  const auto tasks = static_cast<std::uint32_t>(job.spec->elastic() ? want : job.spec->tasks);
+  for (auto mask : s_.placement_groups(job, &ctx)) {
+    slots.clear();
+    cluster::AllocationTransaction tx(alloc);
+    job.tasks_left = tasks;
+    s_.placement_->place(job, tasks, mask, tx, slots);
+    if (cluster::gpus_of(slots) < need) continue;  // discarded: tx rolls back
+    tx.commit();
+    job.tasks_left = static_cast<std::uint32_t>(slots.size());  // an elastic job runs on what placed
+    s_.record_start(job, slots, now, starts);
+    return true;
+  }
+  return false;
+}
+
+void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+                         std::vector<StopDecision>& stops) {
+  if (!dirty_ && alloc.release_epoch() == epoch_) return;
+  dirty_ = false;
+  // Running jobs first (in queue-key order), then waiting ones in queue order.
+  struct Entry {
+    const workload::JobSpec* spec;
+    std::uint64_t held;  // GPUs it runs on now; 0 = waiting
+    std::map<Scheduler::QueueKey, PendingJob>::iterator queued;
+  };
+  std::vector<Entry> jobs;
+  std::uint64_t capacity = alloc.free_gpus();
+  for (const auto& [id, run] : s_.running_) {
+    jobs.push_back({run.spec, run.gpus, s_.queue_.end()});
+    capacity += run.gpus;
+  }
+  std::sort(jobs.begin(), jobs.end(), [&](const Entry& a, const Entry& b) {
+    return Scheduler::QueueKey{s_.key_state(a.spec->id).key, a.spec->id} <
+           Scheduler::QueueKey{s_.key_state(b.spec->id).key, b.spec->id};
+  });
+  for (auto it = s_.queue_.begin(); it != s_.queue_.end(); ++it) jobs.push_back({it->second.spec, 0, it});
+  std::vector<ElasticJobView> views;
+  views.reserve(jobs.size());
+  for (const auto& j : jobs) {
+    const auto& life = s_.ledger_->life(j.spec->id);
+    views.push_back({j.spec, j.held, life.work_total - s_.ledger_->work_done(j.spec->id, now), life.work_total,
+                     engine::to_seconds(now - j.spec->submit), life.resizes});
+  }
+  const auto sizes = plan(views, capacity);
+  // Stops first, so that the starts see every GPU the plan counted on.
+  std::vector<std::size_t> resized;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].held == 0 || sizes[i] == jobs[i].held) continue;
+    const auto id = jobs[i].spec->id;
+    std::vector<cluster::TaskSlot> held;
+    s_.ledger_->held_slots(id, held);
+    alloc.release(cluster::Placement{std::move(held)});
+    s_.job_stopped(id, StopCause::resized);
+    stops.push_back(StopDecision{id, StopCause::resized, kNoJob, true});
+    resized.push_back(i);
+  }
+  for (auto i : resized) {
+    const auto& spec = *jobs[i].spec;
+    PendingJob job{&spec, s_.key_state(spec.id).requested, spec.tasks};
+    job.allowed = s_.allowed_models(job);
+    // Where the new size does not place, the job waits for the next plan.
+    if (!start(job, sizes[i], spec.min_size(), now, alloc, starts)) s_.requeue(spec.id, now);
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].held != 0 || sizes[i] == 0) continue;
+    PendingJob& job = jobs[i].queued->second;
+    if (!start(job, sizes[i], job.spec->min_size(), now, alloc, starts)) continue;
+    s_.key_state(job.id()).queued = false;
+    s_.dequeue(jobs[i].queued);
+  }
+  epoch_ = alloc.release_epoch();
+}
+
+}  // namespace schedlab::sched

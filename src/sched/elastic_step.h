@@ -1,0 +1,71 @@
+// The decision step shared by the resizing policies (`scheduler.policy: optimus | pollux | afs`,
+// docs/elastic.md): at every arrival, end, requeue and freed GPU it asks its policy for every
+// job's GPU count at once (running jobs first, in queue-key order, then waiting ones in queue
+// order), then realises the counts: a running job whose count changes is resized (a stop with
+// cause `resized`, its GPUs freed at once, and a start at the new count in the same pass), a
+// waiting job given GPUs starts. Admission, backfill and preemption parts take no part; filters
+// still say which GPU models a job may use. A policy implements `plan` only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sched/decision_step.h"
+#include "sched/job_listener.h"
+#include "sched/scheduler.h"
+
+namespace schedlab::sched {
+
+// One job as a resizing policy sees it when it plans.
+struct ElasticJobView {
+  const workload::JobSpec* spec = nullptr;
+  std::uint64_t held = 0;    // GPUs it runs on now; 0 = waiting
+  double remaining = 0;      // work left (the perf model's units: time at speed 1)
+  double work_total = 0;     // its whole work, same units
+  double age_s = 0;          // seconds since it was submitted
+  std::uint32_t resizes = 0; // resizes so far
+};
+
+class ElasticStep : public DecisionStep, public JobListener {
+ public:
+  ElasticStep(Scheduler& s, std::string policy) : s_(s), policy_(std::move(policy)) {}
+
+  void decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
+              std::vector<StopDecision>& stops) final;
+  bool resizes() const final { return true; }
+  std::optional<std::string> refuses(const PendingJob& job) const final;
+
+  void job_submitted(const PendingJob& /*job*/) final { dirty_ = true; }
+  void job_requeued(const PendingJob& /*job*/) final { dirty_ = true; }
+  void job_ended(workload::JobId id, bool /*was_running*/) final;
+  void job_forgotten(workload::JobId id) final;
+
+ protected:
+  // Each job's GPUs (0: it waits), in the order of `jobs`: a running job at least its fewest
+  // (min_size), never above max_size, the sum at most `capacity` (free GPUs plus those held).
+  virtual std::vector<std::uint64_t> plan(const std::vector<ElasticJobView>& jobs, std::uint64_t capacity) = 0;
+  // The job's speed on n GPUs as the perf model gives it, on the tightest packing of n GPUs
+  // over the cluster's hosts in id order; memoised per job and size.
+  double speed(const workload::JobSpec& job, std::uint64_t n);
+  // speed x Pollux's goodput ratio on that packing at `progress` of its work (perf_model.h),
+  // the progress rounded to whole percent for the memo.
+  double goodput(const workload::JobSpec& job, std::uint64_t n, double progress);
+
+ private:
+  const cluster::Placement& packed(std::uint64_t n);
+  // Places `want` tasks of the job (at least `need`) and records the start; false when fewer fit.
+  bool start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now, cluster::AllocationState& alloc,
+             std::vector<StartDecision>& starts);
+
+  Scheduler& s_;
+  std::string policy_;
+  bool dirty_ = true;
+  std::uint64_t epoch_ = ~std::uint64_t{0};             // the release epoch the last plan saw
+  std::unordered_map<std::uint64_t, double> speeds_;    // (job id << 32 | n) -> speed
+  std::unordered_map<std::uint64_t, double> goodputs_;  // (job id << 32 | n << 8 | percent) -> goodput
+  std::vector<cluster::Placement> packed_;              // by GPU count
+};
+
+}  // namespace schedlab::sched

@@ -1,0 +1,141 @@
+// Pollux's allocation by a deterministic local search on the power mean of speedups.
+#include "sched/pollux_plan.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace schedlab::sched {
+
+namespace {
+
+// The mean's monotone stand-in, a sum over jobs of u(s_j): for p < 0 maximising the mean is
+// minimising sum (s + eps)^p, so u = -(s + eps)^p; for p > 0 u = (s + eps)^p; for p = 0 log.
+class Objective {
+ public:
+  Objective(const std::vector<PolluxJob>& jobs, std::uint64_t fair, double p,
+            const std::function<double(std::size_t, std::uint64_t)>& goodput)
+      : jobs_(jobs), fair_(fair), p_(p), goodput_(goodput), base_(jobs.size(), 0), u_(jobs.size()) {}
+
+  // Job i's term on n GPUs (memoised).
+  double u(std::size_t i, std::uint64_t n) {
+    auto& row = u_[i];
+    if (row.empty()) row.assign(jobs_[i].max + 1, std::numeric_limits<double>::quiet_NaN());
+    if (!std::isnan(row[n])) return row[n];
+    double s = 0;
+    if (n > 0) {
+      if (base_[i] == 0) base_[i] = goodput_(i, fair_);
+      s = goodput_(i, n) / base_[i];
+      if (jobs_[i].held > 0 && n != jobs_[i].held) s *= jobs_[i].keep;  // the restart penalty
+    }
+    const double x = s + kPolluxEpsilon;
+    return row[n] = p_ == 0 ? std::log(x) : (p_ < 0 ? -std::pow(x, p_) : std::pow(x, p_));
+  }
+
+ private:
+  const std::vector<PolluxJob>& jobs_;
+  std::uint64_t fair_;
+  double p_;
+  const std::function<double(std::size_t, std::uint64_t)>& goodput_;
+  std::vector<double> base_;             // goodput on the fair share; 0 = not yet asked
+  std::vector<std::vector<double>> u_;   // by job, GPUs; NaN = not yet asked
+};
+
+struct Move {
+  std::uint64_t to = 0;
+  double rate = 0;  // gain per GPU
+};
+
+}  // namespace
+
+std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity,
+                                        std::uint64_t fair, double p,
+                                        const std::function<double(std::size_t, std::uint64_t)>& goodput) {
+  const std::size_t n_jobs = jobs.size();
+  std::vector<std::uint64_t> size(n_jobs, 0);
+  std::uint64_t used = 0;
+  for (std::size_t i = 0; i < n_jobs; ++i) used += size[i] = jobs[i].held;
+  if (used > capacity) throw std::logic_error("pollux_sizes: the running jobs hold more than the capacity");
+  std::uint64_t free = capacity - used;
+  Objective obj(jobs, fair == 0 ? 1 : fair, p, goodput);
+
+  // A job's best growth from its count now: to any count up to max (from 0: at least min), the
+  // one of highest gain per GPU (ties: the fewer GPUs). Memoised until its count changes.
+  std::vector<Move> up(n_jobs);
+  std::vector<char> stale(n_jobs, 1), blocked(n_jobs, 0);
+  auto best_up = [&](std::size_t i) -> const Move& {
+    if (!stale[i]) return up[i];
+    stale[i] = 0;
+    up[i] = Move{};
+    const double here = obj.u(i, size[i]);
+    for (std::uint64_t n = size[i] == 0 ? jobs[i].min : size[i] + 1; n <= jobs[i].max; ++n) {
+      const double rate = (obj.u(i, n) - here) / static_cast<double>(n - size[i]);
+      if (rate > up[i].rate) up[i] = Move{n, rate};
+    }
+    return up[i];
+  };
+  // A donor's next step down: one GPU, or from its min to 0 for a job that held none before
+  // this plan (a running job keeps its min: Pollux's search never stops it here).
+  auto down_of = [&](std::size_t k, std::uint64_t t) -> std::uint64_t {
+    if (t > jobs[k].min) return t - 1;
+    if (t > 0 && jobs[k].held == 0) return 0;
+    return t;
+  };
+
+  // Each applied move raises the objective strictly, so the search ends; the bound only guards
+  // against rounding.
+  const std::uint64_t limit = 4 * (capacity + n_jobs) + 16;
+  for (std::uint64_t moves = 0; moves < limit; ++moves) {
+    std::size_t j = n_jobs;
+    for (std::size_t i = 0; i < n_jobs; ++i) {
+      if (blocked[i]) continue;
+      const Move& m = best_up(i);
+      if (m.rate > 0 && (j == n_jobs || m.rate > up[j].rate)) j = i;
+    }
+    if (j == n_jobs) break;
+    const std::uint64_t to = up[j].to, need = to - size[j];
+    if (need <= free) {
+      free -= need;
+      size[j] = to;
+      stale[j] = 1;
+      std::fill(blocked.begin(), blocked.end(), 0);
+      continue;
+    }
+    // Fund it from the donors that lose least per GPU freed, one step at a time (ties: the
+    // later job gives), if the growth gains more than they lose together.
+    std::vector<std::uint64_t> trial = size;
+    std::uint64_t got = free;
+    double loss = 0;
+    while (got < need) {
+      std::size_t best = n_jobs;
+      double best_rate = 0;
+      for (std::size_t k = 0; k < n_jobs; ++k) {
+        if (k == j) continue;
+        const std::uint64_t d = down_of(k, trial[k]);
+        if (d == trial[k]) continue;
+        const double rate = (obj.u(k, trial[k]) - obj.u(k, d)) / static_cast<double>(trial[k] - d);
+        if (best == n_jobs || rate <= best_rate) best = k, best_rate = rate;
+      }
+      if (best == n_jobs) break;
+      const std::uint64_t d = down_of(best, trial[best]);
+      loss += obj.u(best, trial[best]) - obj.u(best, d);
+      got += trial[best] - d;
+      trial[best] = d;
+    }
+    const double gain = obj.u(j, to) - obj.u(j, size[j]);
+    if (got >= need && gain > loss + 1e-12 * std::abs(gain)) {
+      for (std::size_t k = 0; k < n_jobs; ++k)
+        if (trial[k] != size[k]) stale[k] = 1;
+      size = std::move(trial);
+      size[j] = to;
+      stale[j] = 1;
+      free = got - need;
+      std::fill(blocked.begin(), blocked.end(), 0);
+    } else {
+      blocked[j] = 1;
+    }
+  }
+  return size;
+}
+
+}  // namespace schedlab::sched
