@@ -275,12 +275,13 @@ scheduler:
   preemption: none
   backfill: none
 variants:
-  # The peer's Tiresias: two queues, the limit at 16 GPU-hours, each queue a list walked in
-  # order at every decision with every GPU counted (fits: runs; else waits or is preempted).
+  # The peer's Tiresias: two queues, the limit at 16 GPU-hours, each queue a list in arrival
+  # order (a waiting job keeps its place ahead of younger running ones) walked at every
+  # decision with every GPU counted (fits: runs; else waits or is preempted).
   - name: tiresias
     set: {{scheduler.queue: las, scheduler.preemption: reorder,
           scheduler.args.las.thresholds: [57600], scheduler.args.las.service: gpu-time,
-          scheduler.args.las.order: list, scheduler.args.reorder.pass: redecide}}
+          scheduler.args.las.order: arrival, scheduler.args.reorder.pass: redecide}}
   # The peer's Optimus+Oracle: elastic jobs (one-GPU work, range 1..batch / smallest local
   # batch) sized by marginal gain on the fitted scaling curves; a resize costs 30 s.
   - name: optimus

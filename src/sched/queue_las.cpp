@@ -26,8 +26,14 @@ namespace {
 
 class LasQueue final : public QueueOrder {
  public:
-  LasQueue(std::vector<double> thresholds, ServiceKind kind, std::int64_t promote_after, bool list, bool py2)
-      : thresholds_(std::move(thresholds)), kind_(kind), promote_after_(promote_after), list_(list), py2_(py2) {}
+  LasQueue(std::vector<double> thresholds, ServiceKind kind, std::int64_t promote_after, bool list, bool py2,
+           bool behind = true)
+      : thresholds_(std::move(thresholds)),
+        kind_(kind),
+        promote_after_(promote_after),
+        list_(list),
+        behind_(behind),
+        py2_(py2) {}
 
   OrderKey key(const workload::JobSpec& job, const JobLedger& ledger, bool running, engine::Time now) const override {
     Track& t = track(job);
@@ -58,7 +64,8 @@ class LasQueue final : public QueueOrder {
     return {static_cast<double>(2 * q + (running ? 0 : 1)), static_cast<double>(t.entered)};
   }
 
-  bool moves_waiting_behind_running() const override { return list_; }
+  // order: arrival keeps the list as it is: a waiting job stays ahead of younger running ones.
+  bool moves_waiting_behind_running() const override { return list_ && behind_; }
   bool rekeys_running_at_events() const override { return py2_; }
   OrderKey behind_running(const workload::JobSpec& job, const OrderKey& key) override {
     // Called for the waiting jobs in queue order: fresh places, in that order, behind every
@@ -152,6 +159,7 @@ class LasQueue final : public QueueOrder {
   ServiceKind kind_;
   std::int64_t promote_after_;
   bool list_;
+  bool behind_;  // order: list moves waiting jobs behind running ones after a pass; arrival does not
   bool py2_;  // demote_at: tiresias-py2
   mutable std::vector<Track> tracks_;  // by job id
   mutable std::uint64_t places_ = 0;   // order: list: the last place given
@@ -184,12 +192,14 @@ std::unique_ptr<QueueOrder> make_las_queue(const PartArgs& args) {
   auto kind =
       a.choice("service", "gpu-time", {"time", "gpu-time"}) == "time" ? ServiceKind::time : ServiceKind::gpu_time;
   auto promote = a.integer("promote_after", 0, 0, 1'000'000);
-  const bool list = a.choice("order", "entered", {"entered", "list"}) == "list";
+  // arrival: the Pollux artifact's Tiresias (its lists are never reordered; docs/elastic.md).
+  const std::string order = a.choice("order", "entered", {"entered", "list", "arrival"});
+  const bool list = order != "entered";
   const bool py2 = a.choice("demote_at", "exact", {"exact", "tiresias-py2"}) == "tiresias-py2";
   if (py2 && promote > 0)
     a.fail("demote_at", "tiresias-py2 does not combine with promote_after (the simulator's promotion restarts the "
                         "wall time its next look counts from; not modelled)");
-  return std::make_unique<LasQueue>(std::move(thresholds), kind, promote, list, py2);
+  return std::make_unique<LasQueue>(std::move(thresholds), kind, promote, list, py2, order != "arrival");
 }
 
 }  // namespace schedlab::sched

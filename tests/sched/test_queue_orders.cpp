@@ -229,6 +229,22 @@ TEST_CASE("Sched.Queue.las_order_list_appends_at_tails_and_moves_waiting_behind_
   CHECK_FALSE(order("las")->moves_waiting_behind_running());
 }
 
+TEST_CASE("Sched.Queue.las_order_arrival_keeps_the_list_without_moving_waiting_jobs_behind_running") {
+  // order: arrival (the Pollux artifact's Tiresias): the same places at the tails as `list`, but
+  // a job left waiting keeps its place, ahead of younger running jobs of its queue.
+  auto q = order("las", {{"thresholds", "[10, 20]"}, {"service", "time"}, {"order", "arrival"}});
+  CHECK_FALSE(q->moves_waiting_behind_running());
+  TestLedger ledger;
+  auto a = job(0, 5, 100), b = job(1, 6, 100);
+  CHECK(q->key(a, ledger, false, sec(5)) == OrderKey{0, 1});
+  CHECK(q->key(b, ledger, false, sec(6)) == OrderKey{0, 2});
+  ledger.lives[1] = running_life(6);
+  CHECK(q->key(b, ledger, true, sec(6)) == OrderKey{0, 2});  // b runs, a still waits ahead of it
+  CHECK(q->key(a, ledger, false, sec(7)) == OrderKey{0, 1});
+  ledger.lives[0] = running_life(5);
+  CHECK(q->key(a, ledger, true, sec(15)) == OrderKey{1, 3});  // demoted at 15 s: the tail of queue 1
+}
+
 TEST_CASE("Sched.Queue.las_demote_at_tiresias_py2_looks_at_events_one_queue_at_a_time") {
   // The Tiresias simulator's dlas-gpu (D10): thresholds 10 and 20 GPU-s; a job on 4 GPUs truly
   // reaches 10 GPU-s at 2.5 s, but the simulator next looks at floor((10 - 0 wall s) / 4) = 2 s.
@@ -543,7 +559,7 @@ TEST_CASE("Sched.Queue.args_errors_name_the_arg_and_the_values") {
         "scheduler.args.las.demote_at: tiresias-py2 does not combine with promote_after (the simulator's promotion "
         "restarts the wall time its next look counts from; not modelled)");
   fails("las", {{"order", "lists"}},
-        "scheduler.args.las.order: unknown order 'lists'; did you mean 'list'? valid: entered, list");
+        "scheduler.args.las.order: unknown order 'lists'; did you mean 'list'? valid: entered, list, arrival");
   fails("las", {{"service", "gpu-tim"}},
         "scheduler.args.las.service: unknown service 'gpu-tim'; did you mean 'gpu-time'? valid: time, gpu-time");
   fails("las", {{"promote_after", "-1"}}, "scheduler.args.las.promote_after: -1 is out of range [0, 1000000]");

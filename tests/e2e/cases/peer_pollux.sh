@@ -45,11 +45,11 @@ else
     "$TMP/pollux/rigid.csv" "$TMP/pollux/elastic.csv" "$TMP/pollux-out/tiresias/jobs.csv" "$TMP/pollux-out/optimus/jobs.csv" \
     "$TMP/pollux-out/pollux/jobs.csv" 2>/dev/null)
   read -r n_rigid n_elastic done_t done_o done_p jct_t jct_o <<<"$figures"
-  # docs/elastic.md's table: tiresias 3,125 s, optimus 5,402 s (peer: 3,470 s and 5,302 s); the
+  # docs/elastic.md's table: tiresias 3,388 s, optimus 5,402 s (peer: 3,470 s and 5,302 s); the
   # pollux variant must finish every job (its figure is the pollux policy's to move).
   if [ "$conv_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$n_rigid" = 160 ] && [ "$n_elastic" = 160 ] &&
     [ "$done_t" = 160 ] && [ "$done_o" = 160 ] && [ "$done_p" = 160 ] && [ "$jct_t" -lt "$jct_o" ] &&
-    awk -v t="$jct_t" -v o="$jct_o" 'BEGIN { exit !(t > 3093 && t < 3157 && o > 5348 && o < 5457) }'; then
+    awk -v t="$jct_t" -v o="$jct_o" 'BEGIN { exit !(t > 3354 && t < 3422 && o > 5348 && o < 5457) }'; then
     pass peer_pollux_workload6
   else
     fail peer_pollux_workload6 "converter exit $conv_rc, schedlab exit $rc; jobs $figures; $(tail -2 "$TMP/pollux.log")"
