@@ -21,11 +21,11 @@ namespace schedlab::sched {
 // One job as a resizing policy sees it when it plans.
 struct ElasticJobView {
   const workload::JobSpec* spec = nullptr;
-  std::uint64_t held = 0;    // GPUs it runs on now; 0 = waiting
-  double remaining = 0;      // work left (the perf model's units: time at speed 1)
-  double work_total = 0;     // its whole work, same units
-  double age_s = 0;          // seconds since it was submitted
-  std::uint32_t resizes = 0; // resizes so far
+  std::uint64_t held = 0;     // GPUs it runs on now; 0 = waiting
+  double remaining = 0;       // work left (the perf model's units: time at speed 1)
+  double work_total = 0;      // its whole work, same units
+  double age_s = 0;           // seconds since it was submitted
+  std::uint32_t resizes = 0;  // resizes so far
 };
 
 class ElasticStep : public DecisionStep, public JobListener {

@@ -37,8 +37,8 @@ class Objective {
   std::uint64_t fair_;
   double p_;
   const std::function<double(std::size_t, std::uint64_t)>& goodput_;
-  std::vector<double> base_;             // goodput on the fair share; 0 = not yet asked
-  std::vector<std::vector<double>> u_;   // by job, GPUs; NaN = not yet asked
+  std::vector<double> base_;            // goodput on the fair share; 0 = not yet asked
+  std::vector<std::vector<double>> u_;  // by job, GPUs; NaN = not yet asked
 };
 
 struct Move {
@@ -48,9 +48,8 @@ struct Move {
 
 }  // namespace
 
-std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity,
-                                        std::uint64_t fair, double p,
-                                        const std::function<double(std::size_t, std::uint64_t)>& goodput) {
+std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity, std::uint64_t fair,
+                                        double p, const std::function<double(std::size_t, std::uint64_t)>& goodput) {
   const std::size_t n_jobs = jobs.size();
   std::vector<std::uint64_t> size(n_jobs, 0);
   std::uint64_t used = 0;
