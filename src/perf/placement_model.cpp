@@ -170,8 +170,8 @@ class PlacementModel final : public PerfModel {
   bool shares_links() const override { return s_.contention; }
   bool sizes_elastic_jobs() const override { return s_.reference == ReferenceShape::one_gpu; }
 
-  double goodput_ratio(const workload::JobSpec& job, const cluster::Placement& placement,
-                       const cluster::Topology& topo, double progress) const override {
+  double goodput_ratio(const workload::JobSpec& job, const cluster::Placement& placement, const cluster::Topology& topo,
+                       double progress) const override {
     if (!job.needs_gpu() || job.fractional()) return 1.0;
     const TrainingModel& model = model_of(job);
     if (!model.stat_eff.given()) return 1.0;

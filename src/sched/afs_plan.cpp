@@ -24,6 +24,13 @@ std::vector<std::uint64_t> afs_sizes(const std::vector<SizingJob>& jobs, const s
   auto rate = [&](std::size_t i, std::uint64_t n) { return n == 0 ? 0.0 : speed(i, n); };
   // A job's next step: one more GPU, or its fewest from none.
   auto next = [&](std::size_t i) { return size[i] == 0 ? jobs[i].min : size[i] + 1; };
+  // Its speed now and with the step, asked again only when its count changes.
+  std::vector<double> now_of(jobs.size()), then_of(jobs.size());
+  auto refresh = [&](std::size_t i) {
+    now_of[i] = rate(i, size[i]);
+    then_of[i] = next(i) <= jobs[i].max ? rate(i, next(i)) : 0.0;
+  };
+  for (std::size_t i = 0; i < jobs.size(); ++i) refresh(i);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   for (;;) {
     // The favourite (shortest first) keeps the GPU unless a longer job's gain over its new speed
@@ -33,7 +40,7 @@ std::vector<std::uint64_t> afs_sizes(const std::vector<SizingJob>& jobs, const s
     for (std::size_t i : order) {
       const std::uint64_t to = next(i);
       if (to > jobs[i].max || to - size[i] > capacity) continue;
-      const double now = rate(i, size[i]), then = rate(i, to);
+      const double now = now_of[i], then = then_of[i];
       if (!(then > now)) continue;  // no gain, no GPU
       if (fav == jobs.size()) {
         fav = i;
@@ -48,6 +55,7 @@ std::vector<std::uint64_t> afs_sizes(const std::vector<SizingJob>& jobs, const s
     if (fav == jobs.size()) break;
     capacity -= next(fav) - size[fav];
     size[fav] = next(fav);
+    refresh(fav);
   }
   return size;
 }

@@ -11,8 +11,8 @@
 namespace schedlab::sched {
 
 struct PolluxSettings {
-  double p = -1;                    // the fairness exponent of the speedups' power mean (Pollux's default)
-  double restart_penalty_s = 30;    // the artifact's `delay`: a resize's cost in its restart discount
+  double p = -1;                  // the fairness exponent of the speedups' power mean (Pollux's default)
+  double restart_penalty_s = 30;  // the artifact's `delay`: a resize's cost in its restart discount
 };
 
 struct OptimusSettings {

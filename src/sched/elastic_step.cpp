@@ -24,10 +24,7 @@ void ElasticStep::job_ended(workload::JobId id, bool /*was_running*/) {
 
 void ElasticStep::job_forgotten(workload::JobId id) {
   dirty_ = true;
-  for (auto it = speeds_.begin(); it != speeds_.end();)
-    it = (it->first >> 32) == id ? speeds_.erase(it) : std::next(it);
-  for (auto it = goodputs_.begin(); it != goodputs_.end();)
-    it = (it->first >> 32) == id ? goodputs_.erase(it) : std::next(it);
+  memo_.erase(id);
 }
 
 const cluster::Placement& ElasticStep::packed(std::uint64_t n) {
@@ -47,20 +44,20 @@ const cluster::Placement& ElasticStep::packed(std::uint64_t n) {
 
 double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
   if (!s_.perf_) throw std::logic_error("policy " + policy_ + " needs the run's perf model");
-  const std::uint64_t key = std::uint64_t{job.id} << 32 | n;
-  if (auto it = speeds_.find(key); it != speeds_.end()) return it->second;
-  const double v = n == 0 ? 0.0 : s_.perf_->speed(job, packed(n), *s_.topo_);
-  speeds_.emplace(key, v);
-  return v;
+  auto& known = memo_[job.id].speed;
+  if (known.size() <= n) known.resize(n + 1, -1.0);
+  if (known[n] < 0) known[n] = n == 0 ? 0.0 : s_.perf_->speed(job, packed(n), *s_.topo_);
+  return known[n];
 }
 
 double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, double progress) {
   if (n == 0) return 0;
   const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
-  const std::uint64_t key = std::uint64_t{job.id} << 32 | n << 8 | percent;
-  if (auto it = goodputs_.find(key); it != goodputs_.end()) return it->second;
+  const std::uint64_t key = n << 8 | percent;
+  auto& known = memo_[job.id].goodput;
+  if (auto it = known.find(key); it != known.end()) return it->second;
   const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_, percent / 100.0);
-  goodputs_.emplace(key, v);
+  known.emplace(key, v);
   return v;
 }
 

@@ -21,11 +21,11 @@ namespace schedlab::sched {
 // One job as a resizing policy sees it when it plans.
 struct ElasticJobView {
   const workload::JobSpec* spec = nullptr;
-  std::uint64_t held = 0;    // GPUs it runs on now; 0 = waiting
-  double remaining = 0;      // work left (the perf model's units: time at speed 1)
-  double work_total = 0;     // its whole work, same units
-  double age_s = 0;          // seconds since it was submitted
-  std::uint32_t resizes = 0; // resizes so far
+  std::uint64_t held = 0;     // GPUs it runs on now; 0 = waiting
+  double remaining = 0;       // work left (the perf model's units: time at speed 1)
+  double work_total = 0;      // its whole work, same units
+  double age_s = 0;           // seconds since it was submitted
+  std::uint32_t resizes = 0;  // resizes so far
 };
 
 class ElasticStep : public DecisionStep, public JobListener {
@@ -62,10 +62,15 @@ class ElasticStep : public DecisionStep, public JobListener {
   Scheduler& s_;
   std::string policy_;
   bool dirty_ = true;
-  std::uint64_t epoch_ = ~std::uint64_t{0};             // the release epoch the last plan saw
-  std::unordered_map<std::uint64_t, double> speeds_;    // (job id << 32 | n) -> speed
-  std::unordered_map<std::uint64_t, double> goodputs_;  // (job id << 32 | n << 8 | percent) -> goodput
-  std::vector<cluster::Placement> packed_;              // by GPU count
+  std::uint64_t epoch_ = ~std::uint64_t{0};  // the release epoch the last plan saw
+  // Per job, so that forgetting one is O(1): speeds by GPU count (< 0: not asked yet), goodputs
+  // by (n << 8 | percent).
+  struct JobMemo {
+    std::vector<double> speed;
+    std::unordered_map<std::uint64_t, double> goodput;
+  };
+  std::unordered_map<workload::JobId, JobMemo> memo_;
+  std::vector<cluster::Placement> packed_;  // by GPU count
 };
 
 }  // namespace schedlab::sched

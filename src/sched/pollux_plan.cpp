@@ -37,8 +37,8 @@ class Objective {
   std::uint64_t fair_;
   double p_;
   const std::function<double(std::size_t, std::uint64_t)>& goodput_;
-  std::vector<double> base_;             // goodput on the fair share; 0 = not yet asked
-  std::vector<std::vector<double>> u_;   // by job, GPUs; NaN = not yet asked
+  std::vector<double> base_;            // goodput on the fair share; 0 = not yet asked
+  std::vector<std::vector<double>> u_;  // by job, GPUs; NaN = not yet asked
 };
 
 struct Move {
@@ -48,9 +48,8 @@ struct Move {
 
 }  // namespace
 
-std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity,
-                                        std::uint64_t fair, double p,
-                                        const std::function<double(std::size_t, std::uint64_t)>& goodput) {
+std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity, std::uint64_t fair,
+                                        double p, const std::function<double(std::size_t, std::uint64_t)>& goodput) {
   const std::size_t n_jobs = jobs.size();
   std::vector<std::uint64_t> size(n_jobs, 0);
   std::uint64_t used = 0;
@@ -59,16 +58,23 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
   std::uint64_t free = capacity - used;
   Objective obj(jobs, fair == 0 ? 1 : fair, p, goodput);
 
-  // A job's best growth from its count now: to any count up to max (from 0: at least min), the
-  // one of highest gain per GPU (ties: the fewer GPUs). Memoised until its count changes.
+  // A job's best growth from its count now: to any count up to `reach` (its max, lowered where a
+  // growth could not be funded), from 0 at least min, the one of highest gain per GPU (ties: the
+  // fewer GPUs). Memoised until its count or reach changes.
   std::vector<Move> up(n_jobs);
-  std::vector<char> stale(n_jobs, 1), blocked(n_jobs, 0);
+  std::vector<char> stale(n_jobs, 1);
+  std::vector<std::uint64_t> reach(n_jobs);
+  for (std::size_t i = 0; i < n_jobs; ++i) reach[i] = jobs[i].max;
+  auto reset_reach = [&] {
+    for (std::size_t i = 0; i < n_jobs; ++i)
+      if (reach[i] != jobs[i].max) reach[i] = jobs[i].max, stale[i] = 1;
+  };
   auto best_up = [&](std::size_t i) -> const Move& {
     if (!stale[i]) return up[i];
     stale[i] = 0;
     up[i] = Move{};
     const double here = obj.u(i, size[i]);
-    for (std::uint64_t n = size[i] == 0 ? jobs[i].min : size[i] + 1; n <= jobs[i].max; ++n) {
+    for (std::uint64_t n = size[i] == 0 ? jobs[i].min : size[i] + 1; n <= reach[i]; ++n) {
       const double rate = (obj.u(i, n) - here) / static_cast<double>(n - size[i]);
       if (rate > up[i].rate) up[i] = Move{n, rate};
     }
@@ -82,13 +88,14 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
     return t;
   };
 
-  // Each applied move raises the objective strictly, so the search ends; the bound only guards
-  // against rounding.
-  const std::uint64_t limit = 4 * (capacity + n_jobs) + 16;
+  // Each applied move raises the objective strictly and each refused one lowers a reach, so the
+  // search ends; the bound only guards against rounding.
+  std::uint64_t max_sum = 0;
+  for (const auto& job : jobs) max_sum += job.max;
+  const std::uint64_t limit = 4 * (capacity + n_jobs) + max_sum + 16;
   for (std::uint64_t moves = 0; moves < limit; ++moves) {
     std::size_t j = n_jobs;
     for (std::size_t i = 0; i < n_jobs; ++i) {
-      if (blocked[i]) continue;
       const Move& m = best_up(i);
       if (m.rate > 0 && (j == n_jobs || m.rate > up[j].rate)) j = i;
     }
@@ -98,7 +105,7 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
       free -= need;
       size[j] = to;
       stale[j] = 1;
-      std::fill(blocked.begin(), blocked.end(), 0);
+      reset_reach();
       continue;
     }
     // Fund it from the donors that lose least per GPU freed, one step at a time (ties: the
@@ -130,9 +137,11 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
       size[j] = to;
       stale[j] = 1;
       free = got - need;
-      std::fill(blocked.begin(), blocked.end(), 0);
+      reset_reach();
     } else {
-      blocked[j] = 1;
+      // Not worth its cost: try the job's smaller growths before giving up on it.
+      reach[j] = to - 1;
+      stale[j] = 1;
     }
   }
   return size;

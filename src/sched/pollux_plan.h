@@ -26,8 +26,7 @@ inline constexpr double kPolluxEpsilon = 1e-3;
 // measured against (the artifact: ceil(GPUs / jobs)). `p` in [-10, 1]. Returns each job's GPUs
 // (0 = it waits), in the order of `jobs`; their sum is at most `capacity`, which covers the
 // running jobs' held GPUs. Ties go to the earlier job.
-std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity,
-                                        std::uint64_t fair, double p,
-                                        const std::function<double(std::size_t, std::uint64_t)>& goodput);
+std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std::uint64_t capacity, std::uint64_t fair,
+                                        double p, const std::function<double(std::size_t, std::uint64_t)>& goodput);
 
 }  // namespace schedlab::sched

@@ -45,9 +45,12 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   perf_ = perf;
   if (is_elastic_policy(c.policy)) {
     std::unique_ptr<ElasticStep> step;
-    if (c.policy == "pollux") step = std::make_unique<PolluxStep>(*this, pollux_settings(c));
-    else if (c.policy == "afs") step = std::make_unique<AfsStep>(*this);
-    else step = std::make_unique<OptimusStep>(*this, optimus_settings(c));
+    if (c.policy == "pollux")
+      step = std::make_unique<PolluxStep>(*this, pollux_settings(c));
+    else if (c.policy == "afs")
+      step = std::make_unique<AfsStep>(*this);
+    else
+      step = std::make_unique<OptimusStep>(*this, optimus_settings(c));
     add_listener(step.get());
     step_ = std::move(step);
   } else if (!c.policy.empty()) {

@@ -181,3 +181,21 @@ TEST_CASE("Perf.PlacementModel.a_job_without_gpus_runs_as_traced") {
   CHECK(changes[0].first == 22);
   shared->run_ended(21);
 }
+
+// Pollux's goodput ratio (perf_model.h): 1 for a model without statistical efficiency (vgg16)
+// and on one GPU (resnet50 is compute-bound there: the best batch 200 runs at the catalog's
+// rate); below 1 on 16 GPUs across two hosts, falling as the noise scale is smaller (early in
+// training a larger batch buys less progress per sample).
+TEST_CASE("Perf.PlacementModel.goodput_ratio") {
+  auto topo = two_racks();
+  auto vgg = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}});
+  auto resnet = model(topo, {{"model_mix", "{resnet50: 1}"}, {"contention", "false"}});
+  auto j = job(0, 16, 1);
+  const auto sixteen = on({{0, 8}, {1, 8}});
+  CHECK(vgg->goodput_ratio(j, sixteen, topo, 0.5) == 1.0);
+  CHECK(resnet->goodput_ratio(job(1, 1, 1), on({{0, 1}}), topo, 0.5) == doctest::Approx(1.0));
+  const double late = resnet->goodput_ratio(j, sixteen, topo, 1.0);
+  const double early = resnet->goodput_ratio(j, sixteen, topo, 0.0);
+  CHECK(late < 1.0);
+  CHECK(early < late);
+}

@@ -26,7 +26,11 @@ TEST_CASE("Sched.Afs.sizes_by_gain_ratio") {
       // A (100) gets 1 (from none: infinite); 1 -> 2: A's 1/1 = 1 vs B's from none 1/1 = 1, a
       // tie keeps A; 2 -> 3: A's 1/2 = 0.5 < B's 1: B gets 1; then A's 0.5 vs B's 1 -> 2 (2-1)/2
       // = 0.5, a tie: A gets its 3rd.
-      {"the shorter job first, unless the longer gains more", {{1, 4, 100}, {1, 4, 200}}, {false, false}, 4, afs_linear,
+      {"the shorter job first, unless the longer gains more",
+       {{1, 4, 100}, {1, 4, 200}},
+       {false, false},
+       4,
+       afs_linear,
        {3, 1}},
       // The order is by remaining work, not by position: B (50) is the shorter here.
       {"shortest remaining work is the favourite", {{1, 4, 200}, {1, 4, 50}}, {false, false}, 4, afs_linear, {1, 3}},

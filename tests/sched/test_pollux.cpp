@@ -36,9 +36,18 @@ TEST_CASE("Sched.Pollux.sizes_by_power_mean") {
       // Without the discount the split evens out: job 1's 2nd GPU gains 0.997, job 0 loses 0.333.
       {"no discount, the split evens out", {{1, 4, 3, 1}, {1, 4, 1, 1}}, 4, 2, -1, pollux_linear, {2, 2}},
       // A waiting job (min 2) is worth ~999 to start; the running one gives two GPUs (loses 0.5).
-      {"a waiting job is started by shrinking a running one", {{1, 4, 4, 1}, {2, 4, 0, 1}}, 4, 2, -1, pollux_linear, {2, 2}},
+      {"a waiting job is started by shrinking a running one",
+       {{1, 4, 4, 1}, {2, 4, 0, 1}},
+       4,
+       2,
+       -1,
+       pollux_linear,
+       {2, 2}},
       // A running job keeps its min: job 1 (min 2) does not fit the 1 GPU job 0 could give.
       {"a running job keeps its min", {{3, 4, 4, 1}, {2, 4, 0, 1}}, 4, 2, -1, pollux_linear, {4, 0}},
+      // Job 1 (held 2, discount 0.8) gains most per GPU going to 4 (0.187), which the one free GPU
+      // cannot fund (job 0 waits, job 1 is at its min); its smaller growth to 3 (0.166) fits.
+      {"a smaller growth where the best does not fit", {{2, 3, 0, 1}, {2, 5, 2, 0.8}}, 3, 2, -1, pollux_linear, {0, 3}},
       {"nothing free, nobody runs", {{1, 4, 0, 1}}, 0, 1, -1, pollux_linear, {0}},
   };
   for (const auto& c : cases) {

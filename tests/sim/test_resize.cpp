@@ -197,3 +197,16 @@ TEST_CASE("Sim.Resize.every_policy_keeps_the_invariants") {
     }
   }
 }
+
+// Optimus' churn guard: at t=100 J0 (120 left, on 2) would grow to 4, cutting its remaining time
+// by 120/2 - 120/4 = 30 s. With min_gain_s 30 that is not more than the guard: it stays on 2 and
+// ends at 160 (one resize, the shrink at t=50, which is not guarded); with 29 it grows, as plain.
+TEST_CASE("Sim.Resize.optimus_churn_guard") {
+  ElasticRun guarded({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "optimus", true, util::NamedArgs{{"min_gain_s", "30"}});
+  CHECK(guarded.observer.violations() == 0);
+  CHECK(guarded.end_s(0) == 160);
+  CHECK(guarded.life(0).resizes == 1);
+  ElasticRun grows({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "optimus", true, util::NamedArgs{{"min_gain_s", "29"}});
+  CHECK(grows.end_s(0) == 140);
+  CHECK(grows.life(0).resizes == 2);
+}
