@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "config/cluster_config.h"
 #include "perf/perf_registry.h"
+#include "sched/decision_policies.h"
 #include "sched/registry.h"
 #include "workload/trace_format.h"
 
@@ -39,6 +40,7 @@ void print_json(const std::string& catalog_path) {
   parts["placement"] = named_list(r.placements.items());
   parts["preemption"] = named_list(r.preemptions.items());
   parts["backfill"] = named_list(r.backfills.items());
+  out["policies"] = named_list(sched::decision_policies());
   out["perf_models"] = named_list(perf::perf_models());
   out["trace_formats"] = named_list(workload::trace_formats());
   std::error_code ec;
@@ -78,6 +80,8 @@ void add_list_command(CLI::App& app, int& exit_code) {
     print_parts(r.placements);
     print_parts(r.preemptions);
     print_parts(r.backfills);
+    fmt::print("policy (scheduler.policy: decides in the parts' place; docs/elastic.md):\n");
+    for (const auto& p : sched::decision_policies()) fmt::print("  {:<18} {}\n", p.name, p.help);
     fmt::print("perf models:\n");
     for (const auto& m : perf::perf_models()) fmt::print("  {:<18} {}\n", m.name, m.help);
     fmt::print("trace formats:\n");

@@ -18,6 +18,7 @@
 #include "config/long_running_config.h"
 #include "util/named_args_yaml.h"
 #include "util/yaml_util.h"
+#include "sched/decision_policies.h"
 #include "sched/elastic_settings.h"
 #include "sched/gavel/gavel_settings.h"
 #include "util/error.h"
@@ -385,9 +386,7 @@ Scenario read_scenario(const std::string& path, YAML::Node root, const std::vect
   if (!sc.scheduler.policy.empty()) {
     const auto& node = root["scheduler"]["policy"];
     const util::At pat = at / "scheduler" / "policy";
-    std::vector<std::string> names = {"none"};
-    for (const auto& e : sched::elastic_policy_names()) names.push_back(e);
-    for (const auto& g : sched::gavel::gavel_policy_names()) names.push_back(g);
+    const std::vector<std::string> names = sched::decision_policy_names();
     if (std::find(names.begin(), names.end(), sc.scheduler.policy) == names.end())
       util::fail(node, pat, util::unknown_name_message("scheduler policy", sc.scheduler.policy, names));
     if (sched::is_elastic_policy(sc.scheduler.policy)) {
