@@ -235,14 +235,14 @@ def main(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--window", type=int, nargs=2, default=list(DEFAULT_WINDOW))
     p.add_argument("--jobs", type=int, default=0,
-                   help="jobs to generate (default: the window's last + 25%%, so that later arrivals keep "
-                        "the load on while the window finishes)")
+                   help="jobs to generate (default: the window's last x 1.8, so that arrivals go on until "
+                        "the window has finished, as in Gavel, up to 6 jobs/h)")
     a = p.parse_args(argv[1:])
     if not a.rate > 0:
         die(f"--rate: {a.rate} must be above 0")
     if not 0 <= a.window[0] < a.window[1]:
         die(f"--window: {a.window[0]} {a.window[1]} must be FIRST < LAST")
-    jobs = a.jobs or a.window[1] + a.window[1] // 4
+    jobs = a.jobs or a.window[1] * 9 // 5
     root = os.path.abspath(a.gavel)
     project = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     generated = generate(root, a.rate, a.seed, jobs)
