@@ -10,16 +10,16 @@
 #include <limits>
 #include <unordered_map>
 
-#include "util/named_args.h"
-#include "util/yaml_util.h"
 #include "perf/gang_shape.h"
 #include "perf/goodput.h"
 #include "perf/max_min_share.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "util/named_args.h"
 #include "util/notice.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "util/yaml_util.h"
 
 namespace schedlab::perf {
 
@@ -176,8 +176,8 @@ class PlacementModel final : public PerfModel {
   }
   std::optional<std::string> training_model_error(std::string_view name) const override {
     if (s_.models.find(std::string(name))) return std::nullopt;
-    return util::unknown_name_message("training model", name, s_.models.names()) + " (the models of " +
-           s_.models.file + ")";
+    return util::unknown_name_message("training model", name, s_.models.names()) + " (the models of " + s_.models.file +
+           ")";
   }
 
   bool shares_links() const override { return s_.contention; }

@@ -17,8 +17,8 @@
 
 #include "cluster/topology.h"
 #include "config/scenario.h"
-#include "perf/perf_model.h"
 #include "metrics/offered_load.h"
+#include "perf/perf_model.h"
 #include "workload/recorded_source.h"
 
 namespace schedlab::run {

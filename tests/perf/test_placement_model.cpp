@@ -211,8 +211,8 @@ TEST_CASE("Perf.PlacementModel.a_job_naming_its_model") {
   auto unknown = job(2, 1, 1);
   unknown.model = strings.intern("nope");
   unknown.line = 9;
-  CHECK_THROWS_WITH_AS(m->speed(unknown, on({{1, 1}}), topo), doctest::Contains("t.csv:9: model: unknown training model 'nope'"),
-                       util::InputError);
+  CHECK_THROWS_WITH_AS(m->speed(unknown, on({{1, 1}}), topo),
+                       doctest::Contains("t.csv:9: model: unknown training model 'nope'"), util::InputError);
   // The `trace` model knows no training models: the names have no effect there.
   auto trace = make_perf_model("trace", {}, kScenario, topo, 7);
   CHECK(!trace->training_model_error("nope"));
