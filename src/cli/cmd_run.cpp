@@ -64,7 +64,8 @@ std::uint64_t validate_workload(const config::Scenario& scenario, util::Notices&
     while (source->next(job)) ++jobs;
     return jobs;
   }
-  const auto scan = run::scan_workload(scenario, topo, {.fits = true, .one_gpu_work = perf->sizes_elastic_jobs()});
+  const auto scan = run::scan_workload(scenario, topo,
+                                       {.fits = true, .one_gpu_work = perf->sizes_elastic_jobs(), .perf = perf.get()});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(scenario.scheduler, topo, {scenario.lifecycle.failures.any()}))

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +27,16 @@ class PerfModel {
   // Speed relative to the trace: the run takes duration / speed. Within [kMinSpeed, kMaxSpeed].
   virtual double speed(const workload::JobSpec& job, const cluster::Placement& placement,
                        const cluster::Topology& topo) const = 0;
+
+  // A trace may name each job's training model (JobSpec::model, a native trace's `model` column).
+  // A model that knows training models takes the named one in place of its own choice; it reads
+  // the names from the run's workload strings, bound here before any job is asked about
+  // (`trace_name` names the file in errors). Models without training models ignore the names.
+  virtual void bind_workload(const workload::StringPool& /*strings*/, const std::string& /*trace_name*/) {}
+  // What is wrong with a training-model name a trace gives (an unknown one, with the valid
+  // names), for the check of every job before the run; nullopt when the model takes it, or when
+  // it knows no training models (the name has no effect).
+  virtual std::optional<std::string> training_model_error(std::string_view /*name*/) const { return std::nullopt; }
 
   // Models whose speeds depend on other running jobs (shared links) return true and are
   // told of every run that starts or ends; after each instant's changes the executor asks

@@ -4,20 +4,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 
-#include "util/named_args.h"
-#include "util/yaml_util.h"
 #include "perf/gang_shape.h"
 #include "perf/goodput.h"
 #include "perf/max_min_share.h"
 #include "util/checked.h"
 #include "util/error.h"
+#include "util/named_args.h"
 #include "util/notice.h"
 #include "util/parse.h"
 #include "util/suggest.h"
+#include "util/yaml_util.h"
 
 namespace schedlab::perf {
 
@@ -165,6 +167,17 @@ class PlacementModel final : public PerfModel {
         reference_us(job, model, topo, placement) /
             iteration_us(model, hosts, racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{}, topo),
         model, job);
+  }
+
+  void bind_workload(const workload::StringPool& strings, const std::string& trace_name) override {
+    strings_ = &strings;
+    trace_name_ = trace_name;
+    named_.clear();  // labels are the pool's own
+  }
+  std::optional<std::string> training_model_error(std::string_view name) const override {
+    if (s_.models.find(std::string(name))) return std::nullopt;
+    return util::unknown_name_message("training model", name, s_.models.names()) + " (the models of " + s_.models.file +
+           ")";
   }
 
   bool shares_links() const override { return s_.contention; }
@@ -327,8 +340,18 @@ class PlacementModel final : public PerfModel {
     return checked_speed(speed, model, job.line, job.total_gpus());
   }
 
+  // The model the trace names for the job, else the mix's draw. Names are resolved once per label.
   const TrainingModel& model_of(const workload::JobSpec& job) const {
-    return s_.models.models()[s_.mix.pick(s_.seed, job)];
+    if (job.model == workload::kNoLabel) return s_.models.models()[s_.mix.pick(s_.seed, job)];
+    assert(strings_ && "bind_workload before asking about a job that names its model");
+    auto it = named_.find(job.model);
+    if (it == named_.end()) {
+      const std::string name(strings_->str(job.model));
+      const TrainingModel* m = s_.models.find(name);
+      if (!m) throw util::InputError(trace_name_, job.line, "model", *training_model_error(name));
+      it = named_.emplace(job.model, m).first;
+    }
+    return *it->second;
   }
 
   std::vector<ShapeHost> actual_hosts(const workload::JobSpec& job, const cluster::Placement& placement,
@@ -358,6 +381,9 @@ class PlacementModel final : public PerfModel {
 
   PlacementModelSettings s_;
   cluster::ModelId ref_gpu_;
+  const workload::StringPool* strings_ = nullptr;  // the run's workload strings (bind_workload)
+  std::string trace_name_;
+  mutable std::unordered_map<workload::Label, const TrainingModel*> named_;  // model_of's cache
   const cluster::Topology* topo_ = nullptr;
   std::map<std::uint64_t, Run> runs_;
   bool dirty_ = false;

@@ -125,7 +125,8 @@ RunOutcome run_scenario(const config::Scenario& sc, util::Notices& notices, cons
   // per-user sums).
   WorkloadScan scan = scan_workload(sc, topo,
                                     {.keep_jobs = sc.workload.options.skipped_file.empty() && !hooks.drive,
-                                     .one_gpu_work = perf->sizes_elastic_jobs()});
+                                     .one_gpu_work = perf->sizes_elastic_jobs(),
+                                     .perf = perf.get()});
   notices.say(metrics::offered_load_text(scan.load));
   if (auto over = metrics::overload_text(scan.load)) notices.say(*over);
   for (const auto& why : sched::parts_without_effect(sc.scheduler, topo, {sc.lifecycle.failures.any()}))

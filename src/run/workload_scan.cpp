@@ -12,6 +12,7 @@
 #include "sched/registry.h"
 #include "sched/scheduler.h"
 #include "sim/model_requests.h"
+#include "util/error.h"
 #include "workload/trace_stats.h"
 
 namespace schedlab::run {
@@ -56,6 +57,9 @@ WorkloadScan scan_workload(const config::Scenario& scenario, const cluster::Topo
   while (source->next(job)) {
     ++out.jobs;
     const cluster::ModelMask mask = requests.of(job);
+    if (options.perf && job.model != workload::kNoLabel)
+      if (auto bad = options.perf->training_model_error(source->strings().str(job.model)))
+        throw util::InputError(name, job.line, "model", *bad);
     if (pools) pools->pool_of(job, source->strings(), name);
     if (job.kind != workload::JobKind::service)
       tally.add(engine::to_seconds(job.submit),

@@ -18,6 +18,7 @@
 #include "cluster/topology.h"
 #include "config/scenario.h"
 #include "metrics/offered_load.h"
+#include "perf/perf_model.h"
 #include "workload/recorded_source.h"
 
 namespace schedlab::run {
@@ -37,6 +38,9 @@ struct ScanOptions {
   // The perf model reads a GPU job's duration as its work on ONE GPU (`perf.reference: one-gpu`,
   // PerfModel::sizes_elastic_jobs): the offered load counts that work, not duration x GPUs.
   bool one_gpu_work = false;
+  // The run's perf model: a job naming a training model it does not know is refused at the
+  // job's line (PerfModel::training_model_error). Null: names are not checked.
+  const perf::PerfModel* perf = nullptr;
 };
 
 // Throws InputError as `run` would, at the job's line.

@@ -35,6 +35,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       scheduler_(scheduler, sched::builtin_parts(), topo, &jobs_, &perf),
       inspector_(topo, alloc_, scheduler_, jobs_, source.strings(), outside_jobs_) {
   scheduler_.set_strings(&source.strings());
+  perf.bind_workload(source.strings(), trace_name_);
 }
 
 // --- arrivals and failures ---------------------------------------------------------------

@@ -170,8 +170,10 @@ LpResult LpSolver::solve(const SolveOptions& options) {
   parm.presolve = options.presolve ? GLP_ON : GLP_OFF;
   LpResult result;
   int rc = glp_simplex(prob_.get(), &parm);
-  if (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND) {
-    // The kept basis is unusable (changes made it singular): start again from the standard one.
+  if (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL) {
+    // The kept basis is unusable (changes made it singular or ill-conditioned, or the simplex
+    // failed numerically from it: Gavel's continuous trace at 5.2 jobs/h, finish-time fairness,
+    // docs/elastic.md "Reproducing Gavel"): start again from the standard one.
     glp_std_basis(prob_.get());
     rc = glp_simplex(prob_.get(), &parm);
   }

@@ -72,6 +72,10 @@ struct JobSpec {
   bool mem_given = false;
   JobKind kind = JobKind::batch;
   TraceStatus status = TraceStatus::unknown;
+  // The training model the trace names for the job (a native trace's `model` column), interned;
+  // kNoLabel = none (the perf model's `model_mix` draws one). A perf model that knows training
+  // models checks the name before the run. 32 bits here fill the padding at the end.
+  Label model = kNoLabel;
 
   std::uint64_t total_gpus() const { return std::uint64_t{tasks} * gpus_per_task; }
   bool needs_gpu() const { return gpus_per_task > 0; }

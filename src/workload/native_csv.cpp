@@ -29,12 +29,12 @@ namespace {
 
 enum Col { kId, kSubmit, kDuration, kTasks, kGpusPerTask, kGpuMilli, kGpuModel, kMinGen, kUser,
            kPool, kPriority, kGang, kKind, kEstimate, kStatus, kCkptInterval, kCkptSave, kCkptRestore, kCpus,
-           kMemGb, kPreemptible, kInstances, kSchedule, kGroup, kMinGpus, kMaxGpus, kColCount };
+           kMemGb, kPreemptible, kInstances, kSchedule, kGroup, kMinGpus, kMaxGpus, kModel, kColCount };
 const std::array<const char*, kColCount> kColNames = {
     "id", "submit_s", "duration_s", "tasks", "gpus_per_task", "gpu_milli", "gpu_model",
     "min_generation", "user", "pool", "priority", "gang", "kind", "estimate_s", "status",
     "ckpt_interval_s", "ckpt_save_s", "ckpt_restore_s", "cpus", "mem_gb", "preemptible", "instances", "schedule", "group",
-    "min_gpus", "max_gpus"};
+    "min_gpus", "max_gpus", "model"};
 constexpr int kRequired = 5;  // the first five columns
 // A job's GPUs (tasks x gpus_per_task) fit 32 bits, like every GPU count.
 constexpr std::uint64_t kMaxJobGpus = std::numeric_limits<std::uint32_t>::max();
@@ -225,6 +225,8 @@ class NativeCsvSource final : public JobSource {
     if (pos_[kMinGen] >= 0 && !util::trim(field(kMinGen)).empty())
       job.min_generation = parse_int_field<std::int16_t>(field(kMinGen), at(kMinGen), 0);
     if (pos_[kUser] >= 0) job.user = strings_.intern(util::trim(field(kUser)));
+    // The training model's name; the perf model checks it against its catalog before the run.
+    if (pos_[kModel] >= 0) job.model = strings_.intern(util::trim(field(kModel)));
     if (pos_[kPool] >= 0) job.pool = strings_.intern(util::trim(field(kPool)));
     if (pos_[kPriority] >= 0 && !util::trim(field(kPriority)).empty())
       job.priority = util::checked_int<std::int32_t>(util::parse_int(field(kPriority), at(kPriority)), at(kPriority));
@@ -352,7 +354,7 @@ std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceO
 void write_native_header(std::ostream& out) {
   out << "id,submit_s,duration_s,tasks,gpus_per_task,gpu_milli,gpu_model,min_generation,user,pool,"
          "priority,gang,kind,estimate_s,status,ckpt_interval_s,ckpt_save_s,ckpt_restore_s,cpus,mem_gb,preemptible,group,"
-         "min_gpus,max_gpus\n";
+         "min_gpus,max_gpus,model\n";
 }
 
 void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) {
@@ -367,12 +369,12 @@ void write_native_row(std::ostream& out, const JobSpec& j, const StringPool& s) 
   const std::string min_gpus = ranged ? std::to_string(j.min_gpus) : std::string();
   const std::string max_gpus = ranged ? std::to_string(j.max_gpus) : std::string();
   out << fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id, engine::seconds_text(j.submit),
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", id, engine::seconds_text(j.submit),
       engine::seconds_text(j.duration), j.tasks, j.gpus_per_task, j.gpu_milli, util::csv_field(s.str(j.gpu_request)),
       j.min_generation, util::csv_field(s.str(j.user)), util::csv_field(s.str(j.pool)), j.priority, j.gang ? 1 : 0,
       kind_name(j.kind), engine::seconds_text(j.estimate), status_name(j.status), ckpt(j.ckpt_interval_s),
       ckpt(j.ckpt_save_s), ckpt(j.ckpt_restore_s), cpus, mem, j.preemptible ? 1 : 0, util::csv_field(s.str(j.group)), min_gpus,
-      max_gpus);
+      max_gpus, util::csv_field(s.str(j.model)));
 }
 
 }  // namespace schedlab::workload

@@ -13,7 +13,8 @@ namespace schedlab::workload {
 
 // Required columns: id, submit_s, duration_s, tasks, gpus_per_task.
 // Optional: gpu_milli, gpu_model, min_generation, user, pool, priority, gang, kind,
-// estimate_s, status, ckpt_interval_s, ckpt_save_s, ckpt_restore_s, cpus, mem_gb.
+// estimate_s, status, ckpt_interval_s, ckpt_save_s, ckpt_restore_s, cpus, mem_gb, preemptible,
+// instances, schedule, group, min_gpus, max_gpus, model.
 std::unique_ptr<JobSource> open_native_csv(const std::string& path, const TraceOptions& options);
 
 // Writes the header line, then one row per job (the inverse of the reader).

@@ -198,4 +198,39 @@ TEST_CASE("Perf.PlacementModel.goodput_ratio") {
   const double early = resnet->goodput_ratio(j, sixteen, topo, 0.0);
   CHECK(late < 1.0);
   CHECK(early < late);
+
+TEST_CASE("Perf.PlacementModel.a_job_naming_its_model") {
+  // One host of 8 V100 and one of 8 P100; jobs without a name are all vgg16 (the mix).
+  cluster::ClusterSpec spec;
+  spec.name = "h";
+  cluster::RackSpec r;
+  r.name = "r";
+  r.count = 1;
+  r.hosts.push_back({1, 8, *gpus().find("V100"), 50.0});
+  r.hosts.push_back({1, 8, *gpus().find("P100"), 50.0});
+  spec.racks.push_back(r);
+  const cluster::Topology topo(spec, gpus());
+  auto m = model(topo, {{"model_mix", "{vgg16: 1}"}, {"reference_gpu", "V100"}});
+  workload::StringPool strings;
+  m->bind_workload(strings, "t.csv");
+  auto named = job(0, 1, 1);
+  named.model = strings.intern("resnet50");
+  // On a P100 (host 1) the named model runs at its measured P100/V100 ratio (219/1350,
+  // configs/models.yaml), the mix's vgg16 at its own (144/500).
+  CHECK(m->speed(named, on({{1, 1}}), topo) == doctest::Approx(219.0 / 1350.0).epsilon(0.01));
+  CHECK(m->speed(job(1, 1, 1), on({{1, 1}}), topo) == doctest::Approx(144.0 / 500.0).epsilon(0.01));
+  CHECK(!m->training_model_error("resnet50"));
+  const auto typo = m->training_model_error("resnet5");
+  REQUIRE(typo);
+  CHECK(typo->find("unknown training model 'resnet5'; did you mean 'resnet50'?") != std::string::npos);
+  // An unknown name that reaches the model (a run without the check before it) is bad input at
+  // its line, not a model drawn in its place.
+  auto unknown = job(2, 1, 1);
+  unknown.model = strings.intern("nope");
+  unknown.line = 9;
+  CHECK_THROWS_WITH_AS(m->speed(unknown, on({{1, 1}}), topo),
+                       doctest::Contains("t.csv:9: model: unknown training model 'nope'"), util::InputError);
+  // The `trace` model knows no training models: the names have no effect there.
+  auto trace = make_perf_model("trace", {}, kScenario, topo, 7);
+  CHECK(!trace->training_model_error("nope"));
 }

@@ -216,10 +216,10 @@ TEST_CASE("Checkpoint.NativeCsv.columns_are_read_checked_and_written") {
   CHECK(b.ckpt_restore_s < 0);
   std::ostringstream out;
   workload::write_native_row(out, a, src->strings());
-  CHECK(out.str().ends_with(",600,30,15,,,1,,,\n"));  // then cpus, mem_gb: not in this trace; preemptible, group
+  CHECK(out.str().ends_with(",600,30,15,,,1,,,,\n"));  // then cpus, mem_gb: not in this trace; preemptible, group
   std::ostringstream out_b;
   workload::write_native_row(out_b, b, src->strings());
-  CHECK(out_b.str().ends_with(",,,,,,1,,,\n"));
+  CHECK(out_b.str().ends_with(",,,,,,1,,,,\n"));
 
   const auto bad = temp_file("ckpt_bad.csv", "id,submit_s,duration_s,tasks,gpus_per_task,ckpt_save_s\n0,0,100,1,1,-3\n");
   auto bad_src = workload::open_native_csv(bad, {});

@@ -136,9 +136,9 @@ TEST_CASE("Workload.ElasticRange.native_round_trip") {
   std::getline(text, header);
   std::getline(text, row1);
   std::getline(text, row2);
-  CHECK(header.substr(header.size() - 17) == "min_gpus,max_gpus");
-  CHECK(row1.substr(row1.size() - 5) == ",4,64");
-  CHECK(row2.substr(row2.size() - 2) == ",,");
+  CHECK(header.substr(header.size() - 23) == "min_gpus,max_gpus,model");
+  CHECK(row1.substr(row1.size() - 6) == ",4,64,");
+  CHECK(row2.substr(row2.size() - 3) == ",,,");
   auto again = open_trace(out, options);
   std::size_t i = 0;
   for (JobSpec j; again->next(j); ++i) {

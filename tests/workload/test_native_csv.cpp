@@ -123,9 +123,9 @@ TEST_CASE("Workload.NativeCsv.cpus_and_mem_gb_per_task") {
   std::ostringstream out;
   for (const auto& j : jobs) write_native_row(out, j, src->strings());
   const std::string rows = out.str();
-  CHECK(rows.find(",8,32,1,,,\n") != std::string::npos);  // then preemptible, group, min_gpus, max_gpus
-  CHECK(rows.find(",0.5,1.25,1,,,\n") != std::string::npos);
-  CHECK(rows.find(",12,,1,,,\n") != std::string::npos);
+  CHECK(rows.find(",8,32,1,,,,\n") != std::string::npos);  // then preemptible, group, min_gpus, max_gpus, model
+  CHECK(rows.find(",0.5,1.25,1,,,,\n") != std::string::npos);
+  CHECK(rows.find(",12,,1,,,,\n") != std::string::npos);
 }
 
 TEST_CASE("Workload.NativeCsv.bad_cpus_and_memory") {
@@ -241,4 +241,30 @@ TEST_CASE("Workload.NativeCsv.write_then_read_gives_the_same_jobs") {
     CHECK(again_src->strings().str(again[i].pool) == src->strings().str(jobs[i].pool));
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("Workload.NativeCsv.model_column_round_trip") {
+  // The training model each job names (docs: traces/README.md, column `model`): read as
+  // interned text, empty = none, and written back by `trace convert` as read.
+  auto src = open_native_csv(fixture("models.csv"), {});
+  auto jobs = read_all(*src);
+  REQUIRE(jobs.size() == 3);
+  CHECK(src->strings().str(jobs[0].model) == "resnet50");
+  CHECK(jobs[1].model == kNoLabel);
+  CHECK(src->strings().str(jobs[2].model) == "bert-large");
+  std::ostringstream out;
+  write_native_header(out);
+  for (const auto& j : jobs) write_native_row(out, j, src->strings());
+  CHECK(out.str().find("min_gpus,max_gpus,model\n") != std::string::npos);
+  CHECK(out.str().find(",,,resnet50\n") != std::string::npos);
+  const auto path = std::filesystem::temp_directory_path() / "schedlab_models_round_trip.csv";
+  std::ofstream(path) << out.str();
+  auto again_src = open_trace(path.string(), {});
+  auto again = read_all(*again_src);
+  REQUIRE(again.size() == jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    CHECK(again_src->strings().str(again[i].model) == src->strings().str(jobs[i].model));
+  // A trace without the column names no model.
+  auto plain = open_native_csv(fixture("small.csv"), {});
+  for (const auto& j : read_all(*plain)) CHECK(j.model == kNoLabel);
 }

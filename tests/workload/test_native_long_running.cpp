@@ -80,8 +80,8 @@ TEST_CASE("Workload.NativeLongRunning.written_rows_keep_their_group_and_read_bac
   while (src->next(j)) write_native_row(out, j, src->strings());
   const std::string text = out.str();
   CHECK(text.find(",service,") != std::string::npos);
-  CHECK(text.find(",0,1,,\n") != std::string::npos);  // the service's instances: not preemptible, group 1
-  CHECK(text.find(",1,etl,,\n") != std::string::npos);
+  CHECK(text.find(",0,1,,,\n") != std::string::npos);  // the service's instances: not preemptible, group 1
+  CHECK(text.find(",1,etl,,,\n") != std::string::npos);
 }
 
 TEST_CASE("Workload.NativeLongRunning.the_generator_mixes_in_services_and_cron_entries") {
