@@ -198,6 +198,7 @@ TEST_CASE("Perf.PlacementModel.goodput_ratio") {
   const double early = resnet->goodput_ratio(j, sixteen, topo, 0.0);
   CHECK(late < 1.0);
   CHECK(early < late);
+}
 
 TEST_CASE("Perf.PlacementModel.a_job_naming_its_model") {
   // One host of 8 V100 and one of 8 P100; jobs without a name are all vgg16 (the mix).
