@@ -128,25 +128,39 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     s_.dequeue(it);
     return true;
   };
-  // In queue order up to the first job that cannot (fully) start.
+  // In queue order up to the first job that cannot (fully) start. Under admission pools, the
+  // jobs of a pool that refuses them all are passed over unasked (PoolLanes): only the
+  // lanes' closing changes, and only when a job starts.
   const PendingJob* blocker = nullptr;
   Scheduler::QueueKey after;  // the blocked job's key
-  for (auto it = queue.begin(); it != queue.end() && !blocker;) {
+  std::uint64_t closed = s_.closed_lanes();
+  const bool by_lanes = s_.use_lanes_;
+  auto it = queue.begin();
+  if (by_lanes) {
+    const auto first = s_.need_index_.next_to_try(nullptr, closed, s_.watched_, alloc);
+    it = first ? queue.find(*first) : queue.end();
+  }
+  while (it != queue.end() && !blocker) {
     if (nothing_fits()) return;
     PendingJob& job = it->second;
+    const auto at = it->first;
     bool blocks = true;
-    if (!try_start(job, false, ctx, alloc, slots, blocks)) {
-      if (blocks) {
-        if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
-        blocker = &job;
-        after = it->first;
-      }
-      ++it;
-      continue;
+    bool started = try_start(job, false, ctx, alloc, slots, blocks);
+    if (!started && blocks) {
+      if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
+      blocker = &job;
     }
     // Partly started: the rest of the job waits, and blocks what follows.
-    after = it->first;
-    if (!record(it++)) blocker = &job;
+    if (started && !record(it++)) blocker = &job;
+    else if (!started) ++it;
+    if (started || blocker) after = at;
+    if (!by_lanes || blocker) continue;
+    if (started) closed = s_.closed_lanes();
+    // Usually the next job or close behind it; else a search.
+    auto next = s_.need_index_.next_to_try(&at, closed, s_.watched_, alloc);
+    if (!next) break;
+    for (int step = 0; step < 8 && it != queue.end() && it->first != *next; ++step) ++it;
+    if (it == queue.end() || it->first != *next) it = queue.find(*next);
   }
   if (!blocker || strict) return;
   // Later jobs may only backfill around it: the next `max_scan` jobs in queue order are
@@ -159,7 +173,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   auto rule_now = [&] {
     const Backfill::Limit limit = backfill.limit();
     return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                        s_.watched_};
+                        s_.watched_, s_.closed_lanes()};
   };
   BackfillRule rule = rule_now();
   while (!nothing_fits()) {

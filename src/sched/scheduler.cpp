@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "pools/pool_book.h"
 #include "sched/builtin_passes.h"
 #include "sched/external_step.h"
 #include "sched/gavel/gavel_step.h"
@@ -39,6 +40,7 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   for (const auto& f : filters_)
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
+  need_indexed_ = backfill_->max_scan() > 0;
   perf_ = perf;
   if (c.policy == "optimus") {
     auto step = std::make_unique<OptimusStep>(*this);
@@ -67,7 +69,15 @@ bool Scheduler::resizes() const { return step_->resizes(); }
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = std::make_unique<PoolsListener>(*book, period);
   add_listener(pools_.get());
+  for (std::size_t a = 0; a < admissions_.size(); ++a)
+    if (admissions_[a]->refuses_over_pool()) {
+      use_lanes_ = need_indexed_ = true;
+      lane_gate_ = a;
+      break;
+    }
 }
+
+std::uint64_t Scheduler::closed_lanes() const { return use_lanes_ ? lanes_.closed(pools_->book()) : 0; }
 
 const pools::PoolBook* Scheduler::pool_book() const { return pools_ ? &pools_->book() : nullptr; }
 
@@ -157,7 +167,11 @@ void Scheduler::expect_workload(const workload::JobSpec& spec, cluster::ModelMas
 
 void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
   auto it = queue_.emplace(key, job).first;
-  if (backfill_->max_scan() > 0) need_index_.insert(need_entry(key, job));
+  if (need_indexed_) {
+    const auto e = need_entry(key, job);
+    need_index_.insert(e);
+    lanes_.add(e.lane, e.lane_gpus);
+  }
   if (!job.spec->needs_gpu()) ++queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_waiting(it->second);
 }
@@ -165,14 +179,17 @@ void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
 void Scheduler::dequeue(std::map<QueueKey, PendingJob>::iterator it) {
   if (!it->second.spec->needs_gpu()) --queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_not_waiting(it->second);
-  if (backfill_->max_scan() > 0) need_index_.erase(it->first);
+  if (need_indexed_) {
+    const auto e = need_index_.erase(it->first);
+    lanes_.remove(e.lane, e.lane_gpus);
+  }
   queue_.erase(it);
 }
 
 void Scheduler::move_in_queue(const QueueKey& from, const QueueKey& to) {
   auto node = queue_.extract(from);
   node.key() = to;
-  if (backfill_->max_scan() > 0) {
+  if (need_indexed_) {
     need_index_.erase(from);
     need_index_.insert(need_entry(to, node.mapped()));
   }
@@ -186,7 +203,18 @@ QueueNeedIndex::Entry Scheduler::need_entry(const QueueKey& key, const PendingJo
   const bool whole = std::any_of(admissions_.begin(), admissions_.end(),
                                  [&](const auto& a) { return a->all_or_nothing(job); });
   const std::uint64_t gpus = s.fractional() ? 0 : std::uint64_t{whole ? job.tasks_left : 1} * s.gpus_per_task;
-  return {key, gpus, s.fractional() ? 0 : s.gpus_per_task, s.estimate > 0 ? s.estimate : s.duration};
+  QueueNeedIndex::Entry e{key, gpus, s.fractional() ? 0 : s.gpus_per_task, s.estimate > 0 ? s.estimate : s.duration};
+  if (use_lanes_) {
+    const auto& book = pools_->book();
+    e.lane = PoolLanes::lane_of(book, book.pool_of(job.id()), s);
+    e.lane_gpus = PoolLanes::task_gpus(s);
+    e.allowed = job.allowed;
+    for (std::size_t a = 0; a < lane_gate_ && e.blocking != QueueNeedIndex::kAsk; ++a) {
+      const auto free = admissions_[a]->admits_with_free(job);
+      e.blocking = free ? std::max(e.blocking, *free) : QueueNeedIndex::kAsk;
+    }
+  }
+  return e;
 }
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {

@@ -180,7 +180,14 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
-  QueueNeedIndex need_index_;  // the same jobs with their needs (backfilling only)
+  QueueNeedIndex need_index_;  // the same jobs with their needs (backfilling or lanes only)
+  bool need_indexed_ = false;  // need_index_ is kept
+  // Under admission pools (use_pools): the waiting jobs' lanes, so that a start pass passes
+  // over a pool that refuses them all; the admissions before pools' must still be seen.
+  bool use_lanes_ = false;
+  PoolLanes lanes_;
+  std::size_t lane_gate_ = 0;  // the index of admission pools
+  std::uint64_t closed_lanes() const;
   // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
   // slot is taken at submit and given back when the job ends, so memory follows the active
   // jobs, not the trace.
