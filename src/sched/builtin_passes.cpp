@@ -133,11 +133,11 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   // lanes' closing changes, and only when a job starts.
   const PendingJob* blocker = nullptr;
   Scheduler::QueueKey after;  // the blocked job's key
-  std::uint64_t closed = s_.closed_lanes();
+  LaneRefusals lanes = s_.lane_refusals();
   const bool by_lanes = s_.use_lanes_;
   auto it = queue.begin();
   if (by_lanes) {
-    const auto first = s_.need_index_.next_to_try(nullptr, closed, s_.watched_, alloc);
+    const auto first = s_.need_index_.next_to_try(nullptr, lanes, s_.watched_, alloc);
     it = first ? queue.find(*first) : queue.end();
   }
   while (it != queue.end() && !blocker) {
@@ -155,11 +155,11 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     else if (!started) ++it;
     if (started || blocker) after = at;
     if (!by_lanes || blocker) continue;
-    if (started) closed = s_.closed_lanes();
+    if (started) lanes = s_.lane_refusals();
     // Usually the next job or close behind it; else a search.
-    auto next = s_.need_index_.next_to_try(&at, closed, s_.watched_, alloc);
+    auto next = s_.need_index_.next_to_try(&at, lanes, s_.watched_, alloc);
     if (!next) break;
-    for (int step = 0; step < 8 && it != queue.end() && it->first != *next; ++step) ++it;
+    for (int step = 0; step < 2 && it != queue.end() && it->first != *next; ++step) ++it;
     if (it == queue.end() || it->first != *next) it = queue.find(*next);
   }
   if (!blocker || strict) return;
@@ -173,7 +173,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   auto rule_now = [&] {
     const Backfill::Limit limit = backfill.limit();
     return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                        s_.watched_, s_.closed_lanes()};
+                        s_.watched_, s_.lane_refusals()};
   };
   BackfillRule rule = rule_now();
   while (!nothing_fits()) {
@@ -182,7 +182,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     after = *next;
     // Usually the next job or close behind it; else a search.
     auto it = succ;
-    for (int step = 0; step < 8 && it != queue.end() && it->first != after; ++step) ++it;
+    for (int step = 0; step < 2 && it != queue.end() && it->first != after; ++step) ++it;
     if (it == queue.end() || it->first != after) it = queue.find(after);
     succ = std::next(it);
     bool blocks = true;

@@ -1,6 +1,7 @@
 // The waiting jobs' lanes under admission pools (pool_lanes.h).
 #include "sched/pool_lanes.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "pools/pool_book.h"
@@ -13,35 +14,45 @@ std::uint8_t PoolLanes::lane_of(const pools::PoolBook& book, std::int32_t pool, 
   return lane < kNoLane ? static_cast<std::uint8_t>(lane) : kNoLane;
 }
 
-double PoolLanes::task_gpus(const workload::JobSpec& job) { return pools::amounts_of(job, 1)[0]; }
+double PoolLanes::gpus(const workload::JobSpec& job, std::uint32_t tasks) { return pools::amounts_of(job, tasks)[0]; }
 
-void PoolLanes::add(std::uint8_t lane, double task_gpus) {
+void PoolLanes::add(std::uint8_t lane, double gpus) {
   if (lane == kNoLane) return;
   if (waiting_.size() <= lane) waiting_.resize(std::size_t{lane} + 1);
-  ++waiting_[lane][task_gpus];
+  auto& w = waiting_[lane];
+  auto it = std::lower_bound(w.begin(), w.end(), gpus, [](const auto& e, double g) { return e.first < g; });
+  if (it == w.end() || it->first != gpus) it = w.insert(it, {gpus, 0});
+  ++it->second;
 }
 
-void PoolLanes::remove(std::uint8_t lane, double task_gpus) {
+void PoolLanes::remove(std::uint8_t lane, double gpus) {
   if (lane == kNoLane) return;
-  auto& counts = waiting_[lane];
-  auto it = counts.find(task_gpus);
-  assert(it != counts.end());
-  if (--it->second == 0) counts.erase(it);
+  auto& w = waiting_[lane];
+  auto it = std::lower_bound(w.begin(), w.end(), gpus, [](const auto& e, double g) { return e.first < g; });
+  assert(it != w.end() && it->first == gpus);
+  if (--it->second == 0) w.erase(it);
 }
 
-std::uint64_t PoolLanes::closed(const pools::PoolBook& book) const {
-  std::uint64_t mask = 0;
+LaneRefusals PoolLanes::refusals(const pools::PoolBook& book) const {
+  LaneRefusals r;
   for (std::size_t lane = 0; lane < waiting_.size(); ++lane) {
-    if (waiting_[lane].empty()) continue;
-    // Every job of the lane asks at least this many GPUs (per task, and it waits with one
-    // task or more): when these would go over, so would each job's, as the admission counts.
-    const double least = waiting_[lane].begin()->first;
-    pools::Resource which{};
-    const pools::Amounts extra{least, 0, 0};
-    if (book.first_exceeded(static_cast<std::int32_t>(lane / 2), extra, lane % 2 == 1, which) >= 0)
-      mask |= bit(static_cast<std::uint8_t>(lane));
+    const auto& w = waiting_[lane];
+    if (w.empty()) continue;
+    // Taking more is refused wherever taking less is (each pool's bound is checked as
+    // allocation + extra > bound, which grows with extra): the amounts refused are those
+    // from the first refused one, and admission pools, which also counts CPUs and memory,
+    // refuses at least those.
+    auto refused = [&](const std::pair<double, std::uint32_t>& e) {
+      pools::Resource which{};
+      return book.first_exceeded(static_cast<std::int32_t>(lane / 2), pools::Amounts{e.first, 0, 0}, lane % 2 == 1,
+                                 which) >= 0;
+    };
+    auto first = std::partition_point(w.begin(), w.end(), [&](const auto& e) { return !refused(e); });
+    if (first == w.end()) continue;
+    r.from[lane] = first->first;
+    if (first == w.begin()) r.closed |= bit(static_cast<std::uint8_t>(lane));
   }
-  return mask;
+  return r;
 }
 
 }  // namespace schedlab::sched

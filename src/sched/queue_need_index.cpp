@@ -110,7 +110,8 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
     const std::size_t n = block.entries.size();
     // A whole block of jobs ruled out, within the budget, is passed over by its summary.
     if (i == 0 && n <= budget && !rule.keeps_one() &&
-        rule.rules_out(block.min_gpus, block.min_task_gpus, block.min_run, block.lanes)) {
+        (rule.rules_out(block.min_gpus, block.min_task_gpus, block.min_run) ||
+         (block.lanes & ~rule.lanes.closed) == 0)) {
       budget -= n;
       ++b;
       continue;
@@ -118,7 +119,8 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
     for (; i < n && budget > 0; ++i) {
       const auto& e = block.entries[i];
       --budget;
-      if (e.key.second == rule.keep || !rule.rules_out(e.gpus, e.task_gpus, e.run_for, PoolLanes::bit(e.lane))) {
+      if (e.key.second == rule.keep ||
+          !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || rule.lanes.refuses(e.lane, e.lane_gpus))) {
         last_ = {true, e.key, b, i};
         return e.key;
       }
@@ -129,23 +131,34 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
   return std::nullopt;
 }
 
-std::optional<QueueNeedIndex::Key> QueueNeedIndex::next_to_try(const Key* after, std::uint64_t closed,
+std::optional<QueueNeedIndex::Key> QueueNeedIndex::next_to_try(const Key* after, const LaneRefusals& lanes,
                                                                workload::JobId keep,
                                                                const cluster::AllocationState& alloc) const {
   auto [b, i] = after ? first_past(*after) : std::pair<std::size_t, std::size_t>{0, 0};
-  // Passed over: its lane is closed, and the admissions before pools admit it (a refusal
+  // The free GPUs of the last model set asked about: most jobs may use the same models.
+  cluster::ModelMask mask = 0;
+  std::uint64_t free = alloc.free_gpus(mask);
+  auto free_of = [&](cluster::ModelMask m) {
+    if (m != mask) {
+      mask = m;
+      free = alloc.free_gpus(m);
+    }
+    return free;
+  };
+  // Passed over: its pool refuses it, and the admissions before pools admit it (a refusal
   // there would block the queue, and the pass must see it).
-  auto passed_over = [&](std::uint64_t lanes, std::uint64_t blocking, cluster::ModelMask allowed) {
-    return (lanes & ~closed) == 0 && (blocking == 0 || (blocking != kAsk && blocking <= alloc.free_gpus(allowed)));
+  auto admitted_before = [&](std::uint64_t blocking, cluster::ModelMask allowed) {
+    return blocking == 0 || (blocking != kAsk && blocking <= free_of(allowed));
   };
   for (; b < blocks_.size(); ++b, i = 0) {
     const auto& block = blocks_[b];
     // The models every blocking entry may use are among each one's: no more of them are free.
-    if (i == 0 && keep == BackfillRule::kNoKeep && passed_over(block.lanes, block.max_blocking, block.blocking_allowed))
+    if (i == 0 && keep == BackfillRule::kNoKeep && (block.lanes & ~lanes.closed) == 0 &&
+        admitted_before(block.max_blocking, block.blocking_allowed))
       continue;
     for (; i < block.entries.size(); ++i) {
       const auto& e = block.entries[i];
-      if (e.key.second == keep || !passed_over(PoolLanes::bit(e.lane), e.blocking, e.allowed)) {
+      if (e.key.second == keep || !lanes.refuses(e.lane, e.lane_gpus) || !admitted_before(e.blocking, e.allowed)) {
         last_ = {true, e.key, b, i};
         return e.key;
       }

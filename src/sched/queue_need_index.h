@@ -21,8 +21,8 @@ namespace schedlab::sched {
 // What rules a waiting job out of a backfill pass without a look at the job itself: it
 // needs more GPUs than are free, or a task of it more than any host has free, or it needs
 // more than the reservation spares while it would end after the reservation
-// (`now + run_for > ends_by`), or its pool refuses every job of its lane (`closed_lanes`,
-// PoolLanes). A job named `keep` is never ruled out.
+// (`now + run_for > ends_by`), or its pool refuses it (`lanes`, PoolLanes). A job named
+// `keep` is never ruled out.
 struct BackfillRule {
   std::uint64_t free = 0;
   std::uint64_t host_free = 0;  // the most free GPUs on one host
@@ -30,15 +30,13 @@ struct BackfillRule {
   engine::Time now = 0;
   engine::Time ends_by = engine::kTimeMax;
   workload::JobId keep = kNoKeep;
-  std::uint64_t closed_lanes = 0;  // a bit per lane (PoolLanes::bit)
+  LaneRefusals lanes;
   static constexpr workload::JobId kNoKeep = ~workload::JobId{0};
 
   bool keeps_one() const { return keep != kNoKeep; }
 
-  // `lanes`: the bits of the lanes of the jobs in question; all of them must be closed.
-  bool rules_out(std::uint64_t gpus, std::uint64_t task_gpus, engine::Time run_for, std::uint64_t lanes) const {
-    return gpus > free || task_gpus > host_free || (gpus > spare && now + run_for > ends_by) ||
-           (lanes & ~closed_lanes) == 0;
+  bool rules_out(std::uint64_t gpus, std::uint64_t task_gpus, engine::Time run_for) const {
+    return gpus > free || task_gpus > host_free || (gpus > spare && now + run_for > ends_by);
   }
 };
 
@@ -50,8 +48,8 @@ class QueueNeedIndex {
     std::uint64_t gpus = 0;       // the fewest GPUs it can start on (0: may use shared or no GPUs)
     std::uint64_t task_gpus = 0;  // the whole GPUs one of its tasks needs on one host
     engine::Time run_for = 0;   // its estimate, or its traced duration
-    // Under admission pools (PoolLanes): the job's lane, the GPUs one task of it holds in its
-    // pool, and what a start pass must know to pass over it while its lane is closed: the
+    // Under admission pools (PoolLanes): the job's lane, the GPUs it is judged by there
+    // (PoolLanes::gpus), and what a start pass must know to pass over it while its pool refuses it: the
     // free GPUs of `allowed` that the admissions before pools need to admit it (0: they
     // admit it whatever is free; kAsk: they must be asked), as a refusal there blocks the queue.
     std::uint8_t lane = PoolLanes::kNoLane;
@@ -73,10 +71,10 @@ class QueueNeedIndex {
 
   // The start pass before the first blocked job: the first job after `after` (from the first
   // one when null) that the pass must try, passing over those that admission pools would
-  // refuse without blocking: a job whose lane is in `closed` is passed over unless the
-  // admissions before pools may refuse it (it needs more free GPUs of its models than `alloc`
-  // has, or they must be asked) or it is `keep`.
-  std::optional<Key> next_to_try(const Key* after, std::uint64_t closed, workload::JobId keep,
+  // refuse without blocking: a job its lane refuses is passed over unless the admissions
+  // before pools may refuse it (it needs more free GPUs of its models than `alloc` has, or
+  // they must be asked) or it is `keep`.
+  std::optional<Key> next_to_try(const Key* after, const LaneRefusals& lanes, workload::JobId keep,
                                  const cluster::AllocationState& alloc) const;
 
  private:

@@ -77,7 +77,7 @@ void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
     }
 }
 
-std::uint64_t Scheduler::closed_lanes() const { return use_lanes_ ? lanes_.closed(pools_->book()) : 0; }
+LaneRefusals Scheduler::lane_refusals() const { return use_lanes_ ? lanes_.refusals(pools_->book()) : LaneRefusals{}; }
 
 const pools::PoolBook* Scheduler::pool_book() const { return pools_ ? &pools_->book() : nullptr; }
 
@@ -207,7 +207,7 @@ QueueNeedIndex::Entry Scheduler::need_entry(const QueueKey& key, const PendingJo
   if (use_lanes_) {
     const auto& book = pools_->book();
     e.lane = PoolLanes::lane_of(book, book.pool_of(job.id()), s);
-    e.lane_gpus = PoolLanes::task_gpus(s);
+    e.lane_gpus = PoolLanes::gpus(s, whole ? job.tasks_left : 1);
     e.allowed = job.allowed;
     for (std::size_t a = 0; a < lane_gate_ && e.blocking != QueueNeedIndex::kAsk; ++a) {
       const auto free = admissions_[a]->admits_with_free(job);

@@ -187,7 +187,7 @@ class Scheduler {
   bool use_lanes_ = false;
   PoolLanes lanes_;
   std::size_t lane_gate_ = 0;  // the index of admission pools
-  std::uint64_t closed_lanes() const;
+  LaneRefusals lane_refusals() const;
   // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
   // slot is taken at submit and given back when the job ends, so memory follows the active
   // jobs, not the trace.
