@@ -88,7 +88,8 @@ bool BuiltinPasses::try_start(PendingJob& job, bool after_block, const SchedCont
   // start on): most candidates are refused without a placement attempt.
   if (after_block && backfill_refuses(need * per_task)) return false;
   if (watched) s_.refusal_ = Scheduler::Refusal{"placement " + s_.placement_name_, {}};
-  for (auto mask : s_.placement_groups(job, &ctx)) {
+  s_.placement_groups(job, &ctx, groups_);
+  for (auto mask : groups_) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
     s_.placement_->place(job, job.tasks_left, mask, tx, slots);
@@ -133,8 +134,9 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   // lanes' closing changes, and only when a job starts.
   const PendingJob* blocker = nullptr;
   Scheduler::QueueKey after;  // the blocked job's key
-  LaneRefusals lanes = s_.lane_refusals();
   const bool by_lanes = s_.use_lanes_;
+  LaneRefusals lanes;
+  if (by_lanes) lanes = s_.lane_refusals();
   auto it = queue.begin();
   if (by_lanes) {
     const auto first = s_.need_index_.next_to_try(nullptr, lanes, s_.watched_, alloc);
@@ -172,8 +174,9 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   // What rules jobs out changes only when one starts.
   auto rule_now = [&] {
     const Backfill::Limit limit = backfill.limit();
+    if (by_lanes) lanes = s_.lane_refusals();
     return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                        s_.watched_, s_.lane_refusals()};
+                        s_.watched_, by_lanes ? &lanes : nullptr};
   };
   BackfillRule rule = rule_now();
   while (!nothing_fits()) {

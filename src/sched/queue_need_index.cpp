@@ -111,7 +111,7 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
     // A whole block of jobs ruled out, within the budget, is passed over by its summary.
     if (i == 0 && n <= budget && !rule.keeps_one() &&
         (rule.rules_out(block.min_gpus, block.min_task_gpus, block.min_run) ||
-         (block.lanes & ~rule.lanes.closed) == 0)) {
+         (rule.lanes && (block.lanes & ~rule.lanes->closed) == 0))) {
       budget -= n;
       ++b;
       continue;
@@ -120,7 +120,7 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
       const auto& e = block.entries[i];
       --budget;
       if (e.key.second == rule.keep ||
-          !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || rule.lanes.refuses(e.lane, e.lane_gpus))) {
+          !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || (rule.lanes && rule.lanes->refuses(e.lane, e.lane_gpus)))) {
         last_ = {true, e.key, b, i};
         return e.key;
       }

@@ -30,7 +30,7 @@ struct BackfillRule {
   engine::Time now = 0;
   engine::Time ends_by = engine::kTimeMax;
   workload::JobId keep = kNoKeep;
-  LaneRefusals lanes{};
+  const LaneRefusals* lanes = nullptr;  // none: no job is refused by its pool
   static constexpr workload::JobId kNoKeep = ~workload::JobId{0};
 
   bool keeps_one() const { return keep != kNoKeep; }

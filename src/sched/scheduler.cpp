@@ -94,10 +94,21 @@ bool Scheduler::one_generation(const PendingJob& job) const {
 }
 
 std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& job, const SchedContext* ctx) const {
+  std::vector<cluster::ModelMask> groups;
+  placement_groups(job, ctx, groups);
+  return groups;
+}
+
+void Scheduler::placement_groups(const PendingJob& job, const SchedContext* ctx,
+                                 std::vector<cluster::ModelMask>& groups) const {
+  groups.clear();
   cluster::ModelMask allowed = allowed_models(job);
   if (ctx)
     for (const auto& f : filters_) allowed = f->allowed_now(job, allowed, *ctx);
-  if (!one_generation(job)) return {allowed};
+  if (!one_generation(job)) {
+    groups.push_back(allowed);
+    return;
+  }
   // One group per generation, newest first.
   const auto& catalog = topo_->catalog();
   std::vector<int> gens;
@@ -105,7 +116,6 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
     if (allowed >> m & 1) gens.push_back(catalog.model(m).generation);
   std::sort(gens.rbegin(), gens.rend());
   gens.erase(std::unique(gens.begin(), gens.end()), gens.end());
-  std::vector<cluster::ModelMask> groups;
   for (int g : gens) {
     if (job.generation != 0 && g != job.generation) continue;  // join the tasks already running
     cluster::ModelMask mask = 0;
@@ -113,7 +123,6 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
       if ((allowed >> m & 1) && catalog.model(m).generation == g) mask |= cluster::ModelMask{1} << m;
     groups.push_back(mask);
   }
-  return groups;
 }
 
 std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, cluster::ModelMask requested,

@@ -158,6 +158,8 @@ class Scheduler {
   bool one_generation(const PendingJob& job) const;
   // The model sets to try, in order; with a context, narrowed to what the filters allow now.
   std::vector<cluster::ModelMask> placement_groups(const PendingJob& job, const SchedContext* ctx = nullptr) const;
+  // The same into `out` (a pass's buffer, so that an attempt allocates nothing).
+  void placement_groups(const PendingJob& job, const SchedContext* ctx, std::vector<cluster::ModelMask>& out) const;
   std::optional<std::string> never_runs(const PendingJob& job) const;
   // Puts a job into the queue, or takes it out, telling the filters that watch the queue.
   void enqueue(QueueKey key, const PendingJob& job);

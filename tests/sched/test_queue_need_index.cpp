@@ -28,7 +28,7 @@ std::optional<QueueNeedIndex::Key> walk(const std::map<QueueNeedIndex::Key, Queu
     --budget;
     const auto& e = it->second;
     if (e.key.second == rule.keep ||
-        !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || rule.lanes.refuses(e.lane, e.lane_gpus)))
+        !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || (rule.lanes && rule.lanes->refuses(e.lane, e.lane_gpus))))
       return it->first;
   }
   return std::nullopt;
@@ -138,11 +138,13 @@ TEST_CASE("Sched.QueueNeedIndex.agrees_with_a_walk_of_the_queue") {
     BackfillRule rule{lcg(s) % 20, lcg(s) % 9, lcg(s) % 6, 0, static_cast<Time>(lcg(s) % 1200)};
     if (lcg(s) % 5 == 0 && !q.empty()) rule.keep = std::next(q.begin(), static_cast<std::ptrdiff_t>(lcg(s) % q.size()))->first.second;
     // Each lane refuses from some amount on (closed when from its least), or nothing.
+    LaneRefusals lanes;
     for (std::uint8_t lane = 0; lane < 4; ++lane) {
       const auto from = lcg(s) % 7;
-      if (from < 5) rule.lanes.from[lane] = static_cast<double>(from);
-      if (from == 0) rule.lanes.closed |= PoolLanes::bit(lane);
+      if (from < 5) lanes.from[lane] = static_cast<double>(from);
+      if (from == 0) lanes.closed |= PoolLanes::bit(lane);
     }
+    if (lcg(s) % 4 != 0) rule.lanes = &lanes;
     auto after = key(static_cast<double>(lcg(s) % 500) - 0.5, 0);
     std::size_t budget = lcg(s) % 400, expected_budget = budget;
     for (int step = 0; step < 4; ++step) {
@@ -155,8 +157,8 @@ TEST_CASE("Sched.QueueNeedIndex.agrees_with_a_walk_of_the_queue") {
     }
     const QueueNeedIndex::Key* from = lcg(s) % 4 == 0 ? nullptr : &after;
     for (int step = 0; step < 4; ++step) {
-      const auto got = index.next_to_try(from, rule.lanes, rule.keep, alloc);
-      REQUIRE(got == walk_to_try(q, from, rule.lanes, rule.keep, alloc));
+      const auto got = index.next_to_try(from, lanes, rule.keep, alloc);
+      REQUIRE(got == walk_to_try(q, from, lanes, rule.keep, alloc));
       if (!got) break;
       after = *got;
       from = &after;
