@@ -2,6 +2,8 @@
 // transaction per job, and backfilling past the first blocked job; and the pools' period.
 #include "sched/builtin_passes.h"
 
+#include <optional>
+
 #include "cluster/resources.h"
 #include "sched/pools_listener.h"
 
@@ -135,11 +137,11 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   const PendingJob* blocker = nullptr;
   Scheduler::QueueKey after;  // the blocked job's key
   const bool by_lanes = s_.use_lanes_;
-  LaneRefusals lanes;
+  std::optional<LaneRefusals> lanes;  // made only under pools: a pass without pays nothing
   if (by_lanes) lanes = s_.lane_refusals();
   auto it = queue.begin();
   if (by_lanes) {
-    const auto first = s_.need_index_.next_to_try(nullptr, lanes, s_.watched_, alloc);
+    const auto first = s_.need_index_.next_to_try(nullptr, *lanes, s_.watched_, alloc);
     it = first ? queue.find(*first) : queue.end();
   }
   while (it != queue.end() && !blocker) {
@@ -159,7 +161,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     if (!by_lanes || blocker) continue;
     if (started) lanes = s_.lane_refusals();
     // Usually the next job or close behind it; else a search.
-    auto next = s_.need_index_.next_to_try(&at, lanes, s_.watched_, alloc);
+    auto next = s_.need_index_.next_to_try(&at, *lanes, s_.watched_, alloc);
     if (!next) break;
     for (int step = 0; step < 2 && it != queue.end() && it->first != *next; ++step) ++it;
     if (it == queue.end() || it->first != *next) it = queue.find(*next);
@@ -176,7 +178,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     const Backfill::Limit limit = backfill.limit();
     if (by_lanes) lanes = s_.lane_refusals();
     return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                        s_.watched_, by_lanes ? &lanes : nullptr};
+                        s_.watched_, by_lanes ? &*lanes : nullptr};
   };
   BackfillRule rule = rule_now();
   while (!nothing_fits()) {
