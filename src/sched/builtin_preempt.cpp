@@ -79,6 +79,15 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
   // walk of counts only.
   const std::uint64_t need_gpus = gpus_needed(job, need);
   const std::uint64_t base_free = alloc.free_gpus(job.allowed);
+  // A part that judges the job by its pool's book (admission pools) sees no dry run: when it
+  // refuses the job now, it refuses it with every victim freed, and the walk below only
+  // notes the runs too young to evict (for the wake-up), taking none as a candidate.
+  bool refused_by_pool = false;
+  {
+    const SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
+    for (const auto& a : s_.admissions_)
+      if (a->refuses_over_pool() && !a->admit(job, ctx).is_ok()) refused_by_pool = true;
+  }
   std::uint64_t reach = 0;
   std::size_t released = 0;
   {
@@ -105,7 +114,8 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
         } else if (!same_rank(rank, k)) {
           break;
         }
-        if (eligible_victim(id, now, eligible_at)) group.push_back({id, k, s_.ledger_->life(id).run_start});
+        if (eligible_victim(id, now, eligible_at) && !refused_by_pool)
+          group.push_back({id, k, s_.ledger_->life(id).run_start});
       }
       if (group.empty()) {
         if (it == end) break;
