@@ -155,8 +155,10 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
       blocker = &job;
     }
     // Partly started: the rest of the job waits, and blocks what follows.
-    if (started && !record(it++)) blocker = &job;
-    else if (!started) ++it;
+    if (!started)
+      ++it;
+    else if (!record(it++))
+      blocker = &job;
     if (started || blocker) after = at;
     if (!by_lanes || blocker) continue;
     if (started) lanes = s_.lane_refusals();

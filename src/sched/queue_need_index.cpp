@@ -119,8 +119,8 @@ std::optional<QueueNeedIndex::Key> QueueNeedIndex::next(const Key& after, std::s
     for (; i < n && budget > 0; ++i) {
       const auto& e = block.entries[i];
       --budget;
-      if (e.key.second == rule.keep ||
-          !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) || (rule.lanes && rule.lanes->refuses(e.lane, e.lane_gpus)))) {
+      if (e.key.second == rule.keep || !(rule.rules_out(e.gpus, e.task_gpus, e.run_for) ||
+                                         (rule.lanes && rule.lanes->refuses(e.lane, e.lane_gpus)))) {
         last_ = {true, e.key, b, i};
         return e.key;
       }

@@ -47,7 +47,7 @@ class QueueNeedIndex {
     Key key;
     std::uint64_t gpus = 0;       // the fewest GPUs it can start on (0: may use shared or no GPUs)
     std::uint64_t task_gpus = 0;  // the whole GPUs one of its tasks needs on one host
-    engine::Time run_for = 0;   // its estimate, or its traced duration
+    engine::Time run_for = 0;     // its estimate, or its traced duration
     // Under admission pools (PoolLanes): the job's lane, the GPUs it is judged by there
     // (PoolLanes::gpus), and what a start pass must know to pass over it while its pool refuses it: the
     // free GPUs of `allowed` that the admissions before pools need to admit it (0: they
@@ -83,8 +83,8 @@ class QueueNeedIndex {
     std::uint64_t min_gpus = 0;
     std::uint64_t min_task_gpus = 0;
     engine::Time min_run = 0;
-    std::uint64_t lanes = 0;                    // the bits of its entries' lanes
-    std::uint64_t max_blocking = 0;             // the most of its entries' `blocking`
+    std::uint64_t lanes = 0;                                       // the bits of its entries' lanes
+    std::uint64_t max_blocking = 0;                                // the most of its entries' `blocking`
     cluster::ModelMask blocking_allowed = ~cluster::ModelMask{0};  // the models all entries that block may use
   };
   static void sum_up(Block& b);

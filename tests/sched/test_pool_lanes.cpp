@@ -24,7 +24,8 @@ workload::JobSpec job_of(workload::JobId id, std::uint32_t tasks, std::uint32_t 
 }
 }  // namespace
 
-// Pool a reserves 4 GPUs and holds 3; b holds none and a job of it waits for 2. Jobs that are not preemptible are held to a's reservation.
+// Pool a reserves 4 GPUs and holds 3; b holds none and a job of it waits for 2. Jobs that are not preemptible are held
+// to a's reservation.
 TEST_CASE("Sched.PoolLanes.a_lane_refuses_from_the_least_amount_its_pool_cannot_take") {
   pools::PoolsConfig config;
   config.enabled = true;

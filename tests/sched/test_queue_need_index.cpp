@@ -13,8 +13,8 @@
 using schedlab::engine::Time;
 using schedlab::sched::BackfillRule;
 using schedlab::sched::LaneRefusals;
-using schedlab::sched::PoolLanes;
 using schedlab::sched::OrderKey;
+using schedlab::sched::PoolLanes;
 using schedlab::sched::QueueNeedIndex;
 
 namespace {
@@ -136,7 +136,8 @@ TEST_CASE("Sched.QueueNeedIndex.agrees_with_a_walk_of_the_queue") {
     REQUIRE(index.size() == q.size());
     if (round % 7 != 0) continue;
     BackfillRule rule{lcg(s) % 20, lcg(s) % 9, lcg(s) % 6, 0, static_cast<Time>(lcg(s) % 1200)};
-    if (lcg(s) % 5 == 0 && !q.empty()) rule.keep = std::next(q.begin(), static_cast<std::ptrdiff_t>(lcg(s) % q.size()))->first.second;
+    if (lcg(s) % 5 == 0 && !q.empty())
+      rule.keep = std::next(q.begin(), static_cast<std::ptrdiff_t>(lcg(s) % q.size()))->first.second;
     // Each lane refuses from some amount on (closed when from its least), or nothing.
     LaneRefusals lanes;
     for (std::uint8_t lane = 0; lane < 4; ++lane) {
