@@ -64,6 +64,12 @@ class PoolBook {
   // Consecutive recomputations that found the pool holding more than its entitlement.
   std::uint32_t periods_over(std::int32_t pool) const { return over_[static_cast<std::size_t>(pool)]; }
 
+  // A job that is not preemptible (its own flag, or its pool's) is held to its pool's
+  // reservation: what is guaranteed is never taken back.
+  bool held_to_reservation(std::int32_t pool, const workload::JobSpec& job) const {
+    return !tree_[static_cast<std::size_t>(pool)].preemptible || !job.preemptible;
+  }
+
   // The first pool, from the job's own up to the top, that `extra` more would take above its
   // entitlement (`reservation_only`: above the job's own pool's reservation, for the resources
   // it reserves any of), and the resource; -1 when none.

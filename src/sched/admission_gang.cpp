@@ -17,6 +17,10 @@ class GangAdmission final : public Admission {
     return Status::ok();
   }
   bool all_or_nothing(const PendingJob& job) const override { return job.spec->gang; }
+  std::optional<std::uint64_t> admits_with_free(const PendingJob& job) const override {
+    if (!job.spec->gang || job.spec->fractional()) return 0;
+    return std::uint64_t{job.tasks_left} * job.spec->gpus_per_task;
+  }
 };
 }  // namespace
 

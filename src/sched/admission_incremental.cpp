@@ -6,6 +6,7 @@ namespace {
 class IncrementalAdmission final : public Admission {
  public:
   Status admit(const PendingJob&, const SchedContext&) const override { return Status::ok(); }
+  std::optional<std::uint64_t> admits_with_free(const PendingJob&) const override { return 0; }
 };
 }  // namespace
 

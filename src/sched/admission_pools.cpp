@@ -13,7 +13,7 @@ class PoolsAdmission final : public Admission {
     const auto& book = *ctx.pools;
     const auto pool = book.pool_of(job.id());
     if (pool < 0) return Status::ok();
-    const bool guaranteed_only = !book.tree()[static_cast<std::size_t>(pool)].preemptible || !job.spec->preemptible;
+    const bool guaranteed_only = book.held_to_reservation(pool, *job.spec);
     const auto extra = pools::amounts_of(*job.spec, job.tasks_left);
     pools::Resource which{};
     const auto over = book.first_exceeded(pool, extra, guaranteed_only, which);
@@ -43,11 +43,12 @@ class PoolsAdmission final : public Admission {
     return why.find(own) != std::string::npos ? why : fmt::format("in pool {}: {}", own, why);
   }
   bool blocks_queue() const override { return false; }
+  bool refuses_over_pool() const override { return true; }
   std::optional<std::string> never_admits(const PendingJob& job, const pools::PoolBook* book) const override {
     if (!book) return std::nullopt;
     const auto pool = book->pool_of(job.id());
     if (pool < 0) return std::nullopt;
-    const bool guaranteed_only = !book->tree()[static_cast<std::size_t>(pool)].preemptible || !job.spec->preemptible;
+    const bool guaranteed_only = book->held_to_reservation(pool, *job.spec);
     auto why = book->never_within(pool, pools::amounts_of(*job.spec, job.spec->tasks), guaranteed_only);
     if (why) *why = "over its pool: " + *why;
     return why;

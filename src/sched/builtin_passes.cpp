@@ -2,6 +2,8 @@
 // transaction per job, and backfilling past the first blocked job; and the pools' period.
 #include "sched/builtin_passes.h"
 
+#include <optional>
+
 #include "cluster/resources.h"
 #include "sched/pools_listener.h"
 
@@ -88,7 +90,8 @@ bool BuiltinPasses::try_start(PendingJob& job, bool after_block, const SchedCont
   // start on): most candidates are refused without a placement attempt.
   if (after_block && backfill_refuses(need * per_task)) return false;
   if (watched) s_.refusal_ = Scheduler::Refusal{"placement " + s_.placement_name_, {}};
-  for (auto mask : s_.placement_groups(job, &ctx)) {
+  s_.placement_groups(job, &ctx, groups_);
+  for (auto mask : groups_) {
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
     s_.placement_->place(job, job.tasks_left, mask, tx, slots);
@@ -128,25 +131,42 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     s_.dequeue(it);
     return true;
   };
-  // In queue order up to the first job that cannot (fully) start.
+  // In queue order up to the first job that cannot (fully) start. Under admission pools, the
+  // jobs of a pool that refuses them all are passed over unasked (PoolLanes): only the
+  // lanes' closing changes, and only when a job starts.
   const PendingJob* blocker = nullptr;
   Scheduler::QueueKey after;  // the blocked job's key
-  for (auto it = queue.begin(); it != queue.end() && !blocker;) {
+  const bool by_lanes = s_.use_lanes_;
+  std::optional<LaneRefusals> lanes;  // made only under pools: a pass without pays nothing
+  if (by_lanes) lanes = s_.lane_refusals();
+  auto it = queue.begin();
+  if (by_lanes) {
+    const auto first = s_.need_index_.next_to_try(nullptr, *lanes, s_.watched_, alloc);
+    it = first ? queue.find(*first) : queue.end();
+  }
+  while (it != queue.end() && !blocker) {
     if (nothing_fits()) return;
     PendingJob& job = it->second;
+    const auto at = it->first;
     bool blocks = true;
-    if (!try_start(job, false, ctx, alloc, slots, blocks)) {
-      if (blocks) {
-        if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
-        blocker = &job;
-        after = it->first;
-      }
-      ++it;
-      continue;
+    bool started = try_start(job, false, ctx, alloc, slots, blocks);
+    if (!started && blocks) {
+      if (strict) last_block_ = {true, job.id(), alloc.release_epoch()};
+      blocker = &job;
     }
     // Partly started: the rest of the job waits, and blocks what follows.
-    after = it->first;
-    if (!record(it++)) blocker = &job;
+    if (!started)
+      ++it;
+    else if (!record(it++))
+      blocker = &job;
+    if (started || blocker) after = at;
+    if (!by_lanes || blocker) continue;
+    if (started) lanes = s_.lane_refusals();
+    // Usually the next job or close behind it; else a search.
+    auto next = s_.need_index_.next_to_try(&at, *lanes, s_.watched_, alloc);
+    if (!next) break;
+    for (int step = 0; step < 2 && it != queue.end() && it->first != *next; ++step) ++it;
+    if (it == queue.end() || it->first != *next) it = queue.find(*next);
   }
   if (!blocker || strict) return;
   // Later jobs may only backfill around it: the next `max_scan` jobs in queue order are
@@ -158,8 +178,9 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
   // What rules jobs out changes only when one starts.
   auto rule_now = [&] {
     const Backfill::Limit limit = backfill.limit();
+    if (by_lanes) lanes = s_.lane_refusals();
     return BackfillRule{alloc.free_gpus(), largest_free_on_a_host(alloc), limit.spare, now, limit.ends_by,
-                        s_.watched_};
+                        s_.watched_, by_lanes ? &*lanes : nullptr};
   };
   BackfillRule rule = rule_now();
   while (!nothing_fits()) {
@@ -168,7 +189,7 @@ void BuiltinPasses::start_pass(engine::Time now, cluster::AllocationState& alloc
     after = *next;
     // Usually the next job or close behind it; else a search.
     auto it = succ;
-    for (int step = 0; step < 8 && it != queue.end() && it->first != after; ++step) ++it;
+    for (int step = 0; step < 2 && it != queue.end() && it->first != after; ++step) ++it;
     if (it == queue.end() || it->first != after) it = queue.find(after);
     succ = std::next(it);
     bool blocks = true;

@@ -73,6 +73,10 @@ class BuiltinPasses final : public DecisionStep, public JobListener {
   // Preemptors whose victims are still saving a checkpoint, and those victims.
   std::unordered_map<workload::JobId, std::vector<workload::JobId>> stopping_for_;
   std::vector<workload::JobId> started_now_;  // jobs started in this pass, sorted
+  // Buffers of one placement attempt and one dry run, kept so that they allocate nothing.
+  std::vector<cluster::ModelMask> groups_;
+  std::vector<cluster::TaskSlot> dry_slots_, held_;
+  std::vector<EvictionCandidate> freed_, group_;
 };
 
 }  // namespace schedlab::sched

@@ -38,12 +38,12 @@ bool BuiltinPasses::places_now(const PendingJob& job, std::uint32_t need, engine
   SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
   for (const auto& a : s_.admissions_)
     if (!a->admit(job, ctx).is_ok()) return false;
-  std::vector<cluster::TaskSlot> slots;
-  for (auto mask : s_.placement_groups(job, &ctx)) {
-    slots.clear();
+  s_.placement_groups(job, &ctx, groups_);
+  for (auto mask : groups_) {
+    dry_slots_.clear();
     cluster::AllocationTransaction tx(alloc);  // always rolled back: a question only
-    s_.placement_->place(job, job.tasks_left, mask, tx, slots);
-    if (slots.size() >= need) return true;
+    s_.placement_->place(job, job.tasks_left, mask, tx, dry_slots_);
+    if (dry_slots_.size() >= need) return true;
   }
   return false;
 }
@@ -69,15 +69,25 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
                                    engine::Time& eligible_at) {
   victims.clear();
   const OrderKey key = s_.key_state(job.id()).key;
-  std::vector<EvictionCandidate> freed;  // in the order the dry run freed them
-  std::vector<EvictionCandidate> group;
-  std::vector<cluster::TaskSlot> held;
+  auto& freed = freed_;  // in the order the dry run freed them
+  auto& group = group_;
+  auto& held = held_;
+  freed.clear();
   bool placed = false;
   // Until the candidates' GPUs (an upper bound: all their GPUs, of any model) and the free
   // ones could make the job's count, no slot is touched: a job that cannot be helped costs a
   // walk of counts only.
   const std::uint64_t need_gpus = gpus_needed(job, need);
   const std::uint64_t base_free = alloc.free_gpus(job.allowed);
+  // A part that judges the job by its pool's book (admission pools) sees no dry run: when it
+  // refuses the job now, it refuses it with every victim freed, and the walk below only
+  // notes the runs too young to evict (for the wake-up), taking none as a candidate.
+  bool refused_by_pool = false;
+  {
+    const SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
+    for (const auto& a : s_.admissions_)
+      if (a->refuses_over_pool() && !a->admit(job, ctx).is_ok()) refused_by_pool = true;
+  }
   std::uint64_t reach = 0;
   std::size_t released = 0;
   {
@@ -104,7 +114,8 @@ bool BuiltinPasses::choose_victims(const PendingJob& job, std::uint32_t need, en
         } else if (!same_rank(rank, k)) {
           break;
         }
-        if (eligible_victim(id, now, eligible_at)) group.push_back({id, k, s_.ledger_->life(id).run_start});
+        if (eligible_victim(id, now, eligible_at) && !refused_by_pool)
+          group.push_back({id, k, s_.ledger_->life(id).run_start});
       }
       if (group.empty()) {
         if (it == end) break;

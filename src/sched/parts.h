@@ -99,6 +99,15 @@ class Admission {
                                                   const pools::PoolBook* /*pools*/) const {
     return std::nullopt;
   }
+  // What a pass may know of this part's answer without asking it, so that it can pass over
+  // the jobs a later part refuses without blocking (see refuses_over_pool): the GPUs of
+  // job.allowed that must be free for this part to admit the job (0: it admits the job
+  // whatever is free), or nothing when its answer cannot be foreseen so (the pass then asks).
+  virtual std::optional<std::uint64_t> admits_with_free(const PendingJob& /*job*/) const { return std::nullopt; }
+  // True for a part that refuses a job exactly when the job's tasks would take its pool, or a
+  // pool above it, over its bound (PoolBook::first_exceeded; admission pools): a pass may then
+  // pass over a pool that would refuse every job waiting in it (PoolLanes).
+  virtual bool refuses_over_pool() const { return false; }
 };
 
 // Which GPU models may take this job's tasks (hosts are homogeneous per model, so a model

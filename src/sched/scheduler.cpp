@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "pools/pool_book.h"
 #include "sched/afs_step.h"
 #include "sched/builtin_passes.h"
 #include "sched/elastic_settings.h"
@@ -42,6 +43,7 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   for (const auto& f : filters_)
     if (f->watches_queue()) queue_watchers_.push_back(f.get());
   shapes_ = host_shapes(topo);
+  need_indexed_ = backfill_->max_scan() > 0;
   perf_ = perf;
   if (is_elastic_policy(c.policy)) {
     std::unique_ptr<ElasticStep> step;
@@ -76,7 +78,15 @@ bool Scheduler::resizes() const { return step_->resizes(); }
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = std::make_unique<PoolsListener>(*book, period);
   add_listener(pools_.get());
+  for (std::size_t a = 0; a < admissions_.size(); ++a)
+    if (admissions_[a]->refuses_over_pool()) {
+      use_lanes_ = need_indexed_ = true;
+      lane_gate_ = a;
+      break;
+    }
 }
+
+LaneRefusals Scheduler::lane_refusals() const { return use_lanes_ ? lanes_.refusals(pools_->book()) : LaneRefusals{}; }
 
 const pools::PoolBook* Scheduler::pool_book() const { return pools_ ? &pools_->book() : nullptr; }
 
@@ -93,10 +103,21 @@ bool Scheduler::one_generation(const PendingJob& job) const {
 }
 
 std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& job, const SchedContext* ctx) const {
+  std::vector<cluster::ModelMask> groups;
+  placement_groups(job, ctx, groups);
+  return groups;
+}
+
+void Scheduler::placement_groups(const PendingJob& job, const SchedContext* ctx,
+                                 std::vector<cluster::ModelMask>& groups) const {
+  groups.clear();
   cluster::ModelMask allowed = allowed_models(job);
   if (ctx)
     for (const auto& f : filters_) allowed = f->allowed_now(job, allowed, *ctx);
-  if (!one_generation(job)) return {allowed};
+  if (!one_generation(job)) {
+    groups.push_back(allowed);
+    return;
+  }
   // One group per generation, newest first.
   const auto& catalog = topo_->catalog();
   std::vector<int> gens;
@@ -104,7 +125,6 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
     if (allowed >> m & 1) gens.push_back(catalog.model(m).generation);
   std::sort(gens.rbegin(), gens.rend());
   gens.erase(std::unique(gens.begin(), gens.end()), gens.end());
-  std::vector<cluster::ModelMask> groups;
   for (int g : gens) {
     if (job.generation != 0 && g != job.generation) continue;  // join the tasks already running
     cluster::ModelMask mask = 0;
@@ -112,7 +132,6 @@ std::vector<cluster::ModelMask> Scheduler::placement_groups(const PendingJob& jo
       if ((allowed >> m & 1) && catalog.model(m).generation == g) mask |= cluster::ModelMask{1} << m;
     groups.push_back(mask);
   }
-  return groups;
 }
 
 std::optional<std::string> Scheduler::submit(const workload::JobSpec& spec, cluster::ModelMask requested,
@@ -166,7 +185,11 @@ void Scheduler::expect_workload(const workload::JobSpec& spec, cluster::ModelMas
 
 void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
   auto it = queue_.emplace(key, job).first;
-  if (backfill_->max_scan() > 0) need_index_.insert(need_entry(key, job));
+  if (need_indexed_) {
+    const auto e = need_entry(key, job);
+    need_index_.insert(e);
+    lanes_.add(e.lane, e.lane_gpus);
+  }
   if (!job.spec->needs_gpu()) ++queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_waiting(it->second);
 }
@@ -174,14 +197,17 @@ void Scheduler::enqueue(QueueKey key, const PendingJob& job) {
 void Scheduler::dequeue(std::map<QueueKey, PendingJob>::iterator it) {
   if (!it->second.spec->needs_gpu()) --queued_without_gpu_;
   for (auto* f : queue_watchers_) f->job_not_waiting(it->second);
-  if (backfill_->max_scan() > 0) need_index_.erase(it->first);
+  if (need_indexed_) {
+    const auto e = need_index_.erase(it->first);
+    lanes_.remove(e.lane, e.lane_gpus);
+  }
   queue_.erase(it);
 }
 
 void Scheduler::move_in_queue(const QueueKey& from, const QueueKey& to) {
   auto node = queue_.extract(from);
   node.key() = to;
-  if (backfill_->max_scan() > 0) {
+  if (need_indexed_) {
     need_index_.erase(from);
     need_index_.insert(need_entry(to, node.mapped()));
   }
@@ -195,7 +221,18 @@ QueueNeedIndex::Entry Scheduler::need_entry(const QueueKey& key, const PendingJo
   const bool whole = std::any_of(admissions_.begin(), admissions_.end(),
                                  [&](const auto& a) { return a->all_or_nothing(job); });
   const std::uint64_t gpus = s.fractional() ? 0 : std::uint64_t{whole ? job.tasks_left : 1} * s.gpus_per_task;
-  return {key, gpus, s.fractional() ? 0 : s.gpus_per_task, s.estimate > 0 ? s.estimate : s.duration};
+  QueueNeedIndex::Entry e{key, gpus, s.fractional() ? 0 : s.gpus_per_task, s.estimate > 0 ? s.estimate : s.duration};
+  if (use_lanes_) {
+    const auto& book = pools_->book();
+    e.lane = PoolLanes::lane_of(book, book.pool_of(job.id()), s);
+    e.lane_gpus = PoolLanes::gpus(s, whole ? job.tasks_left : 1);
+    e.allowed = job.allowed;
+    for (std::size_t a = 0; a < lane_gate_ && e.blocking != QueueNeedIndex::kAsk; ++a) {
+      const auto free = admissions_[a]->admits_with_free(job);
+      e.blocking = free ? std::max(e.blocking, *free) : QueueNeedIndex::kAsk;
+    }
+  }
+  return e;
 }
 
 void Scheduler::schedule(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {

@@ -158,6 +158,8 @@ class Scheduler {
   bool one_generation(const PendingJob& job) const;
   // The model sets to try, in order; with a context, narrowed to what the filters allow now.
   std::vector<cluster::ModelMask> placement_groups(const PendingJob& job, const SchedContext* ctx = nullptr) const;
+  // The same into `out` (a pass's buffer, so that an attempt allocates nothing).
+  void placement_groups(const PendingJob& job, const SchedContext* ctx, std::vector<cluster::ModelMask>& out) const;
   std::optional<std::string> never_runs(const PendingJob& job) const;
   // Puts a job into the queue, or takes it out, telling the filters that watch the queue.
   void enqueue(QueueKey key, const PendingJob& job);
@@ -180,7 +182,14 @@ class Scheduler {
   std::unique_ptr<Preemption> preemption_;
   std::unique_ptr<Backfill> backfill_;
   std::map<QueueKey, PendingJob> queue_;
-  QueueNeedIndex need_index_;  // the same jobs with their needs (backfilling only)
+  QueueNeedIndex need_index_;  // the same jobs with their needs (backfilling or lanes only)
+  bool need_indexed_ = false;  // need_index_ is kept
+  // Under admission pools (use_pools): the waiting jobs' lanes, so that a start pass passes
+  // over a pool that refuses them all; the admissions before pools' must still be seen.
+  bool use_lanes_ = false;
+  PoolLanes lanes_;
+  std::size_t lane_gate_ = 0;  // the index of admission pools
+  LaneRefusals lane_refusals() const;
   // Key records exist for jobs the scheduler holds (queued, running or stopping) only: a
   // slot is taken at submit and given back when the job ends, so memory follows the active
   // jobs, not the trace.

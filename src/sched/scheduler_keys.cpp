@@ -42,8 +42,10 @@ void Scheduler::rekey(workload::JobId id, engine::Time now) {
       move_in_queue(QueueKey{ks.key, id}, QueueKey{k, id});
     }
     if (ks.running && preemption_->enabled()) {
-      running_by_key_.erase(QueueKey{ks.key, id});
-      running_by_key_.insert(QueueKey{k, id});
+      // The node moves to its new place: no free and allocation per rekey.
+      auto node = running_by_key_.extract(QueueKey{ks.key, id});
+      node.value() = QueueKey{k, id};
+      running_by_key_.insert(std::move(node));
     }
     ks.key = k;
   }
