@@ -62,6 +62,37 @@ TEST_CASE("Config.Yaml.second_document_is_an_error") {
   CHECK(util::parse_yaml("# nothing\n", "s.yaml").IsNull());
 }
 
+TEST_CASE("Config.Yaml.second_document_without_a_marker_is_an_error") {
+  // A file whose first document is a block map in the first column is read once; anything
+  // else may hold a second document without a marker, and is refused at that document.
+  struct Case {
+    const char* text;
+    long line;  // of the error; 0: one document
+  };
+  const Case cases[] = {
+      {"a: 1\nb: 2\n", 0},
+      {"a: 1\r\nb: 2\r\n", 0},
+      {"a:\n  - 1\n  - 2\n", 0},
+      {"# c\n\na: 1\n", 0},
+      {"{a: 1}\n{b: 2}\n", 2},   // flow maps
+      {"[1]\n[2]\n", 2},         // flow lists
+      {"\"abc\"\n\"def\"\n", 2}, // scalars
+      {"  a: 1\nb: 2\n", 2},     // an indented map ends where a key starts further left
+      {"a: 1\n...\nb: 2\n", 3},  // after an end marker
+      {"a: 1\r\n---\r\nb: 2\r\n", 2},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    if (c.line == 0) {
+      CHECK_NOTHROW(util::parse_yaml(c.text, "s.yaml"));
+    } else {
+      const util::InputError e = input_error_of([&] { util::parse_yaml(c.text, "s.yaml"); });
+      CHECK(e.line() == c.line);
+      CHECK(says(e, "a second YAML document"));
+    }
+  }
+}
+
 TEST_CASE("Config.Yaml.invalid_utf8_is_an_error_at_its_line") {
   const util::InputError e = input_error_of([] {
     util::parse_yaml(
