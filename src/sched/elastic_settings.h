@@ -28,7 +28,7 @@ struct SiaSettings {
   double lambda_n = 1.1;          // a job's worth of being scheduled at all (> 1)
   double lambda_a = 0.01;         // a running job's worth of keeping its configuration
   double restart_penalty_s = 30;  // R of the restart factor, and how long a started job is kept
-  std::uint64_t mip_nodes = 100;  // branch-and-bound subproblems a plan may take (0: rounding only)
+  std::uint64_t mip_nodes = 10;   // branch-and-bound subproblems a plan may take (0: rounding only)
 };
 
 // The names `scheduler.policy` accepts for a resizing policy.

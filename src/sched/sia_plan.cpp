@@ -16,6 +16,10 @@ namespace {
 // Sia's solver threshold (the artifact's sia_solver_thresh, CBC's allowable gap): a whole
 // solution within this relative gap of the bound ends the search.
 constexpr double kGap = 1e-4;
+// The relaxation from the slack basis (x = 0, feasible: every row is an upper bound) by the
+// primal simplex: 10x faster here than the dual, whose start is not dual feasible (1,000 jobs:
+// 0.2 s against 2.1 s, docs/elastic.md "sia").
+constexpr solver::SolveOptions kRelaxation{solver::Method::primal, false};
 
 struct Column {
   std::size_t job = 0;
@@ -76,15 +80,15 @@ SiaPlan sia_plan(const std::vector<SiaJob>& jobs, const std::vector<std::uint64_
   solver::LpSolver lps(lp);
   solver::LpResult r;
   if (params.nodes == 0) {
-    r = lps.solve(solver::SolveOptions{solver::Method::dual, false});
+    r = lps.solve(kRelaxation);
     plan.solve = "rounded";
   } else {
-    r = lps.solve_mip(solver::MipOptions{params.nodes, kGap}, solver::SolveOptions{solver::Method::dual, false});
+    r = lps.solve_mip(solver::MipOptions{params.nodes, kGap}, kRelaxation);
     plan.nodes = r.nodes;
     plan.solve = r.status == solver::LpStatus::optimal ? "optimal" : "node limit";
     if (r.status == solver::LpStatus::failed) {
       // No whole solution within the node limit: the relaxation, rounded.
-      r = lps.solve(solver::SolveOptions{solver::Method::dual, false});
+      r = lps.solve(kRelaxation);
       plan.solve = "rounded";
     }
   }

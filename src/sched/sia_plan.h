@@ -32,7 +32,7 @@ struct SiaParams {
   double p = -0.5;          // the fairness power, in [-10, 1], not 0 (Sia's default)
   double lambda_n = 1.1;    // > 1: a job's worth of being scheduled at all (Sia's lambda_n)
   double lambda_a = 0.01;   // >= 0: a running job's worth of keeping its configuration
-  std::uint64_t nodes = 0;  // branch-and-bound subproblems after the root (0: none, rounding only)
+  std::uint64_t nodes = 10;  // branch-and-bound subproblems after the root (0: none, rounding only)
 };
 
 struct SiaPlan {
