@@ -160,6 +160,19 @@ void LpSolver::set_column(std::size_t variable, const std::vector<std::pair<std:
   glp_set_mat_col(prob_.get(), static_cast<int>(variable) + 1, static_cast<int>(ind.size() - 1), ind.data(), val.data());
 }
 
+void LpSolver::set_basis(const std::vector<std::size_t>& basic_variables, const std::vector<std::size_t>& tight_rows) {
+  if (basic_variables.size() != tight_rows.size())
+    throw std::invalid_argument("linear program: a basis needs as many basic variables as tight rows");
+  for (auto j : basic_variables)
+    if (j >= variables_) throw std::invalid_argument("linear program: no variable " + std::to_string(j));
+  for (auto i : tight_rows)
+    if (i >= rows_) throw std::invalid_argument("linear program: no row " + std::to_string(i));
+  for (std::size_t j = 0; j < variables_; ++j) glp_set_col_stat(prob_.get(), static_cast<int>(j) + 1, GLP_NL);
+  for (std::size_t i = 0; i < rows_; ++i) glp_set_row_stat(prob_.get(), static_cast<int>(i) + 1, GLP_BS);
+  for (auto j : basic_variables) glp_set_col_stat(prob_.get(), static_cast<int>(j) + 1, GLP_BS);
+  for (auto i : tight_rows) glp_set_row_stat(prob_.get(), static_cast<int>(i) + 1, GLP_NU);
+}
+
 void LpSolver::set_sense(Sense sense) { glp_set_obj_dir(prob_.get(), sense == Sense::maximize ? GLP_MAX : GLP_MIN); }
 
 LpResult LpSolver::solve(const SolveOptions& options) {

@@ -201,3 +201,16 @@ TEST_CASE("Solver.Mip.knapsack") {
   CHECK(LpSolver(odd).solve_mip(MipOptions{}).status == LpStatus::infeasible);
   CHECK_THROWS_AS(LpSolver(odd).solve_mip(MipOptions{0, -1}), std::invalid_argument);
 }
+
+// A crash basis: x basic, the first row tight, is a valid start; the optimum is the same. A basis
+// of the wrong size is refused before GLPK sees it.
+TEST_CASE("Solver.Lp.crash_basis") {
+  LpSolver s(two_variable_max());
+  s.set_basis({0}, {0});
+  const LpResult r = s.solve();
+  REQUIRE(r.status == LpStatus::optimal);
+  CHECK(r.objective == doctest::Approx(11));
+  CHECK_THROWS_AS(s.set_basis({0, 1}, {0}), std::invalid_argument);
+  CHECK_THROWS_AS(s.set_basis({2}, {0}), std::invalid_argument);
+  CHECK_THROWS_AS(s.set_basis({0}, {2}), std::invalid_argument);
+}
