@@ -37,8 +37,9 @@ bool is_elastic_policy(const std::string& policy);
 
 // Reads `config.args[config.policy]` for a resizing policy (pollux: p in [-10, 1],
 // restart_penalty_s >= 0; optimus: min_gain_s >= 0; sia: p in [-10, 1] but not 0, lambda_n in
-// (1, 100], lambda_a in [0, 10], restart_penalty_s >= 0, mip_nodes in [0, 1000000]; afs takes none); throws util::InputError at
-// the argument's line (`scheduler.args.<policy>.<arg>`) for an unknown name or a bad value.
+// (1, 100], lambda_a in [0, 10], restart_penalty_s >= 0, mip_nodes in [0, 1000000]; afs takes
+// none); throws util::InputError at the argument's line (`scheduler.args.<policy>.<arg>`) for an
+// unknown name or a bad value.
 void check_elastic_args(const SchedulerConfig& config);
 PolluxSettings pollux_settings(const SchedulerConfig& config);
 OptimusSettings optimus_settings(const SchedulerConfig& config);

@@ -29,15 +29,15 @@ struct SiaJob {
 };
 
 struct SiaParams {
-  double p = -0.5;          // the fairness power, in [-10, 1], not 0 (Sia's default)
-  double lambda_n = 1.1;    // > 1: a job's worth of being scheduled at all (Sia's lambda_n)
-  double lambda_a = 0.01;   // >= 0: a running job's worth of keeping its configuration
+  double p = -0.5;           // the fairness power, in [-10, 1], not 0 (Sia's default)
+  double lambda_n = 1.1;     // > 1: a job's worth of being scheduled at all (Sia's lambda_n)
+  double lambda_a = 0.01;    // >= 0: a running job's worth of keeping its configuration
   std::uint64_t nodes = 10;  // branch-and-bound subproblems after the root (0: none, rounding only)
 };
 
 struct SiaPlan {
-  std::vector<int> choice;   // per job, its option (-1: none)
-  std::string solve;         // "optimal", "node limit", "rounded": how the choice was found
+  std::vector<int> choice;    // per job, its option (-1: none)
+  std::string solve;          // "optimal", "node limit", "rounded": how the choice was found
   std::uint64_t columns = 0;  // configurations worth a place in the program
   std::uint64_t nodes = 0;    // subproblems the search took
 };

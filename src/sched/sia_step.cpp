@@ -89,8 +89,7 @@ std::optional<std::string> SiaStep::refuses(const PendingJob& pending) const {
     const auto c = counts(job, t);
     if (!c.empty() && !packing(job, t, c.front()).tasks.empty()) return std::nullopt;
   }
-  return fmt::format("policy sia runs a job on GPUs of one type: no type it may use holds its {} GPUs",
-                     job.min_size());
+  return fmt::format("policy sia runs a job on GPUs of one type: no type it may use holds its {} GPUs", job.min_size());
 }
 
 void SiaStep::job_forgotten(workload::JobId id) {
@@ -163,7 +162,8 @@ void SiaStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vec
     const double done = s_.ledger_->work_done(e.spec->id, now);
     const double progress = life.work_total > 0 ? std::clamp(done / life.work_total, 0.0, 1.0) : 0.0;
     PendingJob probe{e.spec, s_.key_state(e.spec->id).requested, e.spec->tasks};
-    const cluster::ModelMask allowed = e.queued != s_.queue_.end() ? e.queued->second.allowed : s_.allowed_models(probe);
+    const cluster::ModelMask allowed =
+        e.queued != s_.queue_.end() ? e.queued->second.allowed : s_.allowed_models(probe);
     SiaJob job;
     for (std::size_t t = 0; t < types_.size(); ++t) {
       if (!(allowed >> types_[t].model & 1)) continue;

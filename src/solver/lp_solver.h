@@ -1,9 +1,10 @@
 // Solves a LinearProgram with GLPK's simplex method, or one with integer variables with GLPK's
 // branch and bound (solve_mip), with GLPK's terminal output off and no time limit (same model,
-// same answer, every run: a MIP is bounded by a count of subproblems, never by the clock). An LpSolver owns one GLPK problem object
-// (RAII) and keeps its basis between solves, so that a caller who changes bounds or the
-// objective and solves again starts from the last optimal basis (a warm start: the bisection
-// of finish-time fairness, the second stage of max-min fairness).
+// same answer, every run: a MIP is bounded by a count of subproblems, never by the clock). An
+// LpSolver owns one GLPK problem object (RAII) and keeps its basis between solves, so that a
+// caller who changes bounds or the objective and solves again starts from the last optimal
+// basis (a warm start: the bisection of finish-time fairness, the second stage of max-min
+// fairness).
 #pragma once
 
 #include <cstddef>

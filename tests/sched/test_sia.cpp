@@ -71,7 +71,11 @@ TEST_CASE("Sched.Sia.plans_by_hand") {
   };
   const Case cases[] = {
       // Terms 1.1 - g^-0.5: one slow GPU 0.1, two 1.1 - 1.8^-0.5 = 0.355, one fast 1.1 - 2.5^-0.5 = 0.468.
-      {"one job takes its best configuration", {{{{0, 1, 2.0}, {0, 2, 3.6}, {1, 1, 5.0}}, -1, 1}}, {2, 1}, params(), {2}},
+      {"one job takes its best configuration",
+       {{{{0, 1, 2.0}, {0, 2, 3.6}, {1, 1, 5.0}}, -1, 1}},
+       {2, 1},
+       params(),
+       {2}},
       // A is 4x faster on type 1, B 1.2x: A fast + B slow = 0.6 + 0.1 beats B fast + A slow = 0.187 + 0.1.
       {"the fast type goes to the job it speeds up most",
        {{{{0, 1, 1.0}, {1, 1, 4.0}}, -1, 1}, {{{0, 1, 1.0}, {1, 1, 1.2}}, -1, 1}},
@@ -159,7 +163,8 @@ TEST_CASE("Sched.Sia.invariants_and_optimum") {
         // (a negative term is never worth choosing: the plan leaves such a job out)
         bool positive = true;
         for (std::size_t i = 0; i < jobs.size(); ++i)
-          if (choice[i] >= 0 && term(jobs[i], static_cast<std::size_t>(choice[i]), params(p, 0.01)) <= 0) positive = false;
+          if (choice[i] >= 0 && term(jobs[i], static_cast<std::size_t>(choice[i]), params(p, 0.01)) <= 0)
+            positive = false;
         if (positive && fits(jobs, choice, capacity)) best = std::max(best, objective(jobs, choice, params(p, 0.01)));
         return;
       }
@@ -178,8 +183,9 @@ TEST_CASE("Sched.Sia.invariants_and_optimum") {
       CHECK(fits(jobs, plan.choice, capacity));
       std::vector<std::uint64_t> left = capacity;
       for (std::size_t j = 0; j < jobs.size(); ++j)
-        if (plan.choice[j] >= 0) left[jobs[j].options[static_cast<std::size_t>(plan.choice[j])].type] -=
-                                 jobs[j].options[static_cast<std::size_t>(plan.choice[j])].gpus;
+        if (plan.choice[j] >= 0)
+          left[jobs[j].options[static_cast<std::size_t>(plan.choice[j])].type] -=
+              jobs[j].options[static_cast<std::size_t>(plan.choice[j])].gpus;
       for (std::size_t j = 0; j < jobs.size(); ++j)
         if (plan.choice[j] < 0)
           for (std::size_t k = 0; k < jobs[j].options.size(); ++k)

@@ -1,6 +1,7 @@
-// Elastic jobs under the resizing policies (optimus, pollux, afs, sia), worked out by hand, with the conformance checks of
-// the recording observer (no GPU over-allocated, every run's GPUs freed, work never lost) and
-// the resize's own: a gang resized whole, work kept up to the restart cost.
+// Elastic jobs under the resizing policies (optimus, pollux, afs, sia), worked out by hand, with
+// the conformance checks of the recording observer (no GPU over-allocated, every run's GPUs
+// freed, work never lost) and the resize's own: a gang resized whole, work kept up to the
+// restart cost.
 #include <doctest/doctest.h>
 
 #include <set>
@@ -277,4 +278,15 @@ TEST_CASE("Sim.Resize.sia_one_type_per_run") {
     }
   }
   CHECK(resizes > 0);
+}
+
+// Sia runs a job on GPUs of one type: a rigid gang of 6 on 4 V100 + 4 H100 fits the cluster but
+// no type, and is dropped with the reason; an elastic 2..6 runs (on at most 4 of one type).
+TEST_CASE("Sim.Resize.sia_refuses_a_gang_no_type_holds") {
+  ElasticRun r({{0, 100, 6, 6, 6}, {0, 100, 2, 2, 6}}, "sia", true, {}, true);
+  CHECK(r.observer.job(0).drops == 1);
+  CHECK(r.observer.job(0).drop_reason.find("GPUs of one type") != std::string::npos);
+  CHECK(r.observer.job(1).drops == 0);
+  REQUIRE(!r.observer.job(1).placements.empty());
+  for (const auto& p : r.observer.job(1).placements) CHECK(p.gpus() <= 4);
 }
