@@ -9,6 +9,7 @@ const std::vector<NamedDecisionPolicy>& decision_policies() {
       {"optimus", "Optimus (EuroSys'18): elastic jobs sized by greedy marginal gain in remaining time; min_gain_s guards growth"},
       {"pollux", "Pollux (OSDI'21): sizes maximising the power mean (p) of goodput speedups, restarts discounted"},
       {"afs", "AFS-L (NSDI'21): each GPU to the shortest job unless a longer one gains more per its new throughput"},
+      {"sia", "Sia (SOSP'23): each job's GPU type and count by integer program over normalised goodputs (power p), restarts discounted"},
       {"gavel-max-min-fairness", "Gavel (OSDI'20): heterogeneity-aware max-min fairness by linear program, realised in rounds"},
       {"gavel-finish-time-fairness", "Gavel (OSDI'20): finish-time fairness (Themis' rho) by linear program, in rounds"},
   };

@@ -15,6 +15,7 @@
 #include "sched/optimus_step.h"
 #include "sched/pollux_step.h"
 #include "sched/pools_listener.h"
+#include "sched/sia_step.h"
 
 namespace schedlab::sched {
 
@@ -45,7 +46,11 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
   shapes_ = host_shapes(topo);
   need_indexed_ = backfill_->max_scan() > 0;
   perf_ = perf;
-  if (is_elastic_policy(c.policy)) {
+  if (c.policy == "sia") {
+    auto step = std::make_unique<SiaStep>(*this, sia_settings(c));
+    add_listener(step.get());
+    step_ = std::move(step);
+  } else if (is_elastic_policy(c.policy)) {
     std::unique_ptr<ElasticStep> step;
     if (c.policy == "pollux")
       step = std::make_unique<PolluxStep>(*this, pollux_settings(c));

@@ -35,6 +35,7 @@ class GavelStep;
 class DecisionStep;
 class BuiltinPasses;
 class ElasticStep;
+class SiaStep;
 class ExternalStep;
 class JobListener;
 class PoolsListener;
@@ -115,6 +116,7 @@ class Scheduler {
   friend class ExternalStep;
   friend class gavel::GavelStep;
   friend class ElasticStep;
+  friend class SiaStep;
   using QueueKey = std::pair<OrderKey, workload::JobId>;
   // The scheduler's record of a job that holds GPUs.
   struct ActiveJob {

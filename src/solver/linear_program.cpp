@@ -5,8 +5,8 @@
 
 namespace schedlab::solver {
 
-std::size_t LinearProgram::add_variable(double lower, double upper, double objective) {
-  variables_.push_back(Variable{lower, upper, objective});
+std::size_t LinearProgram::add_variable(double lower, double upper, double objective, bool integer) {
+  variables_.push_back(Variable{lower, upper, objective, integer});
   return variables_.size() - 1;
 }
 
@@ -18,6 +18,7 @@ std::size_t LinearProgram::add_row(std::vector<Term> terms, double lower, double
 const char* to_string(LpStatus status) {
   switch (status) {
     case LpStatus::optimal: return "optimal";
+    case LpStatus::feasible: return "feasible";
     case LpStatus::infeasible: return "infeasible";
     case LpStatus::unbounded: return "unbounded";
     case LpStatus::failed: return "failed";

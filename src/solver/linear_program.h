@@ -1,9 +1,10 @@
-// A linear program as a value (variables with bounds and objective coefficients, sparse rows
-// with bounds, a sense) and the result of solving one; the solver itself is in
-// solver/lp_solver.h. Kept free of GLPK so that callers build models without its header.
+// A linear program as a value (variables with bounds, objective coefficients and whether they
+// must take whole values, sparse rows with bounds, a sense) and the result of solving one; the
+// solver itself is in solver/lp_solver.h. Kept free of GLPK so that callers build models without its header.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct Variable {
   double lower = 0;
   double upper = kInfinity;
   double objective = 0;
+  bool integer = false;  // only solve_mip (lp_solver.h) honours it; solve() relaxes it
 };
 
 // The model. Indices are handed out in order from 0; a row may only name variables that exist
@@ -39,7 +41,7 @@ class LinearProgram {
  public:
   explicit LinearProgram(Sense sense = Sense::maximize) : sense_(sense) {}
 
-  std::size_t add_variable(double lower, double upper, double objective);
+  std::size_t add_variable(double lower, double upper, double objective, bool integer = false);
   std::size_t add_row(std::vector<Term> terms, double lower, double upper);
 
   void set_sense(Sense sense) { sense_ = sense; }
@@ -53,17 +55,19 @@ class LinearProgram {
   std::vector<Row> rows_;
 };
 
-enum class LpStatus { optimal, infeasible, unbounded, failed };
+// `feasible`: solve_mip stopped at its node limit with a whole solution not proven optimal.
+enum class LpStatus { optimal, feasible, infeasible, unbounded, failed };
 
 const char* to_string(LpStatus status);
 
-// What a solve found. `x` and `objective` are meaningful only when optimal; `detail` says why
+// What a solve found. `x` and `objective` are meaningful only when optimal or feasible; `detail` says why
 // a solve failed (GLPK's return code) for the caller's message.
 struct LpResult {
   LpStatus status = LpStatus::failed;
   std::vector<double> x;
   double objective = 0;
   std::string detail;
+  std::uint64_t nodes = 0;  // solve_mip: branch-and-bound subproblems selected after the root
 };
 
 }  // namespace schedlab::solver

@@ -105,6 +105,7 @@ LpSolver::LpSolver(const LinearProgram& lp) : variables_(lp.variables().size()),
     glp_set_col_bnds(prob_.get(), j + 1, bound_type(v.lower, v.upper), finite_or_zero(v.lower),
                      finite_or_zero(v.upper));
     glp_set_obj_coef(prob_.get(), j + 1, v.objective);
+    if (v.integer) glp_set_col_kind(prob_.get(), j + 1, GLP_IV);
   }
   for (int i = 0; i < nrows; ++i) {
     const Row& r = lp.rows()[static_cast<std::size_t>(i)];
@@ -159,6 +160,19 @@ void LpSolver::set_column(std::size_t variable, const std::vector<std::pair<std:
   glp_set_mat_col(prob_.get(), static_cast<int>(variable) + 1, static_cast<int>(ind.size() - 1), ind.data(), val.data());
 }
 
+void LpSolver::set_basis(const std::vector<std::size_t>& basic_variables, const std::vector<std::size_t>& tight_rows) {
+  if (basic_variables.size() != tight_rows.size())
+    throw std::invalid_argument("linear program: a basis needs as many basic variables as tight rows");
+  for (auto j : basic_variables)
+    if (j >= variables_) throw std::invalid_argument("linear program: no variable " + std::to_string(j));
+  for (auto i : tight_rows)
+    if (i >= rows_) throw std::invalid_argument("linear program: no row " + std::to_string(i));
+  for (std::size_t j = 0; j < variables_; ++j) glp_set_col_stat(prob_.get(), static_cast<int>(j) + 1, GLP_NL);
+  for (std::size_t i = 0; i < rows_; ++i) glp_set_row_stat(prob_.get(), static_cast<int>(i) + 1, GLP_BS);
+  for (auto j : basic_variables) glp_set_col_stat(prob_.get(), static_cast<int>(j) + 1, GLP_BS);
+  for (auto i : tight_rows) glp_set_row_stat(prob_.get(), static_cast<int>(i) + 1, GLP_NU);
+}
+
 void LpSolver::set_sense(Sense sense) { glp_set_obj_dir(prob_.get(), sense == Sense::maximize ? GLP_MAX : GLP_MIN); }
 
 LpResult LpSolver::solve(const SolveOptions& options) {
@@ -202,6 +216,67 @@ LpResult LpSolver::solve(const SolveOptions& options) {
   result.objective = glp_get_obj_val(prob_.get());
   result.x.resize(variables_);
   for (std::size_t j = 0; j < variables_; ++j) result.x[j] = glp_get_col_prim(prob_.get(), static_cast<int>(j) + 1);
+  return result;
+}
+
+namespace {
+
+// Branch and bound's callback: counts the subproblems the search selects and ends it at the limit.
+struct NodeCount {
+  std::uint64_t limit = 0;
+  std::uint64_t selected = 0;
+};
+
+void count_nodes(glp_tree* tree, void* info) {
+  if (glp_ios_reason(tree) != GLP_ISELECT) return;
+  auto* n = static_cast<NodeCount*>(info);
+  if (n->limit != 0 && n->selected >= n->limit) {
+    glp_ios_terminate(tree);
+    return;
+  }
+  ++n->selected;
+}
+
+}  // namespace
+
+LpResult LpSolver::solve_mip(const MipOptions& mip, const SolveOptions& lp) {
+  if (!(mip.gap >= 0) || !std::isfinite(mip.gap)) throw std::invalid_argument("linear program: MIP gap must be >= 0");
+  LpResult result = solve(lp);  // the relaxation: branch and bound starts from its optimal basis
+  if (result.status != LpStatus::optimal) return result;
+  quiet();
+  NodeCount nodes{mip.node_limit, 0};
+  glp_iocp parm;
+  glp_init_iocp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  parm.mip_gap = mip.gap;
+  parm.cb_func = count_nodes;
+  parm.cb_info = &nodes;
+  const int rc = glp_intopt(prob_.get(), &parm);
+  result = LpResult{};
+  result.nodes = nodes.selected;
+  if (rc == GLP_ENOPFS) {
+    result.status = LpStatus::infeasible;
+    return result;
+  }
+  if (rc != 0 && rc != GLP_ESTOP && rc != GLP_EMIPGAP) {
+    result.detail = "GLPK branch and bound returned code " + std::to_string(rc);
+    return result;
+  }
+  switch (glp_mip_status(prob_.get())) {
+    case GLP_OPT:
+    case GLP_FEAS:
+      // Within the gap counts as optimal; only a search cut short by the node limit is not.
+      result.status = rc == GLP_ESTOP ? LpStatus::feasible : LpStatus::optimal;
+      break;
+    case GLP_NOFEAS: result.status = LpStatus::infeasible; return result;
+    default:
+      result.detail = "GLPK branch and bound found no whole solution within " + std::to_string(mip.node_limit) +
+                      " subproblems";
+      return result;
+  }
+  result.objective = glp_mip_obj_val(prob_.get());
+  result.x.resize(variables_);
+  for (std::size_t j = 0; j < variables_; ++j) result.x[j] = glp_mip_col_val(prob_.get(), static_cast<int>(j) + 1);
   return result;
 }
 

@@ -1,7 +1,10 @@
-// Elastic jobs under the resizing policies (optimus, pollux, afs), worked out by hand, with the conformance checks of
-// the recording observer (no GPU over-allocated, every run's GPUs freed, work never lost) and
-// the resize's own: a gang resized whole, work kept up to the restart cost.
+// Elastic jobs under the resizing policies (optimus, pollux, afs, sia), worked out by hand, with
+// the conformance checks of the recording observer (no GPU over-allocated, every run's GPUs
+// freed, work never lost) and the resize's own: a gang resized whole, work kept up to the
+// restart cost.
 #include <doctest/doctest.h>
+
+#include <set>
 
 #include "lifecycle_harness.h"
 #include "metrics/elastic_observer.h"
@@ -12,19 +15,33 @@ using namespace schedlab;
 using namespace schedlab::testing;
 
 namespace {
-// A job's speed is its GPU count (perfect scaling of work measured on one GPU).
+// A job's speed is its GPU count (perfect scaling of work measured on one GPU); `by_model`: each
+// GPU counts its model's catalog speed (V100 1, H100 4.5).
 class LinearModel final : public perf::PerfModel {
  public:
-  explicit LinearModel(bool sizes) : sizes_(sizes) {}
+  explicit LinearModel(bool sizes, bool by_model = false) : sizes_(sizes), by_model_(by_model) {}
   std::string name() const override { return "linear"; }
-  double speed(const workload::JobSpec&, const cluster::Placement& p, const cluster::Topology&) const override {
-    return static_cast<double>(p.gpus());
+  double speed(const workload::JobSpec&, const cluster::Placement& p, const cluster::Topology& topo) const override {
+    if (!by_model_) return static_cast<double>(p.gpus());
+    double v = 0;
+    for (const auto& t : p.tasks) v += t.gpus * topo.catalog().model(topo.host(t.host).model).speed;
+    return v;
   }
   bool sizes_elastic_jobs() const override { return sizes_; }
 
  private:
-  bool sizes_;
+  bool sizes_, by_model_;
 };
+
+// One host of 4 V100 and one of 4 H100.
+cluster::ClusterSpec v100_h100() {
+  cluster::ClusterSpec spec;
+  spec.name = "v100-h100";
+  cluster::RackSpec v{"v", 1, {{1, 4, kV100, 12.5}}, 0, 2};
+  cluster::RackSpec h{"h", 1, {{1, 4, kH100, 50}}, 0, 2};
+  spec.racks = {v, h};
+  return spec;
+}
 
 struct ElasticRow {
   double submit_s, work_s;
@@ -56,10 +73,10 @@ struct ElasticRun {
   util::Notices notices{util::Notices::Hold{}};
 
   ElasticRun(const std::vector<ElasticRow>& rows, const std::string& allocation, bool sizes = true,
-             const util::NamedArgs& args = {})
-      : topo(uniform_cluster(1, 1, 4), catalog),
+             const util::NamedArgs& args = {}, bool hetero = false)
+      : topo(hetero ? v100_h100() : uniform_cluster(1, 1, 4), catalog),
         source(rows),
-        perf(sizes),
+        perf(sizes, hetero),
         collector(topo, 60 * kMicrosPerSecond),
         observer(topo, collector),
         recorder(observer) {
@@ -181,7 +198,7 @@ TEST_CASE("Sim.Resize.every_policy_keeps_the_invariants") {
   for (int i = 0; i < 12; ++i)
     rows.push_back({10.0 * i, 50.0 + 37.0 * (i % 5), static_cast<std::uint32_t>(1 + i % 2),
                     static_cast<std::uint16_t>(1 + i % 2), static_cast<std::uint16_t>(2 + i % 3)});
-  for (const char* policy : {"optimus", "pollux", "afs"}) {
+  for (const char* policy : {"optimus", "pollux", "afs", "sia"}) {
     CAPTURE(policy);
     ElasticRun r(rows, policy);
     CHECK(r.observer.violations() == 0);
@@ -209,4 +226,67 @@ TEST_CASE("Sim.Resize.optimus_churn_guard") {
   ElasticRun grows({{0, 400, 2, 1, 4}, {50, 100, 2, 1, 4}}, "optimus", true, util::NamedArgs{{"min_gain_s", "29"}});
   CHECK(grows.end_s(0) == 140);
   CHECK(grows.life(0).resizes == 2);
+}
+
+// Sia on one host of 4 V100 (speed 1) and one of 4 H100 (4.5); p = -0.5, lambda_n 1.1, lambda_a
+// 0.01, R = 30 s. J0 (t=0, 1800 s of one-V100 work, 1..4), J1 (t=40, 100 s, 1..4).
+//   t=0   J0 alone: its best term is 4 H100, g = 18: 1.1 - 18^-0.5 = 0.864. Speed 18.
+//   t=40  J0 (720 done) keeps 40 / 70 = 0.571 of g elsewhere. Staying (0.864 + 0.01) with J1 on
+//         4 V100 (0.6) = 1.474 beats J0 to 4 V100 + J1 to 4 H100 (1.1 - 2.29^-0.5 = 0.439, + 0.864
+//         = 1.303) and J0 2 H100 + J1 2 H100 (0.659 + 0.767 = 1.426). J1 at speed 4 ends at 65.
+//   t=65  J0 alone again: stays. It ends at 1800 / 18 = 100. No resize: each job on one type.
+TEST_CASE("Sim.Resize.sia_hand_worked") {
+  ElasticRun r({{0, 1800, 1, 1, 4}, {40, 100, 1, 1, 4}}, "sia", true, {}, true);
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.lifecycle_errors().empty());
+  CHECK(r.observer.held_at_end() == 0);
+  CHECK(r.end_s(0) == doctest::Approx(100));
+  CHECK(r.end_s(1) == doctest::Approx(65));
+  CHECK(r.life(0).resizes == 0);
+  CHECK(r.life(1).resizes == 0);
+  auto models = [&](workload::JobId id) {
+    std::set<cluster::ModelId> m;
+    for (const auto& p : r.observer.job(id).placements)
+      for (const auto& t : p.tasks) m.insert(r.topo.host(t.host).model);
+    return m;
+  };
+  CHECK(models(0) == std::set<cluster::ModelId>{kH100});
+  CHECK(models(1) == std::set<cluster::ModelId>{kV100});
+}
+
+// Sia on the two types with a busier run: every run on GPUs of one type, within the job's range,
+// the conformance checks, each resize charged the restart cost.
+TEST_CASE("Sim.Resize.sia_one_type_per_run") {
+  std::vector<ElasticRow> rows;
+  for (int i = 0; i < 12; ++i)
+    rows.push_back({15.0 * i, 60.0 + 90.0 * (i % 4), 1, 1, static_cast<std::uint16_t>(1 + i % 4)});
+  ElasticRun r(rows, "sia", true, util::NamedArgs{{"restart_penalty_s", "5"}}, true);
+  CHECK(r.observer.violations() == 0);
+  CHECK(r.observer.lifecycle_errors().empty());
+  CHECK(r.observer.held_at_end() == 0);
+  std::uint32_t resizes = 0;
+  for (workload::JobId id = 0; id < rows.size(); ++id) {
+    CHECK(r.observer.job(id).end > 0);
+    CHECK(r.life(id).resize_lost_us == doctest::Approx(r.life(id).resizes * 10e6));
+    resizes += r.life(id).resizes;
+    for (const auto& p : r.observer.job(id).placements) {
+      CHECK(p.gpus() >= rows[id].min);
+      CHECK(p.gpus() <= rows[id].max);
+      std::set<cluster::ModelId> m;
+      for (const auto& t : p.tasks) m.insert(r.topo.host(t.host).model);
+      CHECK(m.size() == 1);
+    }
+  }
+  CHECK(resizes > 0);
+}
+
+// Sia runs a job on GPUs of one type: a rigid gang of 6 on 4 V100 + 4 H100 fits the cluster but
+// no type, and is dropped with the reason; an elastic 2..6 runs (on at most 4 of one type).
+TEST_CASE("Sim.Resize.sia_refuses_a_gang_no_type_holds") {
+  ElasticRun r({{0, 100, 6, 6, 6}, {0, 100, 2, 2, 6}}, "sia", true, {}, true);
+  CHECK(r.observer.job(0).drops == 1);
+  CHECK(r.observer.job(0).drop_reason.find("GPUs of one type") != std::string::npos);
+  CHECK(r.observer.job(1).drops == 0);
+  REQUIRE(!r.observer.job(1).placements.empty());
+  for (const auto& p : r.observer.job(1).placements) CHECK(p.gpus() <= 4);
 }

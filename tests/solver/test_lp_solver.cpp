@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "solver/lp_solver.h"
 
@@ -174,4 +175,42 @@ TEST_CASE("Solver.Lp.glpk_prints_nothing") {
   CHECK(a == LpStatus::infeasible);
   CHECK(b == LpStatus::optimal);
   CHECK(size == 0);
+}
+
+// The 0-1 knapsack max 5a + 4b + 3c, 2a + 3b + c <= 5: the relaxation takes c, a and 2/3 of b
+// (10.67); the whole optimum is a + b (9), ahead of a + c (8) and b + c (7).
+TEST_CASE("Solver.Mip.knapsack") {
+  LinearProgram lp(Sense::maximize);
+  const auto a = lp.add_variable(0, 1, 5, true);
+  const auto b = lp.add_variable(0, 1, 4, true);
+  const auto c = lp.add_variable(0, 1, 3, true);
+  lp.add_row({{a, 2}, {b, 3}, {c, 1}}, -kInfinity, 5);
+  const LpResult relaxed = solve(lp);
+  REQUIRE(relaxed.status == LpStatus::optimal);
+  CHECK(relaxed.objective == doctest::Approx(32.0 / 3));
+  LpSolver s(lp);
+  const LpResult r = s.solve_mip(MipOptions{});
+  REQUIRE(r.status == LpStatus::optimal);
+  CHECK(r.objective == doctest::Approx(9));
+  CHECK(r.x == std::vector<double>{1, 1, 0});
+  CHECK(std::string(to_string(LpStatus::feasible)) == "feasible");
+  // Infeasible whole: 2x = 1 with x integer has a relaxation (x = 0.5) but no whole solution.
+  LinearProgram odd(Sense::maximize);
+  const auto x = odd.add_variable(0, 3, 1, true);
+  odd.add_row({{x, 2}}, 1, 1);
+  CHECK(LpSolver(odd).solve_mip(MipOptions{}).status == LpStatus::infeasible);
+  CHECK_THROWS_AS(LpSolver(odd).solve_mip(MipOptions{0, -1}), std::invalid_argument);
+}
+
+// A crash basis: x basic, the first row tight, is a valid start; the optimum is the same. A basis
+// of the wrong size is refused before GLPK sees it.
+TEST_CASE("Solver.Lp.crash_basis") {
+  LpSolver s(two_variable_max());
+  s.set_basis({0}, {0});
+  const LpResult r = s.solve();
+  REQUIRE(r.status == LpStatus::optimal);
+  CHECK(r.objective == doctest::Approx(11));
+  CHECK_THROWS_AS(s.set_basis({0, 1}, {0}), std::invalid_argument);
+  CHECK_THROWS_AS(s.set_basis({2}, {0}), std::invalid_argument);
+  CHECK_THROWS_AS(s.set_basis({0}, {2}), std::invalid_argument);
 }
