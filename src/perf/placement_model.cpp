@@ -195,7 +195,11 @@ class PlacementModel final : public PerfModel {
     const auto it = iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile);
     const StepCost step{static_cast<int>(placement.gpus()), it.per_gpu_samples_per_s, it.comm_us, s_.comm.overlap};
     const auto best = best_goodput(step, model.stat_eff, progress, model.batch);
-    return it.samples_per_s > 0 ? best.goodput / it.samples_per_s : 1.0;
+    // The work counts samples of the reference run (model.batch per GPU on the reference
+    // GPUs), each worth that batch's efficiency in initial-batch samples.
+    const double ref_gpus = s_.reference == ReferenceShape::one_gpu ? 1.0 : static_cast<double>(job.total_gpus());
+    const double per_work = it.samples_per_s * model.stat_eff.efficiency(progress, model.batch * ref_gpus);
+    return per_work > 0 ? best.goodput / per_work : 1.0;
   }
 
   // The checkpoint of the training model the job stands for (configs/models.yaml).

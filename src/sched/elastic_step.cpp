@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "perf/goodput_steps.h"
 #include "perf/perf_model.h"
 
 namespace schedlab::sched {
@@ -50,13 +51,13 @@ double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
   return known[n];
 }
 
-double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, double progress) {
+double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, int step) {
   if (n == 0) return 0;
-  const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
-  const std::uint64_t key = n << 8 | percent;
+  const std::uint64_t key = n << 8 | static_cast<std::uint64_t>(step);
   auto& known = memo_[job.id].goodput;
   if (auto it = known.find(key); it != known.end()) return it->second;
-  const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_, percent / 100.0);
+  const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_,
+                                                           static_cast<double>(step) / perf::kProgressSteps);
   known.emplace(key, v);
   return v;
 }

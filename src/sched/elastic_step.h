@@ -49,9 +49,9 @@ class ElasticStep : public DecisionStep, public JobListener {
   // The job's speed on n GPUs as the perf model gives it, on the tightest packing of n GPUs
   // over the cluster's hosts in id order; memoised per job and size.
   double speed(const workload::JobSpec& job, std::uint64_t n);
-  // speed x Pollux's goodput ratio on that packing at `progress` of its work (perf_model.h),
-  // the progress rounded to whole percent for the memo.
-  double goodput(const workload::JobSpec& job, std::uint64_t n, double progress);
+  // speed x Pollux's goodput ratio on that packing at the start of progress step `step`
+  // (perf/goodput_steps.h), the figure the simulator charges a batch-adapting policy's runs.
+  double goodput(const workload::JobSpec& job, std::uint64_t n, int step);
 
  private:
   const cluster::Placement& packed(std::uint64_t n);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "perf/goodput_steps.h"
 #include "sched/pollux_plan.h"
 
 namespace schedlab::sched {
@@ -10,9 +11,9 @@ namespace schedlab::sched {
 std::vector<std::uint64_t> PolluxStep::plan(const std::vector<ElasticJobView>& jobs, std::uint64_t capacity) {
   if (jobs.empty()) return {};
   std::vector<PolluxJob> pj;
-  std::vector<double> progress;
+  std::vector<int> step;
   pj.reserve(jobs.size());
-  progress.reserve(jobs.size());
+  step.reserve(jobs.size());
   const double r = settings_.restart_penalty_s;
   for (const auto& j : jobs) {
     // The artifact's discount: a job that has run `age` seconds and restarted k times keeps
@@ -20,11 +21,11 @@ std::vector<std::uint64_t> PolluxStep::plan(const std::vector<ElasticJobView>& j
     double keep = 1;
     if (j.held > 0 && r > 0) keep = std::max(j.age_s - j.resizes * r, 0.0) / (j.age_s + r);
     pj.push_back({j.spec->min_size(), j.spec->max_size(), j.held, keep});
-    progress.push_back(j.work_total > 0 ? std::clamp(1 - j.remaining / j.work_total, 0.0, 1.0) : 0.0);
+    step.push_back(perf::progress_step(j.work_total, j.remaining));
   }
   const std::uint64_t fair = std::max<std::uint64_t>(1, (capacity + jobs.size() - 1) / jobs.size());
   return pollux_sizes(pj, capacity, fair, settings_.p,
-                      [&](std::size_t i, std::uint64_t n) { return goodput(*jobs[i].spec, n, progress[i]); });
+                      [&](std::size_t i, std::uint64_t n) { return goodput(*jobs[i].spec, n, step[i]); });
 }
 
 }  // namespace schedlab::sched

@@ -16,6 +16,8 @@ class PolluxStep final : public ElasticStep {
 
  protected:
   std::vector<std::uint64_t> plan(const std::vector<ElasticJobView>& jobs, std::uint64_t capacity) override;
+  // Pollux re-tunes each job's batch for goodput: the simulator charges the goodput ratio.
+  bool adapts_batch() const override { return true; }
 
  private:
   PolluxSettings settings_;
