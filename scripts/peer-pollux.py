@@ -60,6 +60,10 @@ def die(msg):
     sys.exit(2)
 
 
+class NoStepTime(Exception):
+    """A placement and batch outside the artifact's measurements."""
+
+
 class App:
     """One application's measurements: validation runs per batch size, step times per placement."""
 
@@ -118,7 +122,7 @@ class App:
             else:
                 ret = self._nd([min(len(placement), NODES), sum(placement), local_bsz])[0]
             if not np.all(np.isfinite(ret)):
-                die(f"{self.name}: no step time for placement {placement} at batch {local_bsz}")
+                raise NoStepTime(f"{self.name}: no step time for placement {placement} at batch {local_bsz}")
             self._memo[key] = (float(ret[0]), float(ret[1]))
         return self._memo[key]
 
@@ -136,7 +140,10 @@ class App:
         """Seconds to train to the end on `replicas` GPUs packed 4 to a node, at a fixed batch."""
         atomic, accum, total = self.config(replicas, batch)
         placement = packed(replicas)
-        step, sync = self.step_time(placement, atomic)
+        try:
+            step, sync = self.step_time(placement, atomic)
+        except NoStepTime as e:
+            die(str(e))
         t_step = step + (step - sync) * accum
         scale = total / self.init_batch
         seconds = 0.0
@@ -242,13 +249,20 @@ def fit_curves(curves):
 
 
 def packed_points(app, top):
-    """(n, local batch, step time) for the packed placements of 1..top GPUs the artifact measured."""
+    """(n, per-GPU batch, step time) on packed placements of the sizes 1..top, at the per-GPU
+    batches the artifact measured, as its simulator sees them (measured rows, or its
+    interpolation over nodes, replicas and batch where the placement was not measured)."""
+    sizes = [n for n in list(range(1, 17)) + [20, 24, 28, 32, 40, 48, 56, 64] if n <= top]
     out = []
-    for n in range(1, top + 1):
-        pid = int("".join(map(str, packed(n))))
-        df = app.placements[app.placements.placement == pid]
-        for row in df.itertuples():
-            out.append((n, float(row.local_bsz), float(row.step_time)))
+    for n in sizes:
+        for local in sorted(set(app.placements.local_bsz)):
+            if local * n > app.max_batch:
+                continue
+            try:
+                step, _ = app.step_time(packed(n), local)
+            except NoStepTime:  # outside what the artifact measured: not a point
+                continue
+            out.append((n, float(local), step))
     return out
 
 
