@@ -427,13 +427,16 @@ variants:
 {elastic}
   # schedlab's pollux: sizes by the power mean (p = -1) of goodput speedups with the restart
   # discount (30 s), each job at its batch of highest goodput, its progress charged at that
-  # goodput. Its own jobs and models: each job's work is its statistical progress (one GPU at
+  # goodput; as the artifact, a job grows to at most twice the largest count it has run at, and
+  # the plan is also redone every 60 s. Its own jobs and models: each job's work is its statistical progress (one GPU at
   # the initial batch), the models' step time and efficiency fitted to the artifact's traces.
   - name: pollux
     set:
       scheduler.policy: pollux
       scheduler.args.pollux.p: -1
       scheduler.args.pollux.restart_penalty_s: {RESTART_S}
+      scheduler.args.pollux.growth: 2
+      scheduler.args.pollux.interval_s: 60
       workload.trace: elastic-pollux.csv
       elastic.restart_s: {RESTART_S}
       perf.model: placement

@@ -62,6 +62,8 @@ double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, int s
   return v;
 }
 
+void ElasticStep::wake_at(engine::Time t) { s_.timers_.push_back({t, kExternalTimer, 0}); }
+
 bool ElasticStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now,
                         cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
   SchedContext ctx{*s_.topo_, alloc, now, s_.pool_book()};
@@ -109,6 +111,7 @@ void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std:
     views.push_back({j.spec, j.held, life.work_total - s_.ledger_->work_done(j.spec->id, now), life.work_total,
                      engine::to_seconds(now - j.spec->submit), life.resizes});
   }
+  now_ = now;
   const auto sizes = plan(views, capacity);
   // Stops first, so that the starts see every GPU the plan counted on.
   std::vector<std::size_t> resized;
