@@ -37,7 +37,7 @@ import sys
 import numpy as np
 import pandas as pd
 from scipy.interpolate import LinearNDInterpolator, interp1d
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, minimize_scalar
 
 GPUS_PER_NODE = 4
 NODES = 16
@@ -244,8 +244,8 @@ def fit_curves(curves):
 # to the artifact's step times on packed placements, every measured per-GPU batch (least squares
 # on log t). The reference run is one GPU at the initial batch M0 (efficiency 1), so a job's work
 # is its statistical progress: the peer's progress p(E) in M0-steps x its measured step time at
-# (1 GPU, M0). Statistical efficiency: M0, the largest logged batch, and the noise scale
-# phi = M0 grad_var / grad_sqr logged at M0 at each epoch's start (progress p(e) / p(E)).
+# (1 GPU, M0). Statistical efficiency: M0, the largest logged batch, and per epoch (at its start,
+# progress p(e) / p(E)) the noise scale that best fits the gains logged at every batch.
 
 
 def packed_points(app, top):
@@ -298,19 +298,30 @@ def fit_physical(points):
 
 
 def noise_curve(app):
-    """[(progress fraction, phi)] at each epoch's start, from the log at the initial batch."""
-    log = app.validation[app.init_batch]
+    """[(progress fraction, phi)] at each epoch's start. The peer's gain at batch M uses the
+    gradient statistics logged at M (between logged batches, linear), and they differ by batch;
+    schedlab's efficiency has one noise scale per progress, so phi is fitted per epoch to the
+    gains at every logged batch: least squares on log gain, gain = s (phi + M0) / (phi + M)."""
     total = app.progress(app.max_epochs)
     out = []
     for e in range(app.max_epochs):
-        sqr, var = float(log.grad_sqr[e]), float(log.grad_var[e])
-        if not (sqr >= 0 and var >= 0):
-            die(f"{app.name}: validation-{app.init_batch}.csv epoch {e}: grad_sqr {sqr}, grad_var {var} "
-                "give no noise scale")
-        # grad_sqr 0 (logged as such late in deepspeech2): every batch is fully efficient; the
-        # catalog's largest noise scale says so.
-        phi = MAX_NOISE_SCALE if sqr == 0 else min(app.init_batch * var / sqr, MAX_NOISE_SCALE)
-        out.append((app.progress(e) / total, phi))
+        pts = []
+        for m in app.batches:
+            sqr, var = app.grad_stats(m, e)
+            if not (sqr >= 0 and var >= 0):
+                die(f"{app.name}: validation-{m}.csv epoch {e}: grad_sqr {sqr}, grad_var {var} give no noise scale")
+            s = m / app.init_batch
+            # grad_sqr 0 (logged late in deepspeech2): every batch fully efficient, gain = s.
+            pts.append((m, s if sqr == 0 else (var + sqr) / (var / s + sqr)))
+
+        def err(log_phi):
+            phi = math.exp(log_phi)
+            return sum((math.log(m / app.init_batch * (phi + app.init_batch) / (phi + m)) - math.log(g)) ** 2
+                       for m, g in pts)
+
+        best = minimize_scalar(err, bounds=(0.0, math.log(MAX_NOISE_SCALE)), method="bounded",
+                               options={"xatol": 1e-10})
+        out.append((app.progress(e) / total, min(math.exp(best.x), MAX_NOISE_SCALE)))
     return out
 
 
@@ -333,8 +344,8 @@ def write_pollux_models(path, apps, per_app, per_model, tuned):
                     f"    dtype: fp32\n    grad_dtype: fp32\n    samples_per_s: {{T4: {rate:.6g}}}\n"
                     f"    statistical_efficiency:\n      init_batch: {app.init_batch}\n"
                     f"      max_batch: {app.max_batch}\n      noise_scale: [{noise}]\n"
-                    f"      source: \"Pollux artifact traces/{name}/validation-{app.init_batch}.csv "
-                    f"(grad_var / grad_sqr x M0)\"\n")
+                    f"      source: \"Pollux artifact traces/{name}/validation-*.csv: per epoch, phi fitted to "
+                    f"the gains logged at every batch\"\n")
         for m in sorted(tuned):
             c, s_bytes = per_model.get(m, (1.0, 1e6))
             f.write(f"  - name: {m}\n    params: {s_bytes / 4:.6g}\n    batch: 1\n"
