@@ -192,6 +192,7 @@ def read_workload(path):
 BETA_NIC_GBPS = 5.0   # fixed: S absorbs the scale of beta (below the 6.25 GB/s host line)
 ALPHA_NIC_US = 20.0   # fixed: c absorbs the scale of alpha
 MAX_NOISE_SCALE = 1e12  # the largest noise scale configs/models.yaml accepts
+REF_WEIGHT = 20.0  # the pollux fit's weight on the reference run's step time (one GPU at M0)
 
 
 def ring_time(n, c, s_bytes, a_pcie_us, b_pcie_gbps):
@@ -266,8 +267,8 @@ def packed_points(app, top):
     return out
 
 
-def fit_physical(points):
-    """points: {app: [(n, a, t)]} -> ({app: (rate, S)}, (alpha_pcie_us, beta_pcie_gbps, alpha_nic_us, overlap)),
+def fit_physical(points, refs):
+    """points: {app: [(n, a, t)]}, refs: {app: (M0, step time on one GPU at M0)} -> ({app: (rate, S)}, (alpha_pcie_us, beta_pcie_gbps, alpha_nic_us, overlap)),
     overlap: the share of compute that hides communication (schedlab's perf.overlap)."""
     apps = sorted(points)
 
@@ -287,8 +288,13 @@ def fit_physical(points):
 
     def residuals(x):
         per, tiers = unpack(x)
-        return [math.log(model_t(n, a, *per[app], *tiers)) - math.log(t)
-                for app in apps for n, a, t in points[app]]
+        out = [math.log(model_t(n, a, *per[app], *tiers)) - math.log(t) for app in apps for n, a, t in points[app]]
+        # The simulator's speeds are relative to the reference run (one GPU at M0), whose time is
+        # the peer's exactly (the work): weighted so that the fit all but passes through it.
+        for app in apps:
+            m0, t_ref = refs[app]
+            out.append(REF_WEIGHT * (math.log(model_t(1, m0, *per[app], *tiers)) - math.log(t_ref)))
+        return out
 
     x0 = [math.log(100.0), math.log(1e8)] * len(apps) + [math.log(10.0), math.log(10.0), math.log(ALPHA_NIC_US), 0.5]
     lo = [math.log(1e-3), math.log(4.0)] * len(apps) + [math.log(0.01), math.log(BETA_NIC_GBPS), math.log(0.01), 0.0]
@@ -513,7 +519,8 @@ def main(argv):
     pollux_top = {a: min(NODES * GPUS_PER_NODE, apps[a].max_batch // apps[a].min_local) for a in stat_apps}
     per_app, tiers = {}, (10.0, 10.0, ALPHA_NIC_US, 0.0)
     if stat_apps:
-        (per_app, tiers), model_t = fit_physical({a: packed_points(apps[a], pollux_top[a]) for a in stat_apps})
+        refs = {a: (apps[a].init_batch, apps[a].step_time(packed(1), apps[a].init_batch)[0]) for a in stat_apps}
+        (per_app, tiers), model_t = fit_physical({a: packed_points(apps[a], pollux_top[a]) for a in stat_apps}, refs)
         with open(os.path.join(outdir, "fit-pollux.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["application", "gpus", "local_bsz", "peer_step_s", "fitted_step_s"])
