@@ -13,39 +13,46 @@ int progress_step(double total, double remaining) {
   return std::clamp(k, 0, kProgressSteps - 1);
 }
 
-namespace {
-// Work left at the lower end of step k: the step ends when this much is left.
-double left_at_end(double total, int k) { return total * (1 - static_cast<double>(k + 1) / kProgressSteps); }
-}  // namespace
-
-double drain_steps(double total, double remaining, double speed, double dt, const StepFactor& factor) {
-  if (!(total > 0) || !(speed > 0)) return remaining;
-  while (dt > 0 && remaining > 0) {
-    const int k = progress_step(total, remaining);
-    const double rate = speed * factor(k);
-    const double in_step = k == kProgressSteps - 1 ? remaining : std::max(remaining - left_at_end(total, k), 0.0);
-    if (in_step <= 0) {  // rounding left the walk on a boundary: step over it
-      remaining = std::max(left_at_end(total, k), 0.0);
-      continue;
-    }
-    if (rate * dt < in_step) return remaining - rate * dt;
-    dt -= in_step / rate;
-    remaining -= in_step;
+StepProfile::StepProfile(double total, double remaining, const StepFactor& factor)
+    : total_(total), first_(progress_step(total, remaining)), factor_(kProgressSteps, 1.0),
+      suffix_(kProgressSteps + 1, 0.0) {
+  const double step_work = total / kProgressSteps;
+  for (int k = kProgressSteps - 1; k >= first_; --k) {
+    factor_[static_cast<std::size_t>(k)] = factor(k);
+    suffix_[static_cast<std::size_t>(k)] =
+        suffix_[static_cast<std::size_t>(k) + 1] + step_work / factor_[static_cast<std::size_t>(k)];
   }
-  return std::max(remaining, 0.0);
 }
 
-double time_to_drain(double total, double remaining, double speed, const StepFactor& factor) {
-  if (!(total > 0)) return remaining / speed;
-  double t = 0;
-  while (remaining > 0) {
-    const int k = progress_step(total, remaining);
-    const double end = k == kProgressSteps - 1 ? 0.0 : left_at_end(total, k);
-    const double in_step = std::max(remaining - end, 0.0);
-    t += in_step / (speed * factor(k));
-    remaining = end;
-  }
-  return t;
+double StepProfile::left_at_start(int k) const {
+  return total_ * (1 - static_cast<double>(k) / kProgressSteps);
+}
+
+double StepProfile::time_to_drain(double remaining, double speed) const {
+  if (!(total_ > 0)) return remaining / speed;
+  if (remaining <= 0) return 0;
+  const int k = std::max(progress_step(total_, remaining), first_);
+  const double in_step = std::max(remaining - left_at_start(k + 1), 0.0);
+  return (in_step / factor_[static_cast<std::size_t>(k)] + suffix_[static_cast<std::size_t>(k) + 1]) / speed;
+}
+
+double StepProfile::drain(double remaining, double speed, double dt) const {
+  if (!(total_ > 0) || !(speed > 0) || dt <= 0 || remaining <= 0) return remaining;
+  const int k = std::max(progress_step(total_, remaining), first_);
+  double budget = dt * speed;  // time at speed 1
+  const double fk = factor_[static_cast<std::size_t>(k)];
+  const double in_step = std::max(remaining - left_at_start(k + 1), 0.0);
+  if (budget < in_step / fk) return remaining - budget * fk;
+  budget -= in_step / fk;
+  const double rest = suffix_[static_cast<std::size_t>(k) + 1];
+  if (budget >= rest) return 0;
+  // The step j where the budget runs out: suffix_[j] >= target > suffix_[j + 1].
+  const double target = rest - budget;
+  const auto first = suffix_.begin() + k + 1, last = suffix_.begin() + kProgressSteps;
+  const auto past = std::partition_point(first, last, [&](double s) { return s >= target; });
+  const int j = static_cast<int>(past - suffix_.begin()) - 1;
+  const double into = suffix_[static_cast<std::size_t>(j)] - target;
+  return std::max(left_at_start(j) - into * factor_[static_cast<std::size_t>(j)], 0.0);
 }
 
 }  // namespace schedlab::perf

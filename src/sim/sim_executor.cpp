@@ -10,20 +10,11 @@
 
 namespace schedlab::sim {
 
-double SimExecutor::factor(const Charge& c, int step) const {
-  auto& f = const_cast<Charge&>(c).factor;  // the memo only
-  if (f[static_cast<std::size_t>(step)] < 0)
-    f[static_cast<std::size_t>(step)] =
-        perf_->goodput_ratio(c.job, c.placement, *topo_, static_cast<double>(step) / perf::kProgressSteps);
-  return f[static_cast<std::size_t>(step)];
-}
-
 double SimExecutor::remaining_at(RunId run, const Progress& p, engine::Time now) const {
   engine::Time from = std::max(p.since, p.ready_at);
   if (now <= from || p.speed <= 0) return p.remaining;
   const double dt = static_cast<double>(now - from);
-  if (const Charge* c = charges_.find(run))
-    return perf::drain_steps(c->total, p.remaining, p.speed, dt, [&](int k) { return factor(*c, k); });
+  if (const perf::StepProfile* c = charges_.find(run)) return c->drain(p.remaining, p.speed, dt);
   return std::max(p.remaining - dt * p.speed, 0.0);
 }
 
@@ -35,9 +26,8 @@ void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
                                        p.speed, perf::kMinSpeed, perf::kMaxSpeed));
   // Round up: a run never ends before its work is done. A length beyond the clock saturates at
   // its end instead of wrapping, and so does the end time.
-  const Charge* c = charges_.find(run);
-  const double exact = c ? perf::time_to_drain(c->total, p.remaining, p.speed, [&](int k) { return factor(*c, k); })
-                         : p.remaining / p.speed;
+  const perf::StepProfile* c = charges_.find(run);
+  const double exact = c ? c->time_to_drain(p.remaining, p.speed) : p.remaining / p.speed;
   const engine::Time length = util::time_from_double_clamped(std::ceil(exact - 1e-9));
   queue_->push(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
@@ -52,8 +42,9 @@ void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::
   // A batch job (a service or cron instance has no work to count percent of) whose model gives a
   // goodput ratio: its runs are charged it.
   if (charge_goodput_ && job.duration > 0 && job.kind == workload::JobKind::batch)
-    charges_.insert(run, Charge{job, placement, static_cast<double>(job.duration),
-                                std::vector<double>(perf::kProgressSteps, -1.0)});
+    charges_.insert(run, perf::StepProfile(static_cast<double>(job.duration), work, [&](int k) {
+                      return perf_->goodput_ratio(job, placement, *topo_, static_cast<double>(k) / perf::kProgressSteps);
+                    }));
   if (perf_->shares_links()) {
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);

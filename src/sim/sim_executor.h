@@ -40,24 +40,15 @@ class SimExecutor final : public Executor {
     engine::Time ready_at = 0;  // progress starts here (after a restore)
     std::uint32_t version = 0;
   };
-  // What a charged run needs to ask the goodput ratio: the job, where it runs, its whole work
-  // and the ratio of each progress step asked so far (< 0: not yet).
-  struct Charge {
-    workload::JobSpec job;
-    cluster::Placement placement;
-    double total = 0;
-    std::vector<double> factor;
-  };
   void schedule_end(RunId run, Progress& p, engine::Time now);
   // Remaining work at `now` (no earlier than the last update).
   double remaining_at(RunId run, const Progress& p, engine::Time now) const;
-  double factor(const Charge& c, int step) const;
 
   engine::EventQueue* queue_;
   perf::PerfModel* perf_;
   const cluster::Topology* topo_;
   util::IdMap<Progress> runs_;
-  mutable util::IdMap<Charge> charges_;  // charged runs only; factors memoised on first ask
+  util::IdMap<perf::StepProfile> charges_;  // charged runs only: their goodput ratio per step
   bool charge_goodput_ = false;
   std::vector<std::pair<std::uint64_t, double>> changes_;
 };

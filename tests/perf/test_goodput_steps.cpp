@@ -29,33 +29,52 @@ TEST_CASE("Perf.GoodputSteps.progress_step") {
 
 TEST_CASE("Perf.GoodputSteps.drain_and_time_by_hand") {
   // Factor 1 on even steps, 2 on odd ones; speed 1 unit per second.
-  const StepFactor f = [](int k) { return k % 2 ? 2.0 : 1.0; };
+  const StepProfile f(100, 100, [](int k) { return k % 2 ? 2.0 : 1.0; });
   // From the start: step 0 takes 1 s, step 1 0.5 s: after 1.25 s, 1.5 units done.
-  CHECK(drain_steps(100, 100, 1, 1.25, f) == doctest::Approx(98.5));
+  CHECK(f.drain(100, 1, 1.25) == doctest::Approx(98.5));
   // 1.5 s finishes exactly two steps.
-  CHECK(drain_steps(100, 100, 1, 1.5, f) == doctest::Approx(98));
+  CHECK(f.drain(100, 1, 1.5) == doctest::Approx(98));
+  // 0.5 s: half of step 0.
+  CHECK(f.drain(100, 1, 0.5) == doctest::Approx(99.5));
   // The whole job: 50 steps at 1 s, 50 at 0.5 s.
-  CHECK(time_to_drain(100, 100, 1, f) == doctest::Approx(75));
+  CHECK(f.time_to_drain(100, 1) == doctest::Approx(75));
   // Mid-step start (0.5 units into step 3, factor 2): 0.25 s to its end, then 96 steps.
-  CHECK(time_to_drain(100, 96.5, 1, f) == doctest::Approx(0.25 + 48 * 1 + 48 * 0.5));
+  CHECK(f.time_to_drain(96.5, 1) == doctest::Approx(0.25 + 48 * 1 + 48 * 0.5));
   // Speed scales time: double speed, half the time.
-  CHECK(time_to_drain(100, 100, 2, f) == doctest::Approx(37.5));
-  // Draining past the end leaves nothing, never less.
-  CHECK(drain_steps(100, 3, 1, 1000, f) == 0);
+  CHECK(f.time_to_drain(100, 2) == doctest::Approx(37.5));
+  // Draining past the end leaves nothing, never less; no time or nothing left: unchanged.
+  CHECK(f.drain(3, 1, 1000) == 0);
+  CHECK(f.drain(40, 1, 0) == 40);
+  CHECK(f.time_to_drain(0, 1) == 0);
   // A constant factor is the plain rate.
-  const StepFactor one = [](int) { return 1.0; };
-  CHECK(drain_steps(100, 40, 4, 2.5, one) == doctest::Approx(30));
-  CHECK(time_to_drain(100, 40, 4, one) == doctest::Approx(10));
+  const StepProfile one(100, 40, [](int) { return 1.0; });
+  CHECK(one.drain(40, 4, 2.5) == doctest::Approx(30));
+  CHECK(one.time_to_drain(40, 4) == doctest::Approx(10));
+}
+
+TEST_CASE("Perf.GoodputSteps.asks_only_the_steps_left") {
+  // A run that starts 37.5% into the job asks steps 37..99, each once.
+  std::vector<int> asked;
+  const StepProfile p(1000, 625, [&](int k) {
+    asked.push_back(k);
+    return 1.0;
+  });
+  REQUIRE(asked.size() == 63);
+  CHECK(asked.front() == 99);
+  CHECK(asked.back() == 37);
+  CHECK(p.time_to_drain(625, 1) == doctest::Approx(625));
 }
 
 TEST_CASE("Perf.GoodputSteps.drain_agrees_with_time") {
   // Draining for the time the rest takes leaves nothing; for half of it, the half-way work
-  // takes the other half. Factors rising with progress, as the noise scale does.
-  const StepFactor f = [](int k) { return 1.0 + k / 50.0; };
+  // takes the other half; two drains in a row are one. Factors rising with progress, as the
+  // noise scale does.
   for (double start : {100.0, 77.7, 12.5, 0.3}) {
-    const double t = time_to_drain(1000.0 / 10, start, 3, f);
-    CHECK(drain_steps(100, start, 3, t, f) == doctest::Approx(0).epsilon(1e-9));
-    const double mid = drain_steps(100, start, 3, t / 2, f);
-    CHECK(time_to_drain(100, mid, 3, f) == doctest::Approx(t / 2));
+    const StepProfile f(100, start, [](int k) { return 1.0 + k / 50.0; });
+    const double t = f.time_to_drain(start, 3);
+    CHECK(f.drain(start, 3, t) == doctest::Approx(0).epsilon(1e-9));
+    const double mid = f.drain(start, 3, t / 2);
+    CHECK(f.time_to_drain(mid, 3) == doctest::Approx(t / 2));
+    CHECK(f.drain(f.drain(start, 3, t / 3), 3, t / 3) == doctest::Approx(f.drain(start, 3, 2 * t / 3)));
   }
 }
