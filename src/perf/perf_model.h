@@ -64,6 +64,14 @@ class PerfModel {
                                const cluster::Topology& /*topo*/, double /*progress*/) const {
     return 1.0;
   }
+  // goodput_ratio at progress k / steps for every k from `first` to steps - 1, into out[k] (out
+  // resized to `steps`): the placement's figures are worked out once, not once a step.
+  virtual void goodput_ratios(const workload::JobSpec& job, const cluster::Placement& placement,
+                              const cluster::Topology& topo, int first, int steps, std::vector<double>& out) const {
+    out.assign(static_cast<std::size_t>(steps), 1.0);
+    for (int k = first; k < steps; ++k)
+      out[static_cast<std::size_t>(k)] = goodput_ratio(job, placement, topo, static_cast<double>(k) / steps);
+  }
   virtual bool checkpoint_cost(const workload::JobSpec& /*job*/, workload::CheckpointCost& /*out*/) const {
     return false;
   }

@@ -41,10 +41,11 @@ void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::
   p.ready_at = util::add_time(now, delay);
   // A batch job (a service or cron instance has no work to count percent of) whose model gives a
   // goodput ratio: its runs are charged it.
-  if (charge_goodput_ && job.duration > 0 && job.kind == workload::JobKind::batch)
-    charges_.insert(run, perf::StepProfile(static_cast<double>(job.duration), work, [&](int k) {
-                      return perf_->goodput_ratio(job, placement, *topo_, static_cast<double>(k) / perf::kProgressSteps);
-                    }));
+  if (charge_goodput_ && job.duration > 0 && job.kind == workload::JobKind::batch) {
+    const double total = static_cast<double>(job.duration);
+    perf_->goodput_ratios(job, placement, *topo_, perf::progress_step(total, work), perf::kProgressSteps, ratios_);
+    charges_.insert(run, perf::StepProfile(total, work, [&](int k) { return ratios_[static_cast<std::size_t>(k)]; }));
+  }
   if (perf_->shares_links()) {
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);

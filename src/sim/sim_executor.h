@@ -50,6 +50,7 @@ class SimExecutor final : public Executor {
   util::IdMap<Progress> runs_;
   util::IdMap<perf::StepProfile> charges_;  // charged runs only: their goodput ratio per step
   bool charge_goodput_ = false;
+  std::vector<double> ratios_;  // scratch: a starting run's ratios
   std::vector<std::pair<std::uint64_t, double>> changes_;
 };
 

@@ -2,6 +2,8 @@
 // reference shape, and max-min sharing of rack uplinks between running gangs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <map>
 
 #include "config/cluster_config.h"
@@ -206,6 +208,23 @@ TEST_CASE("Perf.PlacementModel.goodput_ratio") {
   const double phi = 11357;  // progress 0.5
   CHECK(one_gpu->goodput_ratio(j, sixteen, topo, 0.5) ==
         doctest::Approx(resnet->goodput_ratio(j, sixteen, topo, 0.5) * ((phi + 256) / (phi + 4096))));
+}
+
+// goodput_ratios (the simulator's charge asks them all at once) equals goodput_ratio step by step
+// from the first step asked; the steps before it are left at 1.
+TEST_CASE("Perf.PlacementModel.goodput_ratios_are_goodput_ratio_per_step") {
+  auto topo = two_racks();
+  auto resnet = model(topo, {{"model_mix", "{resnet50: 1}"}, {"contention", "false"}, {"reference", "one-gpu"}});
+  auto vgg = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}});
+  auto j = job(0, 16, 1);
+  const auto sixteen = on({{0, 8}, {1, 8}});
+  std::vector<double> all;
+  resnet->goodput_ratios(j, sixteen, topo, 37, 100, all);
+  REQUIRE(all.size() == 100);
+  CHECK(all[36] == 1.0);
+  for (int k = 37; k < 100; ++k) CHECK(all[static_cast<std::size_t>(k)] == resnet->goodput_ratio(j, sixteen, topo, k / 100.0));
+  vgg->goodput_ratios(j, sixteen, topo, 0, 100, all);
+  CHECK(std::count(all.begin(), all.end(), 1.0) == 100);
 }
 
 TEST_CASE("Perf.PlacementModel.a_job_naming_its_model") {
