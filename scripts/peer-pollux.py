@@ -12,7 +12,11 @@ its workloads (name,time,application,num_replicas,batch_size). OUTDIR (created) 
   rigid.csv      native trace: each job at its tuned GPU count, run time = the peer's run time of
                  that configuration (the Tiresias baseline's jobs)
   elastic.csv    native trace: each job's work as run time on one GPU at its tuned batch size,
-                 GPU range [1, batch_size // smallest local batch] (the Optimus and Pollux jobs)
+                 GPU range [1, batch_size // smallest local batch] (the Optimus jobs)
+  elastic-pollux.csv, models-pollux.yaml, profile-pollux.yaml, fit-pollux.csv
+                 the Pollux jobs: work = statistical progress at the initial batch on one GPU,
+                 range [1, min(64, largest batch // smallest local batch)]; per application a
+                 model whose step time and statistical efficiency the goodput model can vary
   models.yaml    one training model per (application, batch), its scaling curve fitted to the
                  peer's speedups at that batch
   profile.yaml   the calibration profile that goes with it (a fitted allreduce alpha/beta per tier)
