@@ -12,7 +12,11 @@ its workloads (name,time,application,num_replicas,batch_size). OUTDIR (created) 
   rigid.csv      native trace: each job at its tuned GPU count, run time = the peer's run time of
                  that configuration (the Tiresias baseline's jobs)
   elastic.csv    native trace: each job's work as run time on one GPU at its tuned batch size,
-                 GPU range [1, batch_size // smallest local batch] (the Optimus and Pollux jobs)
+                 GPU range [1, batch_size // smallest local batch] (the Optimus jobs)
+  elastic-pollux.csv, models-pollux.yaml, profile-pollux.yaml, fit-pollux.csv
+                 the Pollux jobs: work = statistical progress at the initial batch on one GPU,
+                 range [1, min(64, largest batch // smallest local batch)]; per application a
+                 model whose step time and statistical efficiency the goodput model can vary
   models.yaml    one training model per (application, batch), its scaling curve fitted to the
                  peer's speedups at that batch
   profile.yaml   the calibration profile that goes with it (a fitted allreduce alpha/beta per tier)
@@ -37,7 +41,7 @@ import sys
 import numpy as np
 import pandas as pd
 from scipy.interpolate import LinearNDInterpolator, interp1d
-from scipy.optimize import least_squares
+from scipy.optimize import least_squares, minimize_scalar
 
 GPUS_PER_NODE = 4
 NODES = 16
@@ -58,6 +62,10 @@ def die(msg):
     """Bad input: one line on stderr, exit 2 (as schedlab answers bad input)."""
     print(f"peer-pollux: error: {msg}", file=sys.stderr)
     sys.exit(2)
+
+
+class NoStepTime(Exception):
+    """A placement and batch outside the artifact's measurements."""
 
 
 class App:
@@ -118,7 +126,7 @@ class App:
             else:
                 ret = self._nd([min(len(placement), NODES), sum(placement), local_bsz])[0]
             if not np.all(np.isfinite(ret)):
-                die(f"{self.name}: no step time for placement {placement} at batch {local_bsz}")
+                raise NoStepTime(f"{self.name}: no step time for placement {placement} at batch {local_bsz}")
             self._memo[key] = (float(ret[0]), float(ret[1]))
         return self._memo[key]
 
@@ -136,7 +144,10 @@ class App:
         """Seconds to train to the end on `replicas` GPUs packed 4 to a node, at a fixed batch."""
         atomic, accum, total = self.config(replicas, batch)
         placement = packed(replicas)
-        step, sync = self.step_time(placement, atomic)
+        try:
+            step, sync = self.step_time(placement, atomic)
+        except NoStepTime as e:
+            die(str(e))
         t_step = step + (step - sync) * accum
         scale = total / self.init_batch
         seconds = 0.0
@@ -184,6 +195,8 @@ def read_workload(path):
 
 BETA_NIC_GBPS = 5.0   # fixed: S absorbs the scale of beta (below the 6.25 GB/s host line)
 ALPHA_NIC_US = 20.0   # fixed: c absorbs the scale of alpha
+MAX_NOISE_SCALE = 1e12  # the largest noise scale configs/models.yaml accepts
+REF_WEIGHT = 20.0  # the pollux fit's weight on the reference run's step time (one GPU at M0)
 
 
 def ring_time(n, c, s_bytes, a_pcie_us, b_pcie_gbps):
@@ -227,6 +240,137 @@ def fit_curves(curves):
     return unpack(res.x)
 
 
+# --- the pollux variant: models whose batch the goodput model can vary --------------------
+#
+# schedlab's pollux runs each job at the batch of highest goodput and charges the goodput ratio
+# (docs/elastic.md, "Charged goodput"), so its models need a step time as a function of the batch:
+#   t(n, a) = a / rate + ring(n, S)      (a samples per GPU; ring as above)
+# fitted per application (rate, S) with the tiers shared (pcie alpha/beta; nic alpha, beta fixed)
+# to the artifact's step times on packed placements, every measured per-GPU batch (least squares
+# on log t). The reference run is one GPU at the initial batch M0 (efficiency 1), so a job's work
+# is its statistical progress: the peer's progress p(E) in M0-steps x its measured step time at
+# (1 GPU, M0). Statistical efficiency: M0, the largest logged batch, and per epoch (at its start,
+# progress p(e) / p(E)) the noise scale that best fits the gains logged at every batch.
+
+
+def packed_points(app, top):
+    """(n, per-GPU batch, step time) on packed placements of the sizes 1..top, at the per-GPU
+    batches the artifact measured, as its simulator sees them (measured rows, or its
+    interpolation over nodes, replicas and batch where the placement was not measured)."""
+    sizes = [n for n in list(range(1, 17)) + [20, 24, 28, 32, 40, 48, 56, 64] if n <= top]
+    out = []
+    for n in sizes:
+        for local in sorted(set(app.placements.local_bsz)):
+            if local * n > app.max_batch:
+                continue
+            try:
+                step, _ = app.step_time(packed(n), local)
+            except NoStepTime:  # outside what the artifact measured: not a point
+                continue
+            out.append((n, float(local), step))
+    return out
+
+
+def fit_physical(points, refs):
+    """points: {app: [(n, a, t)]}, refs: {app: (M0, step time on one GPU at M0)} -> ({app: (rate, S)}, (alpha_pcie_us, beta_pcie_gbps, alpha_nic_us, overlap)),
+    overlap: the share of compute that hides communication (schedlab's perf.overlap)."""
+    apps = sorted(points)
+
+    def unpack(x):
+        per = {a: (math.exp(x[2 * i]), math.exp(x[2 * i + 1])) for i, a in enumerate(apps)}
+        return per, (math.exp(x[-4]), math.exp(x[-3]), math.exp(x[-2]), x[-1])
+
+    def model_t(n, a, rate, s_bytes, ap, bp, an, overlap):
+        compute = a / rate
+        if n == 1:
+            return compute
+        if math.ceil(n / GPUS_PER_NODE) > 1:
+            comm = 2 * (n - 1) * an * 1e-6 + 2 * (n - 1) / n * s_bytes / (BETA_NIC_GBPS * 1e9)
+        else:
+            comm = 2 * (n - 1) * ap * 1e-6 + 2 * (n - 1) / n * s_bytes / (bp * 1e9)
+        return compute + comm - min(comm, overlap * compute)
+
+    def residuals(x):
+        per, tiers = unpack(x)
+        out = [math.log(model_t(n, a, *per[app], *tiers)) - math.log(t) for app in apps for n, a, t in points[app]]
+        # The simulator's speeds are relative to the reference run (one GPU at M0), whose time is
+        # the peer's exactly (the work): weighted so that the fit all but passes through it.
+        for app in apps:
+            m0, t_ref = refs[app]
+            out.append(REF_WEIGHT * (math.log(model_t(1, m0, *per[app], *tiers)) - math.log(t_ref)))
+        return out
+
+    x0 = [math.log(100.0), math.log(1e8)] * len(apps) + [math.log(10.0), math.log(10.0), math.log(ALPHA_NIC_US), 0.5]
+    lo = [math.log(1e-3), math.log(4.0)] * len(apps) + [math.log(0.01), math.log(BETA_NIC_GBPS), math.log(0.01), 0.0]
+    hi = [math.log(1e9), math.log(4e15)] * len(apps) + [math.log(1000.0), math.log(16.0), math.log(1e5), 1.0]
+    res = least_squares(residuals, x0, bounds=(lo, hi))
+    return unpack(res.x), model_t
+
+
+def noise_curve(app):
+    """[(progress fraction, phi)] at each epoch's start. The peer's gain at batch M uses the
+    gradient statistics logged at M (between logged batches, linear), and they differ by batch;
+    schedlab's efficiency has one noise scale per progress, so phi is fitted per epoch to the
+    gains at every logged batch: least squares on log gain, gain = s (phi + M0) / (phi + M)."""
+    total = app.progress(app.max_epochs)
+    out = []
+    for e in range(app.max_epochs):
+        pts = []
+        for m in app.batches:
+            sqr, var = app.grad_stats(m, e)
+            if not (sqr >= 0 and var >= 0):
+                die(f"{app.name}: validation-{m}.csv epoch {e}: grad_sqr {sqr}, grad_var {var} give no noise scale")
+            s = m / app.init_batch
+            # grad_sqr 0 (logged late in deepspeech2): every batch fully efficient, gain = s.
+            pts.append((m, s if sqr == 0 else (var + sqr) / (var / s + sqr)))
+
+        def err(log_phi):
+            phi = math.exp(log_phi)
+            return sum((math.log(m / app.init_batch * (phi + app.init_batch) / (phi + m)) - math.log(g)) ** 2
+                       for m, g in pts)
+
+        best = minimize_scalar(err, bounds=(0.0, math.log(MAX_NOISE_SCALE)), method="bounded",
+                               options={"xatol": 1e-10})
+        out.append((app.progress(e) / total, min(math.exp(best.x), MAX_NOISE_SCALE)))
+    return out
+
+
+def pollux_name(app):
+    return f"{app}-pollux"
+
+
+def write_pollux_models(path, apps, per_app, per_model, tuned):
+    """The physical models (one per application with a goodput model) and the tuned models of
+    the applications without one (ncf: its batch is fixed, as in the artifact)."""
+    with open(path, "w") as f:
+        f.write("# Generated by scripts/peer-pollux.py from the Pollux artifact's traces (not committed):\n"
+                "# the pollux variant's models: step time a / rate + ring fitted to the artifact's step\n"
+                "# times; statistical efficiency from its validation logs.\nmodels:\n")
+        for name in sorted(per_app):
+            app = apps[name]
+            rate, s_bytes = per_app[name]
+            noise = ", ".join(f"[{x:.6g}, {phi:.6g}]" for x, phi in noise_curve(app))
+            f.write(f"  - name: {pollux_name(name)}\n    params: {s_bytes / 4:.6g}\n    batch: {app.init_batch}\n"
+                    f"    dtype: fp32\n    grad_dtype: fp32\n    samples_per_s: {{T4: {rate:.6g}}}\n"
+                    f"    statistical_efficiency:\n      init_batch: {app.init_batch}\n"
+                    f"      max_batch: {app.max_batch}\n      noise_scale: [{noise}]\n"
+                    f"      source: \"Pollux artifact traces/{name}/validation-*.csv: per epoch, phi fitted to "
+                    f"the gains logged at every batch\"\n")
+        for m in sorted(tuned):
+            c, s_bytes = per_model.get(m, (1.0, 1e6))
+            f.write(f"  - name: {m}\n    params: {s_bytes / 4:.6g}\n    batch: 1\n"
+                    f"    dtype: fp32\n    grad_dtype: fp32\n    samples_per_s: {{T4: {1 / c:.6g}}}\n")
+
+
+def write_pollux_profile(path, ap, bp, an, _overlap):
+    with open(path, "w") as f:
+        f.write("# Generated by scripts/peer-pollux.py: the pollux variant's allreduce alpha/beta, fitted with\n"
+                "# each application's compute rate and gradient size to the Pollux artifact's step times.\n"
+                "provenance:\n  source: measured\n  command: \"scripts/peer-pollux.py\"\n"
+                f"tiers:\n  pcie: {{alpha_us: {ap:.6g}, beta_gbps: {bp:.6g}}}\n"
+                f"  nic: {{alpha_us: {an:.6g}, beta_gbps: {BETA_NIC_GBPS}}}\ncompute: {{}}\n")
+
+
 def model_name(app, batch):
     return f"{app}-b{batch}"
 
@@ -253,7 +397,7 @@ def write_profile(path, a_pcie, b_pcie):
                 f"  nic: {{alpha_us: {ALPHA_NIC_US}, beta_gbps: {BETA_NIC_GBPS}}}\ncompute: {{}}\n")
 
 
-def write_scenario(path, root, tags, workload):
+def write_scenario(path, root, tags, workload, overlap):
     mix = "\n".join(f"        \"{t}\": {{{name}: 1}}" if t < len(tags) else f"        \"{t}+\": {{{name}: 1}}"
                     for name, t in sorted(tags.items(), key=lambda kv: kv[1]))
     cluster = os.path.join(root, "configs", "clusters", "pollux-16x4.yaml")
@@ -302,16 +446,29 @@ variants:
     set:
       scheduler.policy: optimus
 {elastic}
-  # schedlab's pollux on the same elastic jobs and curves: sizes by the power mean (p = -1) of
-  # speedups with the restart discount (30 s). Throughput-only: the generated models carry no
-  # statistical efficiency, and schedlab runs a job at its model's batch (here the tuned one),
-  # while the peer's Pollux re-tunes each job's batch for goodput.
+  # schedlab's pollux: sizes by the power mean (p = -1) of goodput speedups with the restart
+  # discount (30 s), each job at its batch of highest goodput, its progress charged at that
+  # goodput; as the artifact, a job grows to at most twice the largest count it has run at, and
+  # the plan is also redone every 60 s. Its own jobs and models: each job's work is its statistical progress (one GPU at
+  # the initial batch), the models' step time and efficiency fitted to the artifact's traces.
   - name: pollux
     set:
       scheduler.policy: pollux
       scheduler.args.pollux.p: -1
       scheduler.args.pollux.restart_penalty_s: {RESTART_S}
-{elastic}
+      scheduler.args.pollux.growth: 2
+      scheduler.args.pollux.interval_s: 60
+      workload.trace: elastic-pollux.csv
+      elastic.restart_s: {RESTART_S}
+      perf.model: placement
+      perf.reference: one-gpu
+      perf.reference_gpu: T4
+      perf.models: models-pollux.yaml
+      perf.profile: profile-pollux.yaml
+      perf.algorithm: ring
+      perf.fusion_mb: 0
+      perf.overlap: {overlap:.6g}
+      perf.contention: false
 """)
 
 
@@ -360,7 +517,22 @@ def main(argv):
                     fitted = n * cc / ring_time(n, cc, sb, a_pcie, b_pcie)
                 w.writerow([m, n, f"{r:.4f}", f"{fitted:.4f}"])
 
-    rigid, elastic = [], []
+    # The pollux variant's models: the applications with a goodput model (all but ncf, whose
+    # batch the artifact fixes) fitted on packed placements up to their largest size.
+    stat_apps = sorted(a for a in apps if a != "ncf")
+    pollux_top = {a: min(NODES * GPUS_PER_NODE, apps[a].max_batch // apps[a].min_local) for a in stat_apps}
+    per_app, tiers = {}, (10.0, 10.0, ALPHA_NIC_US, 0.0)
+    if stat_apps:
+        refs = {a: (apps[a].init_batch, apps[a].step_time(packed(1), apps[a].init_batch)[0]) for a in stat_apps}
+        (per_app, tiers), model_t = fit_physical({a: packed_points(apps[a], pollux_top[a]) for a in stat_apps}, refs)
+        with open(os.path.join(outdir, "fit-pollux.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["application", "gpus", "local_bsz", "peer_step_s", "fitted_step_s"])
+            for a in stat_apps:
+                for n, lb, t in packed_points(apps[a], pollux_top[a]):
+                    w.writerow([a, n, int(lb), f"{t:.5f}", f"{model_t(n, lb, *per_app[a], *tiers):.5f}"])
+
+    rigid, elastic, elastic_pollux = [], [], []
     for i, job in enumerate(jobs.sort_values("time", kind="stable").itertuples()):
         app = apps[job.application]
         m = model_name(job.application, job.batch_size)
@@ -371,15 +543,27 @@ def main(argv):
         work = app.run_time(1, int(job.batch_size))
         tag = tags[m]
         elastic.append([i, int(job.time), round(work) + RESTART_S, tag, 1, 1, max(tops[m], tag), RESTART_S, job.name])
+        if job.application in per_app:
+            # Statistical progress: one GPU at the initial batch (no accumulation: M0 fits a GPU).
+            work_p = app.run_time(1, app.init_batch)
+            elastic_pollux.append([i, int(job.time), round(work_p) + RESTART_S, 1, 1, 1,
+                                   pollux_top[job.application], RESTART_S, job.name, pollux_name(job.application)])
+        else:
+            elastic_pollux.append([i, int(job.time), round(work) + RESTART_S, 1, 1, 1, 1, RESTART_S, job.name, m])
     header = ["id", "submit_s", "duration_s", "tasks", "gpus_per_task", "min_gpus", "max_gpus", "ckpt_restore_s", "user"]
-    for fname, rows in (("rigid.csv", rigid), ("elastic.csv", elastic)):
+    for fname, rows, cols in (("rigid.csv", rigid, header), ("elastic.csv", elastic, header),
+                              ("elastic-pollux.csv", elastic_pollux, header + ["model"])):
         with open(os.path.join(outdir, fname), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(header)
+            w.writerow(cols)
             w.writerows(rows)
+    write_pollux_models(os.path.join(outdir, "models-pollux.yaml"), apps, per_app, per_model,
+                        sorted({model_name(j.application, j.batch_size) for j in jobs.itertuples()
+                                if j.application not in per_app}))
+    write_pollux_profile(os.path.join(outdir, "profile-pollux.yaml"), *tiers)
     write_models(os.path.join(outdir, "models.yaml"), per_model, curves)
     write_profile(os.path.join(outdir, "profile.yaml"), a_pcie, b_pcie)
-    write_scenario(os.path.join(outdir, "scenario.yaml"), root, tags, workload)
+    write_scenario(os.path.join(outdir, "scenario.yaml"), root, tags, workload, tiers[3])
     print(f"{len(jobs)} jobs, {len(apps)} applications, {len(curves)} models -> {outdir}")
 
 

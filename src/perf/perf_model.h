@@ -53,14 +53,24 @@ class PerfModel {
   // work on one GPU (the placement model with `reference: one_gpu`): only then can an elastic
   // job run at a size other than its traced one.
   virtual bool sizes_elastic_jobs() const { return false; }
-  // Pollux's goodput on this placement over the job's throughput there (perf/goodput.h): the
-  // goodput at the batch of highest goodput, at `progress` (0..1) of the job's work, divided by
-  // the throughput at the training model's own batch per GPU, the one speed() is measured at.
-  // 1 for a job whose training model has no statistical efficiency, and for models that know
-  // no training model. Asked by the `pollux` policy only: the simulated progress is speed().
+  // How much faster a batch-adapting policy makes the job progress on this placement than
+  // speed() says, at `progress` (0..1) of its work (perf/goodput.h): the goodput at the batch of
+  // highest goodput (initial-batch samples per second) over the throughput at the training
+  // model's own batch per GPU (the one speed() is measured at) times the efficiency of the
+  // reference run's batch (the work counts the reference run's samples). 1 for a job whose
+  // training model has no statistical efficiency, and for models that know no training model.
+  // The `pollux` policy plans with it and the simulator charges it (docs/elastic.md).
   virtual double goodput_ratio(const workload::JobSpec& /*job*/, const cluster::Placement& /*placement*/,
                                const cluster::Topology& /*topo*/, double /*progress*/) const {
     return 1.0;
+  }
+  // goodput_ratio at progress k / steps for every k from `first` to steps - 1, into out[k] (out
+  // resized to `steps`): the placement's figures are worked out once, not once a step.
+  virtual void goodput_ratios(const workload::JobSpec& job, const cluster::Placement& placement,
+                              const cluster::Topology& topo, int first, int steps, std::vector<double>& out) const {
+    out.assign(static_cast<std::size_t>(steps), 1.0);
+    for (int k = first; k < steps; ++k)
+      out[static_cast<std::size_t>(k)] = goodput_ratio(job, placement, topo, static_cast<double>(k) / steps);
   }
   virtual bool checkpoint_cost(const workload::JobSpec& /*job*/, workload::CheckpointCost& /*out*/) const {
     return false;

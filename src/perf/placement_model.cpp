@@ -185,17 +185,15 @@ class PlacementModel final : public PerfModel {
 
   double goodput_ratio(const workload::JobSpec& job, const cluster::Placement& placement, const cluster::Topology& topo,
                        double progress) const override {
-    if (!job.needs_gpu() || job.fractional()) return 1.0;
-    const TrainingModel& model = model_of(job);
-    if (!model.stat_eff.given()) return 1.0;
-    auto racks = placement_racks(placement, topo);
-    CrossRackRate c = racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{};
-    if (c.gbps <= 0) c.gbps = std::numeric_limits<double>::infinity();
-    auto shape = make_gang_shape(actual_hosts(job, placement, topo), topo.catalog(), s_.profile, c);
-    const auto it = iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile);
-    const StepCost step{static_cast<int>(placement.gpus()), it.per_gpu_samples_per_s, it.comm_us, s_.comm.overlap};
-    const auto best = best_goodput(step, model.stat_eff, progress, model.batch);
-    return it.samples_per_s > 0 ? best.goodput / it.samples_per_s : 1.0;
+    const auto r = ratio_basis(job, placement, topo);
+    return r.model ? ratio_at(r, progress) : 1.0;
+  }
+  void goodput_ratios(const workload::JobSpec& job, const cluster::Placement& placement, const cluster::Topology& topo,
+                      int first, int steps, std::vector<double>& out) const override {
+    out.assign(static_cast<std::size_t>(steps), 1.0);
+    const auto r = ratio_basis(job, placement, topo);
+    if (!r.model) return;
+    for (int k = first; k < steps; ++k) out[static_cast<std::size_t>(k)] = ratio_at(r, static_cast<double>(k) / steps);
   }
 
   // The checkpoint of the training model the job stands for (configs/models.yaml).
@@ -304,6 +302,39 @@ class PlacementModel final : public PerfModel {
       r.speed = speed;
       out.emplace_back(flow_run[i], speed);
     }
+  }
+
+  // What the goodput ratio needs of a placement, whatever the progress: the step's cost and the
+  // reference run's batch. No model: the ratio is 1 (no statistical efficiency, or not a GPU job).
+  struct RatioBasis {
+    const TrainingModel* model = nullptr;
+    StepCost step;
+    double samples_per_s = 0;  // throughput at the model's batch per GPU
+    double ref_batch = 0;
+  };
+  RatioBasis ratio_basis(const workload::JobSpec& job, const cluster::Placement& placement,
+                         const cluster::Topology& topo) const {
+    RatioBasis r;
+    if (!job.needs_gpu() || job.fractional()) return r;
+    const TrainingModel& model = model_of(job);
+    if (!model.stat_eff.given()) return r;
+    auto racks = placement_racks(placement, topo);
+    CrossRackRate c = racks.size() > 1 ? static_cross_rack_rate(racks, topo) : CrossRackRate{};
+    if (c.gbps <= 0) c.gbps = std::numeric_limits<double>::infinity();
+    auto shape = make_gang_shape(actual_hosts(job, placement, topo), topo.catalog(), s_.profile, c);
+    const auto it = iteration_time(model, shape, s_.comm, topo.catalog(), s_.profile);
+    r.model = &model;
+    r.step = StepCost{static_cast<int>(placement.gpus()), it.per_gpu_samples_per_s, it.comm_us, s_.comm.overlap};
+    r.samples_per_s = it.samples_per_s;
+    // The work counts samples of the reference run (model.batch per GPU on the reference
+    // GPUs), each worth that batch's efficiency in initial-batch samples.
+    r.ref_batch = model.batch * (s_.reference == ReferenceShape::one_gpu ? 1.0 : static_cast<double>(job.total_gpus()));
+    return r;
+  }
+  static double ratio_at(const RatioBasis& r, double progress) {
+    const auto best = best_goodput(r.step, r.model->stat_eff, progress, r.model->batch);
+    const double per_work = r.samples_per_s * r.model->stat_eff.efficiency(progress, r.ref_batch);
+    return per_work > 0 ? best.goodput / per_work : 1.0;
   }
 
   struct Run {

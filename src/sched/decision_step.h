@@ -25,6 +25,9 @@ class DecisionStep {
                       std::vector<StopDecision>& stops) = 0;
   // True for a step that resizes elastic jobs (stop with cause `resized`, start at another size).
   virtual bool resizes() const { return false; }
+  // True for a step that runs each job at the batch of highest goodput (Pollux): its runs
+  // progress at speed x the perf model's goodput ratio (perf_model.h, docs/elastic.md).
+  virtual bool adapts_batch() const { return false; }
   // A timer the step asked for itself (subject kExternalTimer) fired.
   virtual void own_timer(engine::Time /*now*/) {}
   // Why the step could never run this job (asked at submit after the cluster's own checks;

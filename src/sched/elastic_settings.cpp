@@ -27,9 +27,14 @@ bool is_elastic_policy(const std::string& policy) {
 
 PolluxSettings pollux_settings(const SchedulerConfig& config) {
   PolluxSettings s;
-  const auto args = part_args(args_of(config), "pollux", {"p", "restart_penalty_s"});
+  const auto args = part_args(args_of(config), "pollux", {"p", "restart_penalty_s", "growth", "interval_s"});
   s.p = args.real("p", s.p, -10, 1);
   s.restart_penalty_s = args.real("restart_penalty_s", s.restart_penalty_s, 0, util::kMaxInputSeconds);
+  s.growth = args.real("growth", s.growth, 0, 1024);
+  // Below 1 a job could never grow past one GPU: a typo, not a policy.
+  if (s.growth > 0 && s.growth < 1)
+    args.fail("growth", *args.find("growth"), "must be 0 (off) or in [1, 1024], got " + args.text("growth", ""));
+  s.interval_s = args.real("interval_s", s.interval_s, 0, util::kMaxInputSeconds);
   return s;
 }
 

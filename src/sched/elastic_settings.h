@@ -14,6 +14,12 @@ namespace schedlab::sched {
 struct PolluxSettings {
   double p = -1;                  // the fairness exponent of the speedups' power mean (Pollux's default)
   double restart_penalty_s = 30;  // the artifact's `delay`: a resize's cost in its restart discount
+  // The artifact's exploration: a job grows to at most `growth` x the largest count it has run
+  // at (a job that never ran: 1 GPU). 0: off (a job may take its whole range at once).
+  double growth = 0;
+  // Also re-plan every interval_s seconds while jobs are active (the artifact: 60). 0: only at
+  // events (arrivals, ends, requeues, freed GPUs).
+  double interval_s = 0;
 };
 
 struct OptimusSettings {
@@ -36,10 +42,10 @@ const std::vector<std::string>& elastic_policy_names();
 bool is_elastic_policy(const std::string& policy);
 
 // Reads `config.args[config.policy]` for a resizing policy (pollux: p in [-10, 1],
-// restart_penalty_s >= 0; optimus: min_gain_s >= 0; sia: p in [-10, 1] but not 0, lambda_n in
-// (1, 100], lambda_a in [0, 10], restart_penalty_s >= 0, mip_nodes in [0, 1000000]; afs takes
-// none); throws util::InputError at the argument's line (`scheduler.args.<policy>.<arg>`) for an
-// unknown name or a bad value.
+// restart_penalty_s >= 0, growth 0 or in [1, 1024], interval_s >= 0; optimus: min_gain_s >= 0;
+// sia: p in [-10, 1] but not 0, lambda_n in (1, 100], lambda_a in [0, 10], restart_penalty_s >= 0,
+// mip_nodes in [0, 1000000]; afs takes none); throws util::InputError at the argument's line
+// (`scheduler.args.<policy>.<arg>`) for an unknown name or a bad value.
 void check_elastic_args(const SchedulerConfig& config);
 PolluxSettings pollux_settings(const SchedulerConfig& config);
 OptimusSettings optimus_settings(const SchedulerConfig& config);

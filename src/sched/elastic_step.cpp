@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "perf/goodput_steps.h"
 #include "perf/perf_model.h"
 
 namespace schedlab::sched {
@@ -50,16 +51,18 @@ double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
   return known[n];
 }
 
-double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, double progress) {
+double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, int step) {
   if (n == 0) return 0;
-  const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
-  const std::uint64_t key = n << 8 | percent;
+  const std::uint64_t key = n << 8 | static_cast<std::uint64_t>(step);
   auto& known = memo_[job.id].goodput;
   if (auto it = known.find(key); it != known.end()) return it->second;
-  const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_, percent / 100.0);
+  const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_,
+                                                           static_cast<double>(step) / perf::kProgressSteps);
   known.emplace(key, v);
   return v;
 }
+
+void ElasticStep::wake_at(engine::Time t) { s_.timers_.push_back({t, kExternalTimer, 0}); }
 
 bool ElasticStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now,
                         cluster::AllocationState& alloc, std::vector<StartDecision>& starts) {
@@ -108,6 +111,7 @@ void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std:
     views.push_back({j.spec, j.held, life.work_total - s_.ledger_->work_done(j.spec->id, now), life.work_total,
                      engine::to_seconds(now - j.spec->submit), life.resizes});
   }
+  now_ = now;
   const auto sizes = plan(views, capacity);
   // Stops first, so that the starts see every GPU the plan counted on.
   std::vector<std::size_t> resized;

@@ -41,6 +41,8 @@ class ElasticStep : public DecisionStep, public JobListener {
   void job_requeued(const PendingJob& /*job*/) final { dirty_ = true; }
   void job_ended(workload::JobId id, bool /*was_running*/) final;
   void job_forgotten(workload::JobId id) final;
+  // A re-plan the policy asked for (wake_at).
+  void own_timer(engine::Time /*now*/) final { dirty_ = true; }
 
  protected:
   // Each job's GPUs (0: it waits), in the order of `jobs`: a running job at least its fewest
@@ -49,9 +51,12 @@ class ElasticStep : public DecisionStep, public JobListener {
   // The job's speed on n GPUs as the perf model gives it, on the tightest packing of n GPUs
   // over the cluster's hosts in id order; memoised per job and size.
   double speed(const workload::JobSpec& job, std::uint64_t n);
-  // speed x Pollux's goodput ratio on that packing at `progress` of its work (perf_model.h),
-  // the progress rounded to whole percent for the memo.
-  double goodput(const workload::JobSpec& job, std::uint64_t n, double progress);
+  // speed x Pollux's goodput ratio on that packing at the start of progress step `step`
+  // (perf/goodput_steps.h), the figure the simulator charges a batch-adapting policy's runs.
+  double goodput(const workload::JobSpec& job, std::uint64_t n, int step);
+  // The instant being planned (valid inside plan), and a re-plan asked for at `t` (> now).
+  engine::Time now() const { return now_; }
+  void wake_at(engine::Time t);
 
  private:
   const cluster::Placement& packed(std::uint64_t n);
@@ -62,6 +67,7 @@ class ElasticStep : public DecisionStep, public JobListener {
   Scheduler& s_;
   std::string policy_;
   bool dirty_ = true;
+  engine::Time now_ = 0;
   std::uint64_t epoch_ = ~std::uint64_t{0};  // the release epoch the last plan saw
   // Per job, so that forgetting one is O(1): speeds by GPU count (< 0: not asked yet), goodputs
   // by (n << 8 | percent).

@@ -79,6 +79,7 @@ Scheduler::Scheduler(const SchedulerConfig& c, const PartRegistry& r, const clus
 Scheduler::~Scheduler() = default;
 
 bool Scheduler::resizes() const { return step_->resizes(); }
+bool Scheduler::adapts_batch() const { return step_->adapts_batch(); }
 
 void Scheduler::use_pools(pools::PoolBook* book, engine::Time period) {
   pools_ = std::make_unique<PoolsListener>(*book, period);

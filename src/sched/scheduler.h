@@ -52,6 +52,8 @@ class Scheduler {
   void set_strings(const workload::StringPool* strings) { strings_ = strings; }
   // True when the decision step resizes elastic jobs; else they run at their traced size.
   bool resizes() const;
+  // True when the decision step re-tunes batch sizes (its runs are charged the goodput ratio).
+  bool adapts_batch() const;
 
   // Queues a job, or returns why it can never run on this cluster (it is then dropped).
   // `requested` is the set of models the job's request names (all models when none).

@@ -10,10 +10,12 @@
 
 namespace schedlab::sim {
 
-double SimExecutor::remaining_at(const Progress& p, engine::Time now) {
+double SimExecutor::remaining_at(RunId run, const Progress& p, engine::Time now) const {
   engine::Time from = std::max(p.since, p.ready_at);
   if (now <= from || p.speed <= 0) return p.remaining;
-  return std::max(p.remaining - static_cast<double>(now - from) * p.speed, 0.0);
+  const double dt = static_cast<double>(now - from);
+  if (const perf::StepProfile* c = charges_.find(run)) return c->drain(p.remaining, p.speed, dt);
+  return std::max(p.remaining - dt * p.speed, 0.0);
 }
 
 void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
@@ -24,7 +26,9 @@ void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
                                        p.speed, perf::kMinSpeed, perf::kMaxSpeed));
   // Round up: a run never ends before its work is done. A length beyond the clock saturates at
   // its end instead of wrapping, and so does the end time.
-  const engine::Time length = util::time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
+  const perf::StepProfile* c = charges_.find(run);
+  const double exact = c ? c->time_to_drain(p.remaining, p.speed) : p.remaining / p.speed;
+  const engine::Time length = util::time_from_double_clamped(std::ceil(exact - 1e-9));
   queue_->push(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 
@@ -35,6 +39,13 @@ void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::
   p.remaining = work;
   p.since = now;
   p.ready_at = util::add_time(now, delay);
+  // A batch job (a service or cron instance has no work to count percent of) whose model gives a
+  // goodput ratio: its runs are charged it.
+  if (charge_goodput_ && job.duration > 0 && job.kind == workload::JobKind::batch) {
+    const double total = static_cast<double>(job.duration);
+    perf_->goodput_ratios(job, placement, *topo_, perf::progress_step(total, work), perf::kProgressSteps, ratios_);
+    charges_.insert(run, perf::StepProfile(total, work, [&](int k) { return ratios_[static_cast<std::size_t>(k)]; }));
+  }
   if (perf_->shares_links()) {
     // The speed is settled at the end of the instant, with every start and end known.
     perf_->run_started(run, job, placement, *topo_);
@@ -54,13 +65,14 @@ bool SimExecutor::is_current(const engine::Event& e) const {
 
 void SimExecutor::finished(RunId run, engine::Time) {
   runs_.erase(run);
+  charges_.erase(run);
   if (perf_->shares_links()) perf_->run_ended(run);
 }
 
 double SimExecutor::progress(RunId run, engine::Time now) const {
   const Progress* p = runs_.find(run);
   if (!p) return 0;
-  return p->work - remaining_at(*p, now);
+  return p->work - remaining_at(run, *p, now);
 }
 
 double SimExecutor::stop(RunId run, engine::Time now, bool /*graceful*/) {
@@ -77,7 +89,7 @@ void SimExecutor::settle(engine::Time now) {
     Progress* found = runs_.find(run);
     if (!found) continue;
     auto& p = *found;
-    p.remaining = remaining_at(p, now);
+    p.remaining = remaining_at(run, p, now);
     p.since = now;
     p.speed = speed;
     ++p.version;

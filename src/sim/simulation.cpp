@@ -36,6 +36,7 @@ Simulation::Simulation(const cluster::Topology& topo, const sched::SchedulerConf
       inspector_(topo, alloc_, scheduler_, jobs_, source.strings(), outside_jobs_) {
   scheduler_.set_strings(&source.strings());
   perf.bind_workload(source.strings(), trace_name_);
+  if (own_executor_ && scheduler_.adapts_batch()) static_cast<SimExecutor&>(*own_executor_).charge_goodput();
 }
 
 // --- arrivals and failures ---------------------------------------------------------------

@@ -2,6 +2,8 @@
 // reference shape, and max-min sharing of rack uplinks between running gangs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <map>
 
 #include "config/cluster_config.h"
@@ -182,22 +184,47 @@ TEST_CASE("Perf.PlacementModel.a_job_without_gpus_runs_as_traced") {
   shared->run_ended(21);
 }
 
-// Pollux's goodput ratio (perf_model.h): 1 for a model without statistical efficiency (vgg16)
-// and on one GPU (resnet50 is compute-bound there: the best batch 200 runs at the catalog's
-// rate); below 1 on 16 GPUs across two hosts, falling as the noise scale is smaller (early in
-// training a larger batch buys less progress per sample).
+// Pollux's goodput ratio (perf_model.h): best-batch goodput over the throughput at the catalog
+// batch times the efficiency of the reference run's batch. 1 for a model without statistical
+// efficiency (vgg16). resnet50 (batch 256, M0 200, phi 11357 at progress 0.5) on one GPU is
+// compute-bound: the best batch is M0 at the catalog's rate, so the ratio is E(200) / E(256)
+// = (phi + 256) / (phi + 200). On 16 GPUs traced at 16 x 256, a smaller batch buys more, the more
+// the smaller the noise scale (early in training). With `reference: one-gpu` the work counts
+// one GPU's samples at 256: the same goodput over a larger efficiency, E(4096) / E(256) of it.
 TEST_CASE("Perf.PlacementModel.goodput_ratio") {
   auto topo = two_racks();
   auto vgg = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}});
   auto resnet = model(topo, {{"model_mix", "{resnet50: 1}"}, {"contention", "false"}});
+  auto one_gpu = model(topo, {{"model_mix", "{resnet50: 1}"}, {"contention", "false"}, {"reference", "one-gpu"}});
   auto j = job(0, 16, 1);
   const auto sixteen = on({{0, 8}, {1, 8}});
   CHECK(vgg->goodput_ratio(j, sixteen, topo, 0.5) == 1.0);
-  CHECK(resnet->goodput_ratio(job(1, 1, 1), on({{0, 1}}), topo, 0.5) == doctest::Approx(1.0));
+  CHECK(resnet->goodput_ratio(job(1, 1, 1), on({{0, 1}}), topo, 0.5) ==
+        doctest::Approx((11357.0 + 256) / (11357.0 + 200)));
   const double late = resnet->goodput_ratio(j, sixteen, topo, 1.0);
   const double early = resnet->goodput_ratio(j, sixteen, topo, 0.0);
-  CHECK(late < 1.0);
-  CHECK(early < late);
+  CHECK(late > 1.0);
+  CHECK(early > late);
+  const double phi = 11357;  // progress 0.5
+  CHECK(one_gpu->goodput_ratio(j, sixteen, topo, 0.5) ==
+        doctest::Approx(resnet->goodput_ratio(j, sixteen, topo, 0.5) * ((phi + 256) / (phi + 4096))));
+}
+
+// goodput_ratios (the simulator's charge asks them all at once) equals goodput_ratio step by step
+// from the first step asked; the steps before it are left at 1.
+TEST_CASE("Perf.PlacementModel.goodput_ratios_are_goodput_ratio_per_step") {
+  auto topo = two_racks();
+  auto resnet = model(topo, {{"model_mix", "{resnet50: 1}"}, {"contention", "false"}, {"reference", "one-gpu"}});
+  auto vgg = model(topo, {{"model_mix", "{vgg16: 1}"}, {"contention", "false"}});
+  auto j = job(0, 16, 1);
+  const auto sixteen = on({{0, 8}, {1, 8}});
+  std::vector<double> all;
+  resnet->goodput_ratios(j, sixteen, topo, 37, 100, all);
+  REQUIRE(all.size() == 100);
+  CHECK(all[36] == 1.0);
+  for (int k = 37; k < 100; ++k) CHECK(all[static_cast<std::size_t>(k)] == resnet->goodput_ratio(j, sixteen, topo, k / 100.0));
+  vgg->goodput_ratios(j, sixteen, topo, 0, 100, all);
+  CHECK(std::count(all.begin(), all.end(), 1.0) == 100);
 }
 
 TEST_CASE("Perf.PlacementModel.a_job_naming_its_model") {

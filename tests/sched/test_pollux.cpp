@@ -3,8 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "sched/elastic_settings.h"
 #include "sched/pollux_plan.h"
+#include "util/error.h"
 
 using namespace schedlab::sched;
 
@@ -89,4 +94,42 @@ TEST_CASE("Sched.Pollux.invariants") {
   }
   std::vector<PolluxJob> over{{1, 4, 3, 1}};
   CHECK_THROWS_AS(pollux_sizes(over, 2, 1, -1, pollux_linear), std::logic_error);
+}
+
+// scheduler.args.pollux read by pollux_settings: defaults, each argument, and the values refused.
+TEST_CASE("Sched.Pollux.settings_table") {
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> args;
+    bool ok;
+    double p, penalty, growth, interval;
+  };
+  const std::vector<Case> cases = {
+      {{}, true, -1, 30, 0, 0},
+      {{{"p", "0"}, {"restart_penalty_s", "0"}}, true, 0, 0, 0, 0},
+      {{{"growth", "2"}, {"interval_s", "60"}}, true, -1, 30, 2, 60},
+      {{{"growth", "0"}}, true, -1, 30, 0, 0},
+      {{{"growth", "1"}}, true, -1, 30, 1, 0},
+      {{{"growth", "1024"}}, true, -1, 30, 1024, 0},
+      {{{"growth", "0.5"}}, false, 0, 0, 0, 0},   // below 1 but not off
+      {{{"growth", "1025"}}, false, 0, 0, 0, 0},  // above the range
+      {{{"growth", "-1"}}, false, 0, 0, 0, 0},
+      {{{"interval_s", "-1"}}, false, 0, 0, 0, 0},
+      {{{"interval", "60"}}, false, 0, 0, 0, 0},  // unknown name
+  };
+  for (const auto& c : cases) {
+    SchedulerConfig config;
+    config.policy = "pollux";
+    schedlab::util::NamedArgs args;
+    for (const auto& [k, v] : c.args) args.values.emplace(k, schedlab::util::ArgValue(v));
+    config.args["pollux"] = args;
+    if (!c.ok) {
+      CHECK_THROWS_AS(pollux_settings(config), schedlab::util::InputError);
+      continue;
+    }
+    const auto s = pollux_settings(config);
+    CHECK(s.p == c.p);
+    CHECK(s.restart_penalty_s == c.penalty);
+    CHECK(s.growth == c.growth);
+    CHECK(s.interval_s == c.interval);
+  }
 }

@@ -290,3 +290,28 @@ TEST_CASE("Sim.Resize.sia_refuses_a_gang_no_type_holds") {
   REQUIRE(!r.observer.job(1).placements.empty());
   for (const auto& p : r.observer.job(1).placements) CHECK(p.gpus() <= 4);
 }
+
+// Pollux's exploration (growth 2) and periodic re-plan (interval_s 10), restart discount off,
+// one job of 400 s of one-GPU work alone on 4 GPUs (restarts cost 10 s):
+// - interval only: 4 GPUs at once, 400 / 4 = 100 s; the timers change nothing.
+// - growth only: 1 GPU (it never ran), and no event re-plans: 400 s.
+// - both: t=0 1 GPU (10 s of work by t=10); t=10 2 (restart to 20); t=20 4 (restart to 30);
+//   then 390 / 4 = 97.5 s: ends at 127.5.
+TEST_CASE("Sim.Resize.pollux_growth_and_interval") {
+  const std::vector<ElasticRow> one = {{0, 400, 1, 1, 4}};
+  auto run = [&](util::NamedArgs extra) {
+    extra.values.emplace("restart_penalty_s", util::ArgValue("0"));
+    return ElasticRun(one, "pollux", true, extra);
+  };
+  const ElasticRun interval = run({{"interval_s", "10"}});
+  CHECK(interval.end_s(0) == doctest::Approx(100));
+  const ElasticRun growth = run({{"growth", "2"}});
+  CHECK(growth.end_s(0) == doctest::Approx(400));
+  const ElasticRun both = run({{"growth", "2"}, {"interval_s", "10"}});
+  CHECK(both.observer.violations() == 0);
+  CHECK(both.observer.lifecycle_errors().empty());
+  CHECK(both.end_s(0) == doctest::Approx(127.5));
+  std::vector<std::uint64_t> sizes;
+  for (const auto& p : both.observer.job(0).placements) sizes.push_back(p.gpus());
+  CHECK(sizes == std::vector<std::uint64_t>{1, 2, 4});
+}

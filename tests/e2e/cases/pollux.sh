@@ -14,6 +14,14 @@ bad_input pollux_p_not_a_number "$EL: scheduler.args.pollux.p: " \
   run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.p=fair
 bad_input pollux_unknown_arg "$EL: scheduler.args.pollux.restart_s: " \
   run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.restart_s=30
+bad_input pollux_growth_at_its_line "$FIX/pollux_bad_growth.yaml:11: scheduler.args.pollux.growth: must be 0 (off)" \
+  run "$FIX/pollux_bad_growth.yaml"
+bad_input pollux_growth_below_one "$EL: scheduler.args.pollux.growth: must be 0 (off) or in [1, 1024], got 0.5" \
+  run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.growth=0.5
+bad_input pollux_growth_too_large "$EL: scheduler.args.pollux.growth: 2000 is out of range" \
+  run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.growth=2000
+bad_input pollux_interval_negative "$EL: scheduler.args.pollux.interval_s: -60 is out of range" \
+  run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.interval_s=-60
 bad_input afs_takes_no_args "$EL: scheduler.args.afs.p: " run "$EL" --set scheduler.policy=afs --set scheduler.args.afs.p=1
 for policy in pollux afs; do
   run run "$EL" --set scheduler.policy=$policy --out "$TMP/el-$policy"
