@@ -9,6 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "perf/goodput_steps.h"
 #include "perf/perf_model.h"
 #include "sched/placement_common.h"
 
@@ -66,9 +67,9 @@ cluster::Placement SiaStep::packing(const workload::JobSpec& job, std::size_t t,
   return p;
 }
 
-double SiaStep::goodput(const workload::JobSpec& job, std::size_t t, std::uint64_t n, double progress) {
+double SiaStep::goodput(const workload::JobSpec& job, std::size_t t, std::uint64_t n, int step) {
   if (!s_.perf_) throw std::logic_error("policy sia needs the run's perf model");
-  const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
+  const auto percent = static_cast<std::uint64_t>(step);
   const std::uint64_t key = (static_cast<std::uint64_t>(t) << 56) | (n << 8) | percent;
   auto& known = memo_[job.id];
   if (auto it = known.find(key); it != known.end()) return it->second;
@@ -160,7 +161,8 @@ void SiaStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vec
     }
     const auto& life = s_.ledger_->life(e.spec->id);
     const double done = s_.ledger_->work_done(e.spec->id, now);
-    const double progress = life.work_total > 0 ? std::clamp(done / life.work_total, 0.0, 1.0) : 0.0;
+    // The progress step the simulator charges the run's goodput at (perf/goodput_steps.h).
+    const int progress = perf::progress_step(life.work_total, std::max(0.0, life.work_total - done));
     PendingJob probe{e.spec, s_.key_state(e.spec->id).requested, e.spec->tasks};
     const cluster::ModelMask allowed =
         e.queued != s_.queue_.end() ? e.queued->second.allowed : s_.allowed_models(probe);

@@ -30,6 +30,8 @@ class SiaStep final : public DecisionStep, public JobListener {
   void decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
               std::vector<StopDecision>& stops) override;
   bool resizes() const override { return true; }
+  // Sia, as Pollux, picks each job's batch for goodput: its runs progress at it.
+  bool adapts_batch() const override { return true; }
   // A job of GPU shares or of CPUs only, or one whose fewest GPUs fit on no GPU type it may use.
   std::optional<std::string> refuses(const PendingJob& job) const override;
 
@@ -52,8 +54,9 @@ class SiaStep final : public DecisionStep, public JobListener {
   std::vector<std::uint64_t> counts(const workload::JobSpec& job, std::size_t t) const;
   // The tightest packing of n GPUs of the job on type t's hosts in id order (empty: it does not fit).
   cluster::Placement packing(const workload::JobSpec& job, std::size_t t, std::uint64_t n) const;
-  // Speed x goodput ratio on that packing at `progress` (whole percent), memoised per job.
-  double goodput(const workload::JobSpec& job, std::size_t t, std::uint64_t n, double progress);
+  // Speed x goodput ratio on that packing at the start of progress step `step`
+  // (perf/goodput_steps.h): the figure the simulator charges the run. Memoised per job.
+  double goodput(const workload::JobSpec& job, std::size_t t, std::uint64_t n, int step);
   bool start(PendingJob& job, std::size_t t, std::uint64_t n, engine::Time now, cluster::AllocationState& alloc,
              std::vector<StartDecision>& starts);
 
