@@ -67,9 +67,10 @@ bool ElasticStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need,
   std::vector<cluster::TaskSlot> slots;
   const auto tasks = static_cast<std::uint32_t>(job.spec->elastic() ? want : job.spec->tasks);
   for (auto mask : s_.placement_groups(job, &ctx)) {
+    job.tasks_left = tasks;
+    if (short_of(job, tasks, need, mask, alloc)) continue;
     slots.clear();
     cluster::AllocationTransaction tx(alloc);
-    job.tasks_left = tasks;
     s_.placement_->place(job, tasks, mask, tx, slots);
     if (cluster::gpus_of(slots) < need) continue;  // discarded: tx rolls back
     tx.commit();
@@ -78,6 +79,22 @@ bool ElasticStep::start(PendingJob& job, std::uint64_t want, std::uint64_t need,
     return true;
   }
   return false;
+}
+
+bool ElasticStep::short_of(const PendingJob& job, std::uint64_t tasks, std::uint64_t need, cluster::ModelMask mask,
+                           const cluster::AllocationState& alloc) {
+  const auto g = static_cast<std::uint16_t>(job.spec->gpus_per_task);
+  if (g == 0 || job.spec->fractional()) return false;
+  const cluster::TaskNeed room = job.need();
+  Usable& u = usable_;
+  if (u.version != alloc.version() || u.mask != mask || u.gpus_per_task != g || u.need.cpu_milli != room.cpu_milli ||
+      u.need.mem_mib != room.mem_mib) {
+    std::uint64_t n = 0;
+    for (cluster::ModelId m = 0; m < s_.topo_->catalog().size(); ++m)
+      if (mask >> m & 1) n += alloc.usable_gpus(m, g, room);
+    u = {alloc.version(), mask, g, room, n};
+  }
+  return std::min(tasks * g, u.gpus) < need;
 }
 
 void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,

@@ -59,6 +59,13 @@ class ElasticStep : public DecisionStep, public JobListener {
   bool start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now, cluster::AllocationState& alloc,
              std::vector<StartDecision>& starts);
 
+  // True when the job's tasks cannot reach `need` GPUs on the models of `mask` whatever the
+  // placement policy: a host takes no more tasks than its free GPUs, CPUs and memory allow,
+  // which is what usable_gpus counts. Such an attempt would only be rolled back, and a plan
+  // that sizes waiting jobs the CPUs cannot hold would try it at every decision.
+  bool short_of(const PendingJob& job, std::uint64_t tasks, std::uint64_t need, cluster::ModelMask mask,
+                const cluster::AllocationState& alloc);
+
   Scheduler& s_;
   std::string policy_;
   bool dirty_ = true;
@@ -71,6 +78,15 @@ class ElasticStep : public DecisionStep, public JobListener {
   };
   std::unordered_map<workload::JobId, JobMemo> memo_;
   std::vector<cluster::Placement> packed_;  // by GPU count
+  // The usable GPUs short_of counted last, valid while the allocation's version is the same.
+  struct Usable {
+    std::uint64_t version = ~std::uint64_t{0};
+    cluster::ModelMask mask = 0;
+    std::uint16_t gpus_per_task = 0;
+    cluster::TaskNeed need;
+    std::uint64_t gpus = 0;
+  };
+  Usable usable_;
 };
 
 }  // namespace schedlab::sched
