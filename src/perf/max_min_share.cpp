@@ -4,11 +4,13 @@
 // level: a round finds the common step, raises the level and the links' used capacity, and
 // freezes the flows at their cap (kept in cap order) and those on links that filled. Only links
 // that some unfrozen flow crosses are walked, and a link's weight is summed again, over its
-// unfrozen flows in index order, only when one of its flows froze: the operations on every value
-// are the same as a walk over all flows and links would make, so the rates are the same bits.
+// unfrozen flows in index order, only when one of its flows froze (or, for whole weights, which
+// add up exactly in any order, the frozen flow's weight is taken off): every value is the same
+// as a walk over all flows and links would compute, so the rates are the same bits.
 #include "perf/max_min_share.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace schedlab::perf {
@@ -30,6 +32,10 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
     for (std::size_t f = 0; f < n_flows; ++f)
       for (const auto& [l, w] : flows[f].links) on[at[l]++] = {static_cast<std::uint32_t>(f), w};
   }
+  // Whole weights (a ring crosses a link a whole number of times) add up exactly in any order:
+  // then a frozen flow's weights are taken off its links instead of summing them again.
+  bool whole = on.size() < (std::size_t{1} << 20);
+  for (const auto& e : on) whole = whole && e.second == std::floor(e.second) && std::abs(e.second) <= 4294967296.0;
   std::vector<char> live(n_flows, 1);
   std::vector<double> weight(n_links, 0.0);
   auto sum_weight = [&](std::size_t l) {
@@ -80,15 +86,16 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
     }
     if (frozen.empty()) break;  // cannot happen with positive caps; guards against a stall
     n_live -= frozen.size();
-    touched.clear();
-    for (auto f : frozen) {
-      rate[f] = level;
-      for (const auto& [l, w] : flows[f].links)
-        if (!mark[l]) mark[l] = 1, touched.push_back(l);
-    }
-    for (auto l : touched) {
-      mark[l] = 0;
-      sum_weight(l);
+    for (auto f : frozen) rate[f] = level;
+    if (whole) {
+      for (auto f : frozen)
+        for (const auto& [l, w] : flows[f].links) weight[l] -= w;
+    } else {
+      touched.clear();
+      for (auto f : frozen)
+        for (const auto& [l, w] : flows[f].links)
+          if (!mark[l]) mark[l] = 1, touched.push_back(l);
+      for (auto l : touched) mark[l] = 0, sum_weight(l);
     }
     std::erase_if(loaded, [&](std::uint32_t l) { return !(weight[l] > 0); });
     next_cap();
