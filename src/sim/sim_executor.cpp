@@ -25,7 +25,7 @@ void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
   // Round up: a run never ends before its work is done. A length beyond the clock saturates at
   // its end instead of wrapping, and so does the end time.
   const engine::Time length = util::time_from_double_clamped(std::ceil(p.remaining / p.speed - 1e-9));
-  queue_->push(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
+  queue_->place(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 
 void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,
