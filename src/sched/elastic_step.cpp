@@ -24,7 +24,7 @@ void ElasticStep::job_ended(workload::JobId id, bool /*was_running*/) {
 
 void ElasticStep::job_forgotten(workload::JobId id) {
   dirty_ = true;
-  memo_.erase(id);
+  if (id < memo_.size()) memo_[id] = JobMemo{};
 }
 
 const cluster::Placement& ElasticStep::packed(std::uint64_t n) {
@@ -42,9 +42,14 @@ const cluster::Placement& ElasticStep::packed(std::uint64_t n) {
   return packed_[n];
 }
 
+ElasticStep::JobMemo& ElasticStep::memo_of(workload::JobId id) {
+  if (id >= memo_.size()) memo_.resize(std::max<std::size_t>(id + 1, memo_.size() * 2));
+  return memo_[id];
+}
+
 double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
   if (!s_.perf_) throw std::logic_error("policy " + policy_ + " needs the run's perf model");
-  auto& known = memo_[job.id].speed;
+  auto& known = memo_of(job.id).speed;
   if (known.size() <= n) known.resize(n + 1, -1.0);
   if (known[n] < 0) known[n] = n == 0 ? 0.0 : s_.perf_->speed(job, packed(n), *s_.topo_);
   return known[n];
@@ -54,7 +59,7 @@ double ElasticStep::goodput(const workload::JobSpec& job, std::uint64_t n, doubl
   if (n == 0) return 0;
   const auto percent = static_cast<std::uint64_t>(std::lround(std::clamp(progress, 0.0, 1.0) * 100));
   const std::uint64_t key = n << 8 | percent;
-  auto& known = memo_[job.id].goodput;
+  auto& known = memo_of(job.id).goodput;
   if (auto it = known.find(key); it != known.end()) return it->second;
   const double v = speed(job, n) * s_.perf_->goodput_ratio(job, packed(n), *s_.topo_, percent / 100.0);
   known.emplace(key, v);
@@ -102,24 +107,17 @@ void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std:
   if (!dirty_ && alloc.release_epoch() == epoch_) return;
   dirty_ = false;
   // Running jobs first (in queue-key order), then waiting ones in queue order.
-  struct Entry {
-    const workload::JobSpec* spec;
-    std::uint64_t held;  // GPUs it runs on now; 0 = waiting
-    std::map<Scheduler::QueueKey, PendingJob>::iterator queued;
-  };
-  std::vector<Entry> jobs;
+  auto& jobs = jobs_;
+  jobs.clear();
   std::uint64_t capacity = alloc.free_gpus();
   for (const auto& [id, run] : s_.running_) {
-    jobs.push_back({run.spec, run.gpus, s_.queue_.end()});
+    jobs.push_back({{s_.key_state(id).key, id}, run.spec, run.gpus, s_.queue_.end()});
     capacity += run.gpus;
   }
-  std::sort(jobs.begin(), jobs.end(), [&](const Entry& a, const Entry& b) {
-    return Scheduler::QueueKey{s_.key_state(a.spec->id).key, a.spec->id} <
-           Scheduler::QueueKey{s_.key_state(b.spec->id).key, b.spec->id};
-  });
-  for (auto it = s_.queue_.begin(); it != s_.queue_.end(); ++it) jobs.push_back({it->second.spec, 0, it});
-  std::vector<ElasticJobView> views;
-  views.reserve(jobs.size());
+  std::sort(jobs.begin(), jobs.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  for (auto it = s_.queue_.begin(); it != s_.queue_.end(); ++it) jobs.push_back({it->first, it->second.spec, 0, it});
+  auto& views = views_;
+  views.clear();
   for (const auto& j : jobs) {
     const auto& life = s_.ledger_->life(j.spec->id);
     views.push_back({j.spec, j.held, life.work_total - s_.ledger_->work_done(j.spec->id, now), life.work_total,
@@ -127,7 +125,8 @@ void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std:
   }
   const auto sizes = plan(views, capacity);
   // Stops first, so that the starts see every GPU the plan counted on.
-  std::vector<std::size_t> resized;
+  auto& resized = resized_;
+  resized.clear();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (jobs[i].held == 0 || sizes[i] == jobs[i].held) continue;
     const auto id = jobs[i].spec->id;

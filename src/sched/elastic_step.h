@@ -70,13 +70,25 @@ class ElasticStep : public DecisionStep, public JobListener {
   std::string policy_;
   bool dirty_ = true;
   std::uint64_t epoch_ = ~std::uint64_t{0};  // the release epoch the last plan saw
-  // Per job, so that forgetting one is O(1): speeds by GPU count (< 0: not asked yet), goodputs
-  // by (n << 8 | percent).
+  // Per job, by id (ids are dense), so that finding one is an index and forgetting one O(1):
+  // speeds by GPU count (< 0: not asked yet), goodputs by (n << 8 | percent).
   struct JobMemo {
     std::vector<double> speed;
     std::unordered_map<std::uint64_t, double> goodput;
   };
-  std::unordered_map<workload::JobId, JobMemo> memo_;
+  JobMemo& memo_of(workload::JobId id);
+  std::vector<JobMemo> memo_;
+  // A plan's jobs: running ones sorted by queue key, then waiting ones in queue order (kept
+  // between plans for their storage).
+  struct Entry {
+    Scheduler::QueueKey key;
+    const workload::JobSpec* spec;
+    std::uint64_t held;  // GPUs it runs on now; 0 = waiting
+    std::map<Scheduler::QueueKey, PendingJob>::iterator queued;
+  };
+  std::vector<Entry> jobs_;
+  std::vector<ElasticJobView> views_;
+  std::vector<std::size_t> resized_;
   std::vector<cluster::Placement> packed_;  // by GPU count
   // The usable GPUs short_of counted last, valid while the allocation's version is the same.
   struct Usable {
