@@ -1,4 +1,4 @@
-// 4-ary heap event queues; see event_queue.h for the ordering contract.
+// 4-ary heaps of events and a radix heap of bare instants; see event_queue.h for the ordering contract.
 #include "engine/event_queue.h"
 
 #include <algorithm>
@@ -8,7 +8,6 @@
 namespace schedlab::engine {
 namespace {
 constexpr std::size_t kArity = 4;
-constexpr std::size_t kMarkArity = 8;  // eight times fill a cache line
 
 // True when a should leave the queue after b.
 bool later(const Event& a, const Event& b) {
@@ -61,37 +60,6 @@ Event pop_root(std::vector<Event>& heap, Moved moved) {
   return top;
 }
 
-void push_mark(std::vector<Time>& marks, Time t) {
-  std::size_t i = marks.size();
-  marks.push_back(t);
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kMarkArity;
-    if (marks[parent] <= t) break;
-    marks[i] = marks[parent];
-    i = parent;
-  }
-  marks[i] = t;
-}
-
-void pop_mark(std::vector<Time>& marks) {
-  const Time last = marks.back();
-  marks.pop_back();
-  const std::size_t n = marks.size();
-  if (n == 0) return;
-  std::size_t i = 0;
-  for (;;) {
-    const std::size_t first = i * kMarkArity + 1;
-    if (first >= n) break;
-    const std::size_t end = std::min(first + kMarkArity, n);
-    const std::size_t least = static_cast<std::size_t>(std::min_element(marks.begin() + static_cast<std::ptrdiff_t>(first),
-                                                                        marks.begin() + static_cast<std::ptrdiff_t>(end)) -
-                                                       marks.begin());
-    if (last <= marks[least]) break;
-    marks[i] = marks[least];
-    i = least;
-  }
-  marks[i] = last;
-}
 }  // namespace
 
 void EventQueue::push(Time time, EventClass cls, std::uint64_t subject, std::uint32_t version) {
@@ -110,8 +78,8 @@ void EventQueue::place(Time time, EventClass cls, std::uint64_t subject, std::ui
     return;
   }
   const std::size_t i = it->second;
-  push_mark(marks_, moving_[i].time);
-  mark_.time = marks_.front();
+  marks_.push(moving_[i].time);
+  mark_.time = marks_.least();
   // A later (time, cls, seq) than before: it can only go down; an earlier time: only up.
   if (later(e, moving_[i])) sift_down(moving_, i, e, track);
   else sift_up(moving_, i, e, track);
@@ -129,8 +97,8 @@ Event EventQueue::pop() {
   const Event* best = &top();
   if (best == &mark_) {
     const Event e = mark_;
-    pop_mark(marks_);
-    if (!marks_.empty()) mark_.time = marks_.front();
+    marks_.pop();
+    if (!marks_.empty()) mark_.time = marks_.least();
     return e;
   }
   if (!heap_.empty() && best == &heap_.front()) return pop_root(heap_, [](std::size_t) {});

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/time.h"
+#include "engine/time_radix_heap.h"
 
 namespace schedlab::engine {
 
@@ -60,8 +61,8 @@ class EventQueue {
   // that moving one is a sift in a small heap instead of a stale event left in `heap_`.
   std::vector<Event> moving_;
   std::unordered_map<std::uint64_t, std::uint32_t> where_;
-  // The instants that moved events left (8-ary min-heap of times), and the `wake` at the least.
-  std::vector<Time> marks_;
+  // The instants that moved events left, and the `wake` at the least.
+  TimeRadixHeap marks_;
   Event mark_{0, EventClass::wake, 0, 0, 0};
   std::uint64_t next_seq_ = 0;
 };
