@@ -15,9 +15,12 @@ std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std
       capacity -= jobs[i].min;
     }
   // Optimus' marginal gain: the drop in the job's remaining time, remaining / speed, that one
-  // more GPU buys. Greedy, as Optimus: a job whose next GPU gains nothing gets no more.
+  // more GPU buys. Greedy, as Optimus: a job whose next GPU gains nothing gets no more. The
+  // speeds on its count now and one more are kept, so each GPU given asks for one speed.
+  std::vector<double> now(jobs.size()), then(jobs.size());
   auto gain = [&](std::size_t i) {
-    return jobs[i].remaining / speed(i, size[i]) - jobs[i].remaining / speed(i, size[i] + 1);
+    then[i] = speed(i, size[i] + 1);
+    return jobs[i].remaining / now[i] - jobs[i].remaining / then[i];
   };
   using Entry = std::tuple<double, std::size_t>;  // gain, job index
   auto worse = [](const Entry& a, const Entry& b) {
@@ -25,14 +28,26 @@ std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> best(worse);
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (size[i] > 0 && size[i] < jobs[i].max) best.emplace(gain(i), i);
+    if (size[i] > 0 && size[i] < jobs[i].max) {
+      now[i] = speed(i, size[i]);
+      best.emplace(gain(i), i);
+    }
   while (capacity > 0 && !best.empty()) {
     const auto [g, i] = best.top();
     if (!(g > 0)) break;  // the best gains nothing: neither does anyone else
     best.pop();
-    ++size[i];
-    --capacity;
-    if (size[i] < jobs[i].max) best.emplace(gain(i), i);
+    // The job keeps the next GPUs while its gain stays the best (the order is total, so it
+    // would be the top again): no heap round trip for them.
+    for (;;) {
+      ++size[i];
+      --capacity;
+      if (size[i] == jobs[i].max) break;
+      now[i] = then[i];
+      const Entry next{gain(i), i};
+      if (capacity > 0 && std::get<0>(next) > 0 && (best.empty() || !worse(next, best.top()))) continue;
+      best.push(next);
+      break;
+    }
   }
   return size;
 }
