@@ -47,7 +47,7 @@ ElasticStep::JobMemo& ElasticStep::memo_of(workload::JobId id) {
   return memo_[id];
 }
 
-double ElasticStep::speed(const workload::JobSpec& job, std::uint64_t n) {
+double ElasticStep::speed_asked(const workload::JobSpec& job, std::uint64_t n) {
   if (!s_.perf_) throw std::logic_error("policy " + policy_ + " needs the run's perf model");
   auto& known = memo_of(job.id).speed;
   if (known.size() <= n) known.resize(n + 1, -1.0);

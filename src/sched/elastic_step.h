@@ -48,13 +48,20 @@ class ElasticStep : public DecisionStep, public JobListener {
   virtual std::vector<std::uint64_t> plan(const std::vector<ElasticJobView>& jobs, std::uint64_t capacity) = 0;
   // The job's speed on n GPUs as the perf model gives it, on the tightest packing of n GPUs
   // over the cluster's hosts in id order; memoised per job and size.
-  double speed(const workload::JobSpec& job, std::uint64_t n);
+  double speed(const workload::JobSpec& job, std::uint64_t n) {
+    if (job.id < memo_.size()) {  // known already: the plans' hot path, inline
+      const auto& known = memo_[job.id].speed;
+      if (n < known.size() && known[n] >= 0) return known[n];
+    }
+    return speed_asked(job, n);
+  }
   // speed x Pollux's goodput ratio on that packing at `progress` of its work (perf_model.h),
   // the progress rounded to whole percent for the memo.
   double goodput(const workload::JobSpec& job, std::uint64_t n, double progress);
 
  private:
   const cluster::Placement& packed(std::uint64_t n);
+  double speed_asked(const workload::JobSpec& job, std::uint64_t n);  // memoises it
   // Places `want` tasks of the job (at least `need`) and records the start; false when fewer fit.
   bool start(PendingJob& job, std::uint64_t want, std::uint64_t need, engine::Time now, cluster::AllocationState& alloc,
              std::vector<StartDecision>& starts);

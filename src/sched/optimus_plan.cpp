@@ -26,12 +26,14 @@ std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std
   auto worse = [](const Entry& a, const Entry& b) {
     return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
   };
-  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> best(worse);
+  std::vector<Entry> first;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (size[i] > 0 && size[i] < jobs[i].max) {
       now[i] = speed(i, size[i]);
-      best.emplace(gain(i), i);
+      first.emplace_back(gain(i), i);
     }
+  // Built at once (the order is total, so the heap's shape does not change what it gives).
+  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> best(worse, std::move(first));
   while (capacity > 0 && !best.empty()) {
     const auto [g, i] = best.top();
     if (!(g > 0)) break;  // the best gains nothing: neither does anyone else
