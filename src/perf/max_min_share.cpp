@@ -15,29 +15,41 @@
 
 namespace schedlab::perf {
 
+namespace {
+// The working vectors, kept between calls (a run asks at every instant where a shared run starts
+// or ends): their storage is reused instead of allocated again.
+struct Scratch {
+  std::vector<double> left, weight;
+  std::vector<std::uint32_t> first, at, loaded, frozen, touched;
+  std::vector<std::pair<std::uint32_t, double>> on;    // (flow, weight)
+  std::vector<std::pair<double, std::uint32_t>> by_cap;  // (cap, flow)
+  std::vector<char> live, mark;
+};
+}  // namespace
+
 std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<FairFlow>& flows) {
+  thread_local Scratch scratch;
+  auto& [left, weight, first, at, loaded, frozen, touched, on, by_cap, live, mark] = scratch;
   const double inf = std::numeric_limits<double>::infinity();
   const std::size_t n_flows = flows.size(), n_links = capacity.size();
   std::vector<double> rate(n_flows, 0.0);
-  std::vector<double> left(n_links);
+  left.resize(n_links);
   for (std::size_t l = 0; l < n_links; ++l) left[l] = capacity[l] > 0 ? capacity[l] : inf;
   // Each link's (flow, weight) entries in flow order, as compressed rows.
-  std::vector<std::uint32_t> first(n_links + 1, 0);
+  first.assign(n_links + 1, 0);
   for (const auto& f : flows)
     for (const auto& [l, w] : f.links) ++first[l + 1];
   for (std::size_t l = 0; l < n_links; ++l) first[l + 1] += first[l];
-  std::vector<std::pair<std::uint32_t, double>> on(first[n_links]);
-  {
-    std::vector<std::uint32_t> at(first.begin(), first.end() - 1);
-    for (std::size_t f = 0; f < n_flows; ++f)
-      for (const auto& [l, w] : flows[f].links) on[at[l]++] = {static_cast<std::uint32_t>(f), w};
-  }
+  on.resize(first[n_links]);
+  at.assign(first.begin(), first.end() - 1);
+  for (std::size_t f = 0; f < n_flows; ++f)
+    for (const auto& [l, w] : flows[f].links) on[at[l]++] = {static_cast<std::uint32_t>(f), w};
   // Whole weights (a ring crosses a link a whole number of times) add up exactly in any order:
   // then a frozen flow's weights are taken off its links instead of summing them again.
   bool whole = on.size() < (std::size_t{1} << 20);
   for (const auto& e : on) whole = whole && e.second == std::floor(e.second) && std::abs(e.second) <= 4294967296.0;
-  std::vector<char> live(n_flows, 1);
-  std::vector<double> weight(n_links, 0.0);
+  live.assign(n_flows, 1);
+  weight.assign(n_links, 0.0);
   auto sum_weight = [&](std::size_t l) {
     double s = 0.0;
     for (std::uint32_t e = first[l]; e < first[l + 1]; ++e)
@@ -45,14 +57,14 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
     weight[l] = s;
   };
   // The links some unfrozen flow loads (weight > 0), in index order.
-  std::vector<std::uint32_t> loaded;
+  loaded.clear();
   for (std::size_t l = 0; l < n_links; ++l) {
     sum_weight(l);
     if (weight[l] > 0) loaded.push_back(static_cast<std::uint32_t>(l));
   }
   // Flows by cap, and so by the level at which their cap freezes them (cap x (1 - 1e-12), a
   // relative tolerance for rounding, never decreases as the cap grows).
-  std::vector<std::pair<double, std::uint32_t>> by_cap(n_flows);
+  by_cap.resize(n_flows);
   for (std::size_t f = 0; f < n_flows; ++f) by_cap[f] = {flows[f].cap, static_cast<std::uint32_t>(f)};
   std::sort(by_cap.begin(), by_cap.end());
   std::size_t capped = 0;  // by_cap[0, capped) are frozen or were when reached
@@ -62,8 +74,7 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
     while (capped < n_flows && !live[by_cap[capped].second]) ++capped;
     least_cap = capped < n_flows ? flows[by_cap[capped].second].cap : inf;
   };
-  std::vector<std::uint32_t> frozen, touched;
-  std::vector<char> mark(n_links, 0);
+  mark.assign(n_links, 0);
   double level = 0.0;
   next_cap();
   while (n_live > 0) {
