@@ -1,8 +1,7 @@
 // Optimus' greedy marginal-gain allocation.
 #include "sched/optimus_plan.h"
 
-#include <queue>
-#include <tuple>
+#include <algorithm>
 
 namespace schedlab::sched {
 
@@ -22,34 +21,48 @@ std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std
     then[i] = speed(i, size[i] + 1);
     return jobs[i].remaining / now[i] - jobs[i].remaining / then[i];
   };
-  using Entry = std::tuple<double, std::size_t>;  // gain, job index
-  auto worse = [](const Entry& a, const Entry& b) {
-    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
+  struct Entry {
+    double gain;
+    std::size_t job;
   };
-  std::vector<Entry> first;
+  // The order is total (ties in gain: the earlier job first), so whichever heap holds them, the
+  // top is the same entry.
+  auto worse = [](const Entry& a, const Entry& b) { return a.gain != b.gain ? a.gain < b.gain : a.job > b.job; };
+  std::vector<Entry> best;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (size[i] > 0 && size[i] < jobs[i].max) {
       now[i] = speed(i, size[i]);
-      first.emplace_back(gain(i), i);
+      best.push_back({gain(i), i});
     }
-  // Built at once (the order is total, so the heap's shape does not change what it gives).
-  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> best(worse, std::move(first));
-  while (capacity > 0 && !best.empty()) {
-    const auto [g, i] = best.top();
-    if (!(g > 0)) break;  // the best gains nothing: neither does anyone else
-    best.pop();
-    // The job keeps the next GPUs while its gain stays the best (the order is total, so it
-    // would be the top again): no heap round trip for them.
+  std::make_heap(best.begin(), best.end(), worse);
+  // Puts e at the root's place and sifts it down (a binary heap, as make_heap builds).
+  auto sift_root = [&](Entry e) {
+    const std::size_t n = best.size();
+    std::size_t i = 0;
     for (;;) {
-      ++size[i];
-      --capacity;
-      if (size[i] == jobs[i].max) break;
-      now[i] = then[i];
-      const Entry next{gain(i), i};
-      if (capacity > 0 && std::get<0>(next) > 0 && (best.empty() || !worse(next, best.top()))) continue;
-      best.push(next);
-      break;
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && worse(best[c], best[c + 1])) ++c;
+      if (!worse(e, best[c])) break;
+      best[i] = best[c];
+      i = c;
     }
+    best[i] = e;
+  };
+  while (capacity > 0 && !best.empty()) {
+    const std::size_t i = best.front().job;
+    if (!(best.front().gain > 0)) break;  // the best gains nothing: neither does anyone else
+    ++size[i];
+    --capacity;
+    if (size[i] == jobs[i].max) {
+      const Entry last = best.back();
+      best.pop_back();
+      if (!best.empty()) sift_root(last);
+      continue;
+    }
+    // Its next gain takes its place: one sift instead of a pop and a push.
+    now[i] = then[i];
+    sift_root({gain(i), i});
   }
   return size;
 }
