@@ -66,7 +66,7 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
   // relative tolerance for rounding, never decreases as the cap grows).
   by_cap.resize(n_flows);
   for (std::size_t f = 0; f < n_flows; ++f) by_cap[f] = {flows[f].cap, static_cast<std::uint32_t>(f)};
-  std::sort(by_cap.begin(), by_cap.end());
+  if (!std::is_sorted(by_cap.begin(), by_cap.end())) std::sort(by_cap.begin(), by_cap.end());  // often equal caps
   std::size_t capped = 0;  // by_cap[0, capped) are frozen or were when reached
   std::size_t n_live = n_flows;
   double least_cap = inf;  // the least cap of an unfrozen flow
