@@ -102,19 +102,46 @@ bool ElasticStep::short_of(const PendingJob& job, std::uint64_t tasks, std::uint
   return std::min(tasks * g, u.gpus) < need;
 }
 
+void ElasticStep::running_in_order(std::vector<Entry>& jobs, std::uint64_t& capacity) {
+  // The running jobs, marked by id with where they are in `here_`.
+  round_ += 2;
+  here_.clear();
+  for (const auto& [id, run] : s_.running_) {
+    if (id >= mark_.size()) mark_.resize(std::max<std::size_t>(id + 1, mark_.size() * 2), {0, 0});
+    mark_[id] = {round_, static_cast<std::uint32_t>(here_.size())};
+    here_.push_back({{s_.key_state(id).key, id}, run.spec, run.gpus, s_.queue_.end()});
+    capacity += run.gpus;
+  }
+  // Those of the last plan in its order, then the others; mostly in order already, so an
+  // insertion sort finishes it in about one pass. Keys are unique (the id is part of them):
+  // any sort gives this order.
+  jobs.clear();
+  for (auto id : last_order_)
+    if (id < mark_.size() && mark_[id].first == round_) {
+      jobs.push_back(here_[mark_[id].second]);
+      mark_[id].first = round_ + 1;
+    }
+  for (const auto& e : here_)
+    if (mark_[e.key.second].first == round_) jobs.push_back(e);
+  for (std::size_t i = 1; i < jobs.size(); ++i) {
+    if (!(jobs[i].key < jobs[i - 1].key)) continue;
+    Entry e = jobs[i];
+    std::size_t k = i;
+    for (; k > 0 && e.key < jobs[k - 1].key; --k) jobs[k] = jobs[k - 1];
+    jobs[k] = e;
+  }
+  last_order_.clear();
+  for (const auto& e : jobs) last_order_.push_back(e.key.second);
+}
+
 void ElasticStep::decide(engine::Time now, cluster::AllocationState& alloc, std::vector<StartDecision>& starts,
                          std::vector<StopDecision>& stops) {
   if (!dirty_ && alloc.release_epoch() == epoch_) return;
   dirty_ = false;
   // Running jobs first (in queue-key order), then waiting ones in queue order.
   auto& jobs = jobs_;
-  jobs.clear();
   std::uint64_t capacity = alloc.free_gpus();
-  for (const auto& [id, run] : s_.running_) {
-    jobs.push_back({{s_.key_state(id).key, id}, run.spec, run.gpus, s_.queue_.end()});
-    capacity += run.gpus;
-  }
-  std::sort(jobs.begin(), jobs.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  running_in_order(jobs, capacity);
   for (auto it = s_.queue_.begin(); it != s_.queue_.end(); ++it) jobs.push_back({it->first, it->second.spec, 0, it});
   auto& views = views_;
   views.clear();

@@ -93,7 +93,15 @@ class ElasticStep : public DecisionStep, public JobListener {
     std::uint64_t held;  // GPUs it runs on now; 0 = waiting
     std::map<Scheduler::QueueKey, PendingJob>::iterator queued;
   };
+  // The running jobs in queue-key order, appended to `jobs` (emptied first), their GPUs added
+  // to `capacity`.
+  void running_in_order(std::vector<Entry>& jobs, std::uint64_t& capacity);
   std::vector<Entry> jobs_;
+  std::vector<Entry> here_;                 // the running jobs as found
+  std::vector<workload::JobId> last_order_; // the running jobs of the last plan, in order
+  // By job id: (round it was seen running, its place in here_); round + 1: already taken.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> mark_;
+  std::uint64_t round_ = 0;
   std::vector<ElasticJobView> views_;
   std::vector<std::size_t> resized_;
   std::vector<cluster::Placement> packed_;  // by GPU count
