@@ -40,22 +40,43 @@ std::vector<std::uint64_t> afs_sizes(const std::vector<SizingJob>& jobs, const s
     step[i] = next(i) - size[i];
   };
   for (std::size_t i = 0; i < jobs.size(); ++i) refresh(i);
+  // The scan's state (favourite and its ratio) before each place in `order`, so that the next
+  // GPU's scan starts again only where something changed: at the job that took the GPU, or at
+  // an earlier one the smaller capacity rules out (a job with no GPUs, whose step is its min).
+  const std::size_t none = jobs.size();
+  std::vector<std::size_t> place(jobs.size()), fav_before(jobs.size() + 1);
+  std::vector<double> ratio_before(jobs.size() + 1);
+  for (std::size_t p = 0; p < order.size(); ++p) place[order[p]] = p;
+  std::vector<std::size_t> without;  // places of the jobs with no GPUs yet
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (size[i] == 0) without.push_back(place[i]);
+  std::size_t from = 0;
   for (;;) {
     // The favourite (shortest first) keeps the GPU unless a longer job's gain over its new speed
     // beats the favourite's gain over its old speed.
-    std::size_t fav = jobs.size();
-    double fav_ratio = 0;
-    for (std::size_t i : order) {
+    std::size_t fav = from == 0 ? none : fav_before[from];
+    double fav_ratio = from == 0 ? 0 : ratio_before[from];
+    for (std::size_t p = from; p < order.size(); ++p) {
+      fav_before[p] = fav;
+      ratio_before[p] = fav_ratio;
+      const std::size_t i = order[p];
       if (!gains[i] || step[i] > capacity) continue;
-      if (fav == jobs.size() || over_then[i] > fav_ratio) {
+      if (fav == none || over_then[i] > fav_ratio) {
         fav = i;
         fav_ratio = over_now[i];
       }
     }
-    if (fav == jobs.size()) break;
+    if (fav == none) break;
+    const std::uint64_t had = capacity;
     capacity -= step[fav];
     size[fav] = next(fav);
     refresh(fav);
+    from = place[fav];
+    if (capacity == 0) from = 0;  // every step is ruled out now: scan it all
+    for (std::size_t p : without) {
+      const std::size_t i = order[p];
+      if (size[i] == 0 && gains[i] && step[i] > capacity && step[i] <= had) from = std::min(from, p);
+    }
   }
   return size;
 }
