@@ -71,13 +71,13 @@ void EventQueue::push(Time time, EventClass cls, std::uint64_t subject, std::uin
 void EventQueue::place(Time time, EventClass cls, std::uint64_t subject, std::uint32_t version) {
   const Event e{time, cls, version, next_seq_++, subject};
   auto track = [this](std::size_t i) { where_[moving_[i].subject] = static_cast<std::uint32_t>(i); };
-  const auto [it, fresh] = where_.try_emplace(subject, static_cast<std::uint32_t>(moving_.size()));
-  if (fresh) {
+  if (subject >= where_.size()) where_.resize(std::max<std::size_t>(subject + 1, where_.size() * 2), kNowhere);
+  if (where_[subject] == kNowhere) {
     moving_.emplace_back();
     sift_up(moving_, moving_.size() - 1, e, track);
     return;
   }
-  const std::size_t i = it->second;
+  const std::size_t i = where_[subject];
   marks_.push(moving_[i].time);
   mark_.time = marks_.least();
   // A later (time, cls, seq) than before: it can only go down; an earlier time: only up.
@@ -102,7 +102,7 @@ Event EventQueue::pop() {
     return e;
   }
   if (!heap_.empty() && best == &heap_.front()) return pop_root(heap_, [](std::size_t) {});
-  where_.erase(moving_.front().subject);
+  where_[moving_.front().subject] = kNowhere;
   return pop_root(moving_, [this](std::size_t i) { where_[moving_[i].subject] = static_cast<std::uint32_t>(i); });
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/time.h"
@@ -45,6 +44,7 @@ class EventQueue {
   // it leaves still happens, empty: a `wake` stays at the old time, which is what a superseded
   // event left in the queue would make (an instant where nothing happens but a scheduling pass),
   // kept as a bare time. Every event leaves in the order it would if each call were a push.
+  // Subjects index a vector here: small dense ids (a run's id).
   void place(Time time, EventClass cls, std::uint64_t subject, std::uint32_t version);
   bool empty() const { return heap_.empty() && moving_.empty() && marks_.empty(); }
   std::size_t size() const { return heap_.size() + moving_.size() + marks_.size(); }
@@ -60,7 +60,8 @@ class EventQueue {
   // The movable events, with each subject's place in `moving_`: a handful (one per run), so
   // that moving one is a sift in a small heap instead of a stale event left in `heap_`.
   std::vector<Event> moving_;
-  std::unordered_map<std::uint64_t, std::uint32_t> where_;
+  static constexpr std::uint32_t kNowhere = ~std::uint32_t{0};
+  std::vector<std::uint32_t> where_;  // by subject; kNowhere: none queued
   // The instants that moved events left, and the `wake` at the least.
   TimeRadixHeap marks_;
   Event mark_{0, EventClass::wake, 0, 0, 0};
