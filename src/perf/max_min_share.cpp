@@ -1,44 +1,118 @@
 // Progressive filling (Bertsekas & Gallager, Data Networks, §6.5.2) over weighted flows.
+//
+// Every unfrozen flow has received the same increments since the start, so they all stand at one
+// level: a round finds the common step, raises the level and the links' used capacity, and
+// freezes the flows at their cap (kept in cap order) and those on links that filled. Only links
+// that some unfrozen flow crosses are walked, and a link's weight is summed again, over its
+// unfrozen flows in index order, only when one of its flows froze (or, for whole weights, which
+// add up exactly in any order, the frozen flow's weight is taken off): every value is the same
+// as a walk over all flows and links would compute, so the rates are the same bits.
 #include "perf/max_min_share.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace schedlab::perf {
 
+namespace {
+// The working vectors, kept between calls (a run asks at every instant where a shared run starts
+// or ends): their storage is reused instead of allocated again.
+struct Scratch {
+  std::vector<double> left, weight;
+  std::vector<std::uint32_t> first, at, loaded, frozen, touched;
+  std::vector<std::pair<std::uint32_t, double>> on;    // (flow, weight)
+  std::vector<std::pair<double, std::uint32_t>> by_cap;  // (cap, flow)
+  std::vector<char> live, mark;
+};
+}  // namespace
+
 std::vector<double> max_min_rates(const std::vector<double>& capacity, const std::vector<FairFlow>& flows) {
+  thread_local Scratch scratch;
+  auto& [left, weight, first, at, loaded, frozen, touched, on, by_cap, live, mark] = scratch;
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> rate(flows.size(), 0.0);
-  std::vector<double> left(capacity.size());
-  for (std::size_t l = 0; l < capacity.size(); ++l) left[l] = capacity[l] > 0 ? capacity[l] : inf;
-  // The unfrozen flows in index order: each round walks only them (a round freezes at least one),
-  // and sums in the same order as a walk over all flows would, so the rates are the same bits.
-  std::vector<std::uint32_t> live(flows.size());
-  for (std::size_t f = 0; f < flows.size(); ++f) live[f] = static_cast<std::uint32_t>(f);
-  std::vector<double> weight(capacity.size());
-  while (!live.empty()) {
-    // Sum of weights of active flows per link, then the largest common increment.
-    std::fill(weight.begin(), weight.end(), 0.0);
-    for (auto f : live)
-      for (const auto& [l, w] : flows[f].links) weight[l] += w;
-    double step = inf;
-    for (auto f : live) step = std::min(step, flows[f].cap - rate[f]);
-    for (std::size_t l = 0; l < left.size(); ++l)
-      if (weight[l] > 0 && left[l] < inf) step = std::min(step, left[l] / weight[l]);
-    step = std::max(step, 0.0);
-    for (auto f : live) rate[f] += step;
-    for (std::size_t l = 0; l < left.size(); ++l)
-      if (weight[l] > 0 && left[l] < inf) left[l] -= step * weight[l];
-    // Freeze flows at their cap or on a full link (relative tolerance for rounding).
-    const std::size_t before = live.size();
-    std::erase_if(live, [&](std::uint32_t f) {
-      if (rate[f] >= flows[f].cap * (1 - 1e-12)) return true;
-      for (const auto& [l, w] : flows[f].links)
-        if (w > 0 && left[l] < inf && left[l] <= 1e-12 * std::max(1.0, capacity[l])) return true;
-      return false;
-    });
-    if (live.size() == before) break;  // cannot happen with positive caps; guards against a stall
+  const std::size_t n_flows = flows.size(), n_links = capacity.size();
+  std::vector<double> rate(n_flows, 0.0);
+  left.resize(n_links);
+  for (std::size_t l = 0; l < n_links; ++l) left[l] = capacity[l] > 0 ? capacity[l] : inf;
+  // Each link's (flow, weight) entries in flow order, as compressed rows.
+  first.assign(n_links + 1, 0);
+  for (const auto& f : flows)
+    for (const auto& [l, w] : f.links) ++first[l + 1];
+  for (std::size_t l = 0; l < n_links; ++l) first[l + 1] += first[l];
+  on.resize(first[n_links]);
+  at.assign(first.begin(), first.end() - 1);
+  for (std::size_t f = 0; f < n_flows; ++f)
+    for (const auto& [l, w] : flows[f].links) on[at[l]++] = {static_cast<std::uint32_t>(f), w};
+  // Whole weights (a ring crosses a link a whole number of times) add up exactly in any order:
+  // then a frozen flow's weights are taken off its links instead of summing them again.
+  bool whole = on.size() < (std::size_t{1} << 20);
+  for (const auto& e : on) whole = whole && e.second == std::floor(e.second) && std::abs(e.second) <= 4294967296.0;
+  live.assign(n_flows, 1);
+  weight.assign(n_links, 0.0);
+  auto sum_weight = [&](std::size_t l) {
+    double s = 0.0;
+    for (std::uint32_t e = first[l]; e < first[l + 1]; ++e)
+      if (live[on[e].first]) s += on[e].second;
+    weight[l] = s;
+  };
+  // The links some unfrozen flow loads (weight > 0), in index order.
+  loaded.clear();
+  for (std::size_t l = 0; l < n_links; ++l) {
+    sum_weight(l);
+    if (weight[l] > 0) loaded.push_back(static_cast<std::uint32_t>(l));
   }
+  // Flows by cap, and so by the level at which their cap freezes them (cap x (1 - 1e-12), a
+  // relative tolerance for rounding, never decreases as the cap grows).
+  by_cap.resize(n_flows);
+  for (std::size_t f = 0; f < n_flows; ++f) by_cap[f] = {flows[f].cap, static_cast<std::uint32_t>(f)};
+  if (!std::is_sorted(by_cap.begin(), by_cap.end())) std::sort(by_cap.begin(), by_cap.end());  // often equal caps
+  std::size_t capped = 0;  // by_cap[0, capped) are frozen or were when reached
+  std::size_t n_live = n_flows;
+  double least_cap = inf;  // the least cap of an unfrozen flow
+  auto next_cap = [&] {
+    while (capped < n_flows && !live[by_cap[capped].second]) ++capped;
+    least_cap = capped < n_flows ? flows[by_cap[capped].second].cap : inf;
+  };
+  mark.assign(n_links, 0);
+  double level = 0.0;
+  next_cap();
+  while (n_live > 0) {
+    // The largest common increment: the nearest cap, or the link that fills first.
+    double step = least_cap - level;
+    for (auto l : loaded)
+      if (left[l] < inf) step = std::min(step, left[l] / weight[l]);
+    step = std::max(step, 0.0);
+    level += step;
+    for (auto l : loaded)
+      if (left[l] < inf) left[l] -= step * weight[l];
+    // Freeze flows at their cap or on a full link.
+    frozen.clear();
+    for (std::size_t c = capped; c < n_flows && level >= by_cap[c].first * (1 - 1e-12); ++c)
+      if (live[by_cap[c].second]) live[by_cap[c].second] = 0, frozen.push_back(by_cap[c].second);
+    for (auto l : loaded) {
+      if (!(left[l] < inf && left[l] <= 1e-12 * std::max(1.0, capacity[l]))) continue;
+      for (std::uint32_t e = first[l]; e < first[l + 1]; ++e)
+        if (on[e].second > 0 && live[on[e].first]) live[on[e].first] = 0, frozen.push_back(on[e].first);
+    }
+    if (frozen.empty()) break;  // cannot happen with positive caps; guards against a stall
+    n_live -= frozen.size();
+    for (auto f : frozen) rate[f] = level;
+    if (whole) {
+      for (auto f : frozen)
+        for (const auto& [l, w] : flows[f].links) weight[l] -= w;
+    } else {
+      touched.clear();
+      for (auto f : frozen)
+        for (const auto& [l, w] : flows[f].links)
+          if (!mark[l]) mark[l] = 1, touched.push_back(l);
+      for (auto l : touched) mark[l] = 0, sum_weight(l);
+    }
+    std::erase_if(loaded, [&](std::uint32_t l) { return !(weight[l] > 0); });
+    next_cap();
+  }
+  for (std::size_t f = 0; f < n_flows; ++f)
+    if (live[f]) rate[f] = level;
   return rate;
 }
 

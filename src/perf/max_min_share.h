@@ -11,7 +11,7 @@ namespace schedlab::perf {
 struct FairFlow {
   double cap = 0;  // the most the flow can use (its rate when alone), > 0
   // (link index, weight): the flow puts weight × rate on that link (a ring crossing a link twice
-  // has weight 2). Links with weight 0 are ignored.
+  // has weight 2), >= 0. Links with weight 0 are ignored.
   std::vector<std::pair<std::uint32_t, double>> links;
 };
 

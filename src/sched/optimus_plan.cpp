@@ -1,40 +1,12 @@
 // Optimus' greedy marginal-gain allocation.
 #include "sched/optimus_plan.h"
 
-#include <queue>
-#include <tuple>
 
 namespace schedlab::sched {
 
 std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std::uint64_t capacity,
                                          const std::function<double(std::size_t, std::uint64_t)>& speed) {
-  std::vector<std::uint64_t> size(jobs.size(), 0);
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (jobs[i].min <= capacity) {
-      size[i] = jobs[i].min;
-      capacity -= jobs[i].min;
-    }
-  // Optimus' marginal gain: the drop in the job's remaining time, remaining / speed, that one
-  // more GPU buys. Greedy, as Optimus: a job whose next GPU gains nothing gets no more.
-  auto gain = [&](std::size_t i) {
-    return jobs[i].remaining / speed(i, size[i]) - jobs[i].remaining / speed(i, size[i] + 1);
-  };
-  using Entry = std::tuple<double, std::size_t>;  // gain, job index
-  auto worse = [](const Entry& a, const Entry& b) {
-    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
-  };
-  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> best(worse);
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (size[i] > 0 && size[i] < jobs[i].max) best.emplace(gain(i), i);
-  while (capacity > 0 && !best.empty()) {
-    const auto [g, i] = best.top();
-    if (!(g > 0)) break;  // the best gains nothing: neither does anyone else
-    best.pop();
-    ++size[i];
-    --capacity;
-    if (size[i] < jobs[i].max) best.emplace(gain(i), i);
-  }
-  return size;
+  return optimus_sizes_by(jobs, capacity, speed);
 }
 
 }  // namespace schedlab::sched

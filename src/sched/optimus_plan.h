@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -20,5 +21,69 @@ struct SizingJob {
 // order of `jobs`; their sum is at most `capacity`. Ties in gain go to the earlier job.
 std::vector<std::uint64_t> optimus_sizes(const std::vector<SizingJob>& jobs, std::uint64_t capacity,
                                          const std::function<double(std::size_t, std::uint64_t)>& speed);
+
+// The same with any callable for the speeds (a plan asks for one per GPU it gives: no indirect
+// call in that loop).
+template <class Speed>
+std::vector<std::uint64_t> optimus_sizes_by(const std::vector<SizingJob>& jobs, std::uint64_t capacity, Speed&& speed) {
+  std::vector<std::uint64_t> size(jobs.size(), 0);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (jobs[i].min <= capacity) {
+      size[i] = jobs[i].min;
+      capacity -= jobs[i].min;
+    }
+  // Optimus' marginal gain: the drop in the job's remaining time, remaining / speed, that one
+  // more GPU buys. Greedy, as Optimus: a job whose next GPU gains nothing gets no more. The
+  // speeds on its count now and one more are kept, so each GPU given asks for one speed.
+  std::vector<double> now(jobs.size()), then(jobs.size());
+  auto gain = [&](std::size_t i) {
+    then[i] = speed(i, size[i] + 1);
+    return jobs[i].remaining / now[i] - jobs[i].remaining / then[i];
+  };
+  struct Entry {
+    double gain;
+    std::size_t job;
+  };
+  // The order is total (ties in gain: the earlier job first), so whichever heap holds them, the
+  // top is the same entry.
+  auto worse = [](const Entry& a, const Entry& b) { return a.gain != b.gain ? a.gain < b.gain : a.job > b.job; };
+  std::vector<Entry> best;
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (size[i] > 0 && size[i] < jobs[i].max) {
+      now[i] = speed(i, size[i]);
+      best.push_back({gain(i), i});
+    }
+  std::make_heap(best.begin(), best.end(), worse);
+  // Puts e at the root's place and sifts it down (a binary heap, as make_heap builds).
+  auto sift_root = [&](Entry e) {
+    const std::size_t n = best.size();
+    std::size_t i = 0;
+    for (;;) {
+      std::size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && worse(best[c], best[c + 1])) ++c;
+      if (!worse(e, best[c])) break;
+      best[i] = best[c];
+      i = c;
+    }
+    best[i] = e;
+  };
+  while (capacity > 0 && !best.empty()) {
+    const std::size_t i = best.front().job;
+    if (!(best.front().gain > 0)) break;  // the best gains nothing: neither does anyone else
+    ++size[i];
+    --capacity;
+    if (size[i] == jobs[i].max) {
+      const Entry last = best.back();
+      best.pop_back();
+      if (!best.empty()) sift_root(last);
+      continue;
+    }
+    // Its next gain takes its place: one sift instead of a pop and a push.
+    now[i] = then[i];
+    sift_root({gain(i), i});
+  }
+  return size;
+}
 
 }  // namespace schedlab::sched

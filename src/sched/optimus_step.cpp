@@ -10,7 +10,7 @@ std::vector<std::uint64_t> OptimusStep::plan(const std::vector<ElasticJobView>& 
   sizing.reserve(jobs.size());
   for (const auto& j : jobs) sizing.push_back({j.spec->min_size(), j.spec->max_size(), j.remaining});
   auto speed_of = [&](std::size_t i, std::uint64_t n) { return speed(*jobs[i].spec, n); };
-  auto sizes = optimus_sizes(sizing, capacity, speed_of);
+  auto sizes = optimus_sizes_by(sizing, capacity, speed_of);
   if (settings_.min_gain_s <= 0) return sizes;
   // The guard: a running job grows only where its remaining time (work units are microseconds
   // at speed 1) drops by more than min_gain_s; one that would not is pinned at its size and
@@ -26,7 +26,7 @@ std::vector<std::uint64_t> OptimusStep::plan(const std::vector<ElasticJobView>& 
       sizing[i].min = sizing[i].max = held;
       pinned = true;
     }
-    if (pinned) sizes = optimus_sizes(sizing, capacity, speed_of);
+    if (pinned) sizes = optimus_sizes_by(sizing, capacity, speed_of);
   }
   return sizes;
 }

@@ -88,6 +88,21 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
     return t;
   };
 
+  // A donor's next step down from t and what it loses per GPU freed. Each job's step from its
+  // count now is kept until that count changes; a funding works on a copy.
+  struct Give {
+    std::uint64_t to = 0;
+    double rate = 0;
+    bool can = false;  // it has a step down
+  };
+  auto give_of = [&](std::size_t k, std::uint64_t t) -> Give {
+    const std::uint64_t d = down_of(k, t);
+    if (d == t) return {};
+    return {d, (obj.u(k, t) - obj.u(k, d)) / static_cast<double>(t - d), true};
+  };
+  std::vector<Give> give(n_jobs), trial_give;
+  std::vector<char> give_kept(n_jobs, 0);
+
   // Each applied move raises the objective strictly and each refused one lowers a reach, so the
   // search ends; the bound only guards against rounding.
   std::uint64_t max_sum = 0;
@@ -105,37 +120,40 @@ std::vector<std::uint64_t> pollux_sizes(const std::vector<PolluxJob>& jobs, std:
       free -= need;
       size[j] = to;
       stale[j] = 1;
+      give_kept[j] = 0;
       reset_reach();
       continue;
     }
     // Fund it from the donors that lose least per GPU freed, one step at a time (ties: the
     // later job gives), if the growth gains more than they lose together.
     std::vector<std::uint64_t> trial = size;
+    for (std::size_t k = 0; k < n_jobs; ++k)
+      if (!give_kept[k]) give[k] = give_of(k, size[k]), give_kept[k] = 1;
+    trial_give = give;
     std::uint64_t got = free;
     double loss = 0;
     while (got < need) {
       std::size_t best = n_jobs;
       double best_rate = 0;
       for (std::size_t k = 0; k < n_jobs; ++k) {
-        if (k == j) continue;
-        const std::uint64_t d = down_of(k, trial[k]);
-        if (d == trial[k]) continue;
-        const double rate = (obj.u(k, trial[k]) - obj.u(k, d)) / static_cast<double>(trial[k] - d);
-        if (best == n_jobs || rate <= best_rate) best = k, best_rate = rate;
+        if (k == j || !trial_give[k].can) continue;
+        if (best == n_jobs || trial_give[k].rate <= best_rate) best = k, best_rate = trial_give[k].rate;
       }
       if (best == n_jobs) break;
-      const std::uint64_t d = down_of(best, trial[best]);
+      const std::uint64_t d = trial_give[best].to;
       loss += obj.u(best, trial[best]) - obj.u(best, d);
       got += trial[best] - d;
       trial[best] = d;
+      trial_give[best] = give_of(best, d);
     }
     const double gain = obj.u(j, to) - obj.u(j, size[j]);
     if (got >= need && gain > loss + 1e-12 * std::abs(gain)) {
       for (std::size_t k = 0; k < n_jobs; ++k)
-        if (trial[k] != size[k]) stale[k] = 1;
+        if (trial[k] != size[k]) stale[k] = 1, give_kept[k] = 0;
       size = std::move(trial);
       size[j] = to;
       stale[j] = 1;
+      give_kept[j] = 0;
       free = got - need;
       reset_reach();
     } else {

@@ -29,7 +29,7 @@ void SimExecutor::schedule_end(RunId run, Progress& p, engine::Time now) {
   const perf::StepProfile* c = charges_.find(run);
   const double exact = c ? c->time_to_drain(p.remaining, p.speed) : p.remaining / p.speed;
   const engine::Time length = util::time_from_double_clamped(std::ceil(exact - 1e-9));
-  queue_->push(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
+  queue_->place(util::add_time(std::max(now, p.ready_at), length), engine::EventClass::completion, run, p.version);
 }
 
 void SimExecutor::start(RunId run, const workload::JobSpec& job, const cluster::Placement& placement, engine::Time now,

@@ -114,3 +114,65 @@ TEST_CASE("Engine.EventQueue.many_interleaved_pushes_and_pops_match_a_sorted_ref
   }
   CHECK(q.empty());
 }
+
+TEST_CASE("Engine.EventQueue.placed_events_leave_as_pushes_with_superseded_ones_left_behind") {
+  // The reference pushes every placement and turns the subject's queued one into a superseded
+  // event (it still leaves at its time, with nothing in it). The queue must give the same times,
+  // one pop for one, and the live events in the same order; superseded ones come out as wakes
+  // (at their time; among events of the same time, anywhere: they do nothing). A run places
+  // events only between instants, so the test drains an instant whole before placing again.
+  std::mt19937_64 rng(11);
+  EventQueue q;
+  struct Ref {
+    Time time;
+    int cls;
+    std::uint64_t seq, subject;
+    bool superseded;
+  };
+  std::vector<Ref> ref;
+  std::vector<std::uint64_t> live_ref, live_got;
+  std::size_t wakes_ref = 0, wakes_got = 0;
+  std::uint64_t seq = 0;
+  Time floor = 0;
+  auto least = [&] {
+    return std::min_element(ref.begin(), ref.end(), [](const Ref& a, const Ref& b) {
+      return std::tie(a.time, a.cls, a.seq) < std::tie(b.time, b.cls, b.seq);
+    });
+  };
+  auto pop_both = [&] {
+    const auto l = least();
+    const Event e = q.pop();
+    REQUIRE(e.time == l->time);
+    if (l->superseded) ++wakes_ref;
+    else live_ref.push_back(l->subject);
+    if (e.cls == EventClass::wake) ++wakes_got;
+    else live_got.push_back(e.subject);
+    floor = e.time;
+    ref.erase(l);
+  };
+  for (int round = 0; round < 3000; ++round) {
+    for (int i = static_cast<int>(rng() % 4); i > 0; --i) {
+      const Time t = floor + static_cast<Time>(rng() % 40);
+      if (rng() % 3 == 0) {
+        q.push(t, EventClass::arrival, 1000 + seq);
+        ref.push_back({t, static_cast<int>(EventClass::arrival), seq, 1000 + seq, false});
+        ++seq;
+      } else {
+        const std::uint64_t subject = rng() % 12;  // few subjects: most placements move one
+        for (auto& r : ref)
+          if (r.subject == subject && !r.superseded) r.superseded = true;
+        q.place(t, EventClass::completion, subject, 0);
+        ref.push_back({t, static_cast<int>(EventClass::completion), seq, subject, false});
+        ++seq;
+      }
+    }
+    // Whole instants, as a run drains them before it places again.
+    for (int i = static_cast<int>(rng() % 3); i > 0 && !ref.empty(); --i)
+      for (const Time t = least()->time; !ref.empty() && least()->time == t;) pop_both();
+  }
+  while (!ref.empty()) pop_both();
+  CHECK(q.empty());
+  CHECK(live_got == live_ref);
+  CHECK(wakes_got == wakes_ref);
+  CHECK(wakes_got > 1000);
+}
