@@ -267,15 +267,21 @@ class PlacementModel final : public PerfModel {
     const auto& topo = *topo_;
     // Links: racks' uplinks [0, R), the spine R, host NICs R+1+h. Only multi-host runs share.
     const std::size_t R = topo.racks().size();
-    std::vector<double> capacity(R + 1 + topo.hosts().size(), 0.0);
+    // The vectors are members, their storage (each flow's links too) reused from call to call.
+    auto& capacity = capacity_;
+    capacity.assign(R + 1 + topo.hosts().size(), 0.0);
     for (std::size_t r = 0; r < R; ++r) capacity[r] = topo.rack(static_cast<cluster::RackId>(r)).uplink_gbps;
     capacity[R] = topo.spine_gbps();
     for (std::size_t h = 0; h < topo.hosts().size(); ++h) capacity[R + 1 + h] = topo.hosts()[h].nic_gbps;
-    std::vector<FairFlow> flows;
-    std::vector<std::uint64_t> flow_run;
+    auto& flows = flows_;
+    auto& flow_run = flow_run_;
+    flow_run.clear();
+    std::size_t n = 0;
     for (const auto& [id, r] : runs_) {  // run-id order
       if (r.host_ids.size() < 2) continue;
-      FairFlow f;
+      if (n == flows.size()) flows.emplace_back();
+      FairFlow& f = flows[n++];
+      f.links.clear();
       f.cap = std::numeric_limits<double>::infinity();
       for (const auto& h : r.hosts) f.cap = std::min(f.cap, h.nic_gbps);
       for (cluster::HostId h : r.host_ids) f.links.emplace_back(static_cast<std::uint32_t>(R + 1 + h), 1.0);
@@ -283,9 +289,9 @@ class PlacementModel final : public PerfModel {
         for (cluster::RackId k : r.racks) f.links.emplace_back(k, 1.0);
         if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(r.racks.size()));
       }
-      flows.push_back(std::move(f));
       flow_run.push_back(id);
     }
+    flows.resize(n);
     auto rates = max_min_rates(capacity, flows);
     for (std::size_t i = 0; i < flow_run.size(); ++i) {
       auto& r = runs_.at(flow_run[i]);
@@ -293,7 +299,8 @@ class PlacementModel final : public PerfModel {
       // The same fair rate gives the same speed: skip the iteration-time model.
       if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
       r.rate = x;
-      auto hosts = r.hosts;
+      auto& hosts = hosts_;
+      hosts.assign(r.hosts.begin(), r.hosts.end());
       for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
       double speed =
           checked_speed(r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo),
@@ -336,6 +343,12 @@ class PlacementModel final : public PerfModel {
     const double per_work = r.samples_per_s * r.model->stat_eff.efficiency(progress, r.ref_batch);
     return per_work > 0 ? best.goodput / per_work : 1.0;
   }
+
+  // report_shared's working storage (each flow's links too), reused from call to call.
+  std::vector<double> capacity_;
+  std::vector<FairFlow> flows_;
+  std::vector<std::uint64_t> flow_run_;
+  std::vector<ShapeHost> hosts_;
 
   struct Run {
     std::uint32_t job_line = 0;  // for messages
