@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The pollux and afs resizing policies (issue 30, item 3; docs/elastic.md "pollux", "afs"):
-# (and optimus's churn guard) arguments out of range refused with file:line: field:, exit 2; both resize the elastic
-# fixture and rerun byte-identically. Sourced by run_e2e.sh.
+# (and optimus's churn guard) arguments out of range refused with file:line: field:, exit 2;
+# pollux, afs and sia resize the elastic fixture and rerun byte-identically. Sourced by run_e2e.sh.
 EL=tests/fixtures/scenarios/elastic.yaml
 bad_input pollux_p_above_one "$FIX/pollux_bad_p.yaml:11: scheduler.args.pollux.p: 2 is out of range" \
   run "$FIX/pollux_bad_p.yaml"
@@ -23,7 +23,7 @@ bad_input pollux_growth_too_large "$EL: scheduler.args.pollux.growth: 2000 is ou
 bad_input pollux_interval_negative "$EL: scheduler.args.pollux.interval_s: -60 is out of range" \
   run "$EL" --set scheduler.policy=pollux --set scheduler.args.pollux.interval_s=-60
 bad_input afs_takes_no_args "$EL: scheduler.args.afs.p: " run "$EL" --set scheduler.policy=afs --set scheduler.args.afs.p=1
-for policy in pollux afs; do
+for policy in pollux afs sia; do
   run run "$EL" --set scheduler.policy=$policy --out "$TMP/el-$policy"
   first_rc=$rc
   run run "$EL" --set scheduler.policy=$policy --out "$TMP/el-$policy-2"
