@@ -2,6 +2,7 @@
 #include "perf/gang_shape.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace schedlab::perf {
@@ -17,7 +18,22 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
   s.gpus = 0;
   s.min_host_gpus = std::numeric_limits<int>::max();
   s.max_host_gpus = 0;
-  std::vector<cluster::RackId> racks;
+  // The racks met so far: a gang spans few, and this runs at every change of a shared link's
+  // rate, so the usual case takes no allocation.
+  cluster::RackId few_racks[16];
+  std::size_t rack_count = 0;
+  std::vector<cluster::RackId> more_racks;
+  auto meet_rack = [&](cluster::RackId r) {
+    if (std::find(few_racks, few_racks + std::min(rack_count, std::size(few_racks)), r) !=
+            few_racks + std::min(rack_count, std::size(few_racks)) ||
+        std::find(more_racks.begin(), more_racks.end(), r) != more_racks.end())
+      return;
+    if (rack_count < std::size(few_racks))
+      few_racks[rack_count] = r;
+    else
+      more_racks.push_back(r);
+    ++rack_count;
+  };
   double line = std::numeric_limits<double>::infinity();
   bool all_nvlink = true;
   double intra_cap = std::numeric_limits<double>::infinity();
@@ -30,7 +46,7 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
     s.max_host_gpus = std::max(s.max_host_gpus, h.gpus);
     if (std::find(s.gpu_models.begin(), s.gpu_models.end(), h.model) == s.gpu_models.end())
       s.gpu_models.push_back(h.model);
-    if (std::find(racks.begin(), racks.end(), h.rack) == racks.end()) racks.push_back(h.rack);
+    meet_rack(h.rack);
     line = std::min(line, h.nic_gbps);
     const auto& m = catalog.model(h.model);
     all_nvlink = all_nvlink && is_nvlink(m);
@@ -40,7 +56,7 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
     intra_busbw = std::min(intra_busbw, m.intra_busbw_gbps);
     nic_busbw = std::min(nic_busbw, m.nic_busbw_gbps);
   }
-  s.racks = static_cast<int>(racks.size());
+  s.racks = static_cast<int>(rack_count);
   std::sort(s.gpu_models.begin(), s.gpu_models.end());
 
   s.intra_tier = all_nvlink ? LinkTier::nvlink : LinkTier::pcie;

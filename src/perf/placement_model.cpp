@@ -276,8 +276,9 @@ class PlacementModel final : public PerfModel {
     auto& flows = flows_;
     auto& flow_run = flow_run_;
     flow_run.clear();
+    flow_runs_.clear();
     std::size_t n = 0;
-    for (const auto& [id, r] : runs_) {  // run-id order
+    for (auto& [id, r] : runs_) {  // run-id order
       if (r.host_ids.size() < 2) continue;
       if (n == flows.size()) flows.emplace_back();
       FairFlow& f = flows[n++];
@@ -290,11 +291,12 @@ class PlacementModel final : public PerfModel {
         if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(r.racks.size()));
       }
       flow_run.push_back(id);
+      flow_runs_.push_back(&r);
     }
     flows.resize(n);
     auto rates = max_min_rates(capacity, flows);
     for (std::size_t i = 0; i < flow_run.size(); ++i) {
-      auto& r = runs_.at(flow_run[i]);
+      Run& r = *flow_runs_[i];
       const double x = rates[i];
       // The same fair rate gives the same speed: skip the iteration-time model.
       if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
@@ -362,6 +364,7 @@ class PlacementModel final : public PerfModel {
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
     bool cpu_only = false;  // a job without GPUs: speed 1
   };
+  std::vector<Run*> flow_runs_;  // report_shared's flows' runs (flow_run_'s), found once
 
   // Each figure passed its own sense range, but together they may still give a speed of 0, inf or
   // NaN (a 1 MB/s link under a 10^15-parameter model): refuse it, naming the files, rather than
