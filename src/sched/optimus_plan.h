@@ -34,11 +34,12 @@ std::vector<std::uint64_t> optimus_sizes_by(const std::vector<SizingJob>& jobs, 
     }
   // Optimus' marginal gain: the drop in the job's remaining time, remaining / speed, that one
   // more GPU buys. Greedy, as Optimus: a job whose next GPU gains nothing gets no more. The
-  // speeds on its count now and one more are kept, so each GPU given asks for one speed.
-  std::vector<double> now(jobs.size()), then(jobs.size());
+  // remaining times on its count now and one more are kept, so each GPU given asks for one
+  // speed and makes one division.
+  std::vector<double> left(jobs.size()), left_then(jobs.size());
   auto gain = [&](std::size_t i) {
-    then[i] = speed(i, size[i] + 1);
-    return jobs[i].remaining / now[i] - jobs[i].remaining / then[i];
+    left_then[i] = jobs[i].remaining / speed(i, size[i] + 1);
+    return left[i] - left_then[i];
   };
   struct Entry {
     double gain;
@@ -50,7 +51,7 @@ std::vector<std::uint64_t> optimus_sizes_by(const std::vector<SizingJob>& jobs, 
   std::vector<Entry> best;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (size[i] > 0 && size[i] < jobs[i].max) {
-      now[i] = speed(i, size[i]);
+      left[i] = jobs[i].remaining / speed(i, size[i]);
       best.push_back({gain(i), i});
     }
   std::make_heap(best.begin(), best.end(), worse);
@@ -80,7 +81,7 @@ std::vector<std::uint64_t> optimus_sizes_by(const std::vector<SizingJob>& jobs, 
       continue;
     }
     // Its next gain takes its place: one sift instead of a pop and a push.
-    now[i] = then[i];
+    left[i] = left_then[i];
     sift_root({gain(i), i});
   }
   return size;
