@@ -274,9 +274,8 @@ class PlacementModel final : public PerfModel {
     capacity[R] = topo.spine_gbps();
     for (std::size_t h = 0; h < topo.hosts().size(); ++h) capacity[R + 1 + h] = topo.hosts()[h].nic_gbps;
     auto& flows = flows_;
-    auto& flow_run = flow_run_;
+    auto& flow_run = flow_runs_;
     flow_run.clear();
-    flow_runs_.clear();
     std::size_t n = 0;
     for (auto& [id, r] : runs_) {  // run-id order
       if (r.host_ids.size() < 2) continue;
@@ -290,13 +289,12 @@ class PlacementModel final : public PerfModel {
         for (cluster::RackId k : r.racks) f.links.emplace_back(k, 1.0);
         if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(r.racks.size()));
       }
-      flow_run.push_back(id);
-      flow_runs_.push_back(&r);
+      flow_run.emplace_back(id, &r);
     }
     flows.resize(n);
     auto rates = max_min_rates(capacity, flows);
     for (std::size_t i = 0; i < flow_run.size(); ++i) {
-      Run& r = *flow_runs_[i];
+      Run& r = *flow_run[i].second;
       const double x = rates[i];
       // The same fair rate gives the same speed: skip the iteration-time model.
       if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
@@ -309,7 +307,7 @@ class PlacementModel final : public PerfModel {
                         *r.model, r.job_line, r.job_gpus);
       if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
       r.speed = speed;
-      out.emplace_back(flow_run[i], speed);
+      out.emplace_back(flow_run[i].first, speed);
     }
   }
 
@@ -349,7 +347,6 @@ class PlacementModel final : public PerfModel {
   // report_shared's working storage (each flow's links too), reused from call to call.
   std::vector<double> capacity_;
   std::vector<FairFlow> flows_;
-  std::vector<std::uint64_t> flow_run_;
   std::vector<ShapeHost> hosts_;
 
   struct Run {
@@ -364,7 +361,7 @@ class PlacementModel final : public PerfModel {
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
     bool cpu_only = false;  // a job without GPUs: speed 1
   };
-  std::vector<Run*> flow_runs_;  // report_shared's flows' runs (flow_run_'s), found once
+  std::vector<std::pair<std::uint64_t, Run*>> flow_runs_;  // report_shared: each flow's run id and run
 
   // Each figure passed its own sense range, but together they may still give a speed of 0, inf or
   // NaN (a 1 MB/s link under a 10^15-parameter model): refuse it, naming the files, rather than
