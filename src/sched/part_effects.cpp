@@ -2,6 +2,7 @@
 #include "sched/part_effects.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -45,6 +46,19 @@ std::vector<std::string> parts_without_effect(const SchedulerConfig& c, const cl
                                               OtherStops stops) {
   std::vector<std::string> out;
   if (!c.external.command.empty()) return out;  // the policy process orders the queue itself
+  if (!c.policy.empty()) {
+    // A decision policy replaces the passes: it starts, stops and sizes every job itself, and
+    // takes the jobs in submit order (its queue is fifo whatever scheduler.queue says).
+    std::vector<std::string> unused;
+    if (c.queue != "fifo") unused.push_back("scheduler.queue: " + c.queue);
+    if (c.backfill != "none") unused.push_back("scheduler.backfill: " + c.backfill);
+    if (c.preemption != "none") unused.push_back("scheduler.preemption: " + c.preemption);
+    if (!unused.empty())
+      out.push_back(fmt::format("{} {} no effect under scheduler.policy: {}, which starts, stops and sizes every "
+                                "job itself, taking them in submit order",
+                                fmt::join(unused, ", "), unused.size() == 1 ? "has" : "have", c.policy));
+    return out;
+  }
   const bool reclaim = c.preemption == "pool-reclaim";
   // Jobs that run, stop and wait again with service attained, other than by key comparison.
   std::string others;

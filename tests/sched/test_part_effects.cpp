@@ -111,3 +111,25 @@ TEST_CASE("Sched.PartEffects.backfill_under_redecide") {
   c.backfill = "none";
   CHECK(sched::parts_without_effect(c, topo, {}).empty());
 }
+
+TEST_CASE("Sched.PartEffects.parts_a_decision_policy_replaces") {
+  const auto catalog = small_catalog();
+  cluster::Topology topo(hetero_cluster(), catalog);
+  // The passes' defaults: nothing to say.
+  auto c = config_of("fifo", "none");
+  c.policy = "sia";
+  CHECK(sched::parts_without_effect(c, topo, {}).empty());
+  // Each part the policy replaces is named, in one line.
+  c = config_of("las", "reorder", "easy");
+  c.policy = "optimus";
+  const auto said = sched::parts_without_effect(c, topo, {});
+  REQUIRE(said.size() == 1);
+  CHECK(names(said, "scheduler.queue: las, scheduler.backfill: easy, scheduler.preemption: reorder have no effect "
+                    "under scheduler.policy: optimus"));
+  c = config_of("fifo", "priority");
+  c.policy = "gavel-max-min-fairness";
+  CHECK(names(sched::parts_without_effect(c, topo, {}), "scheduler.preemption: priority has no effect"));
+  // Without a policy the same parts are the passes' own.
+  c.policy.clear();
+  CHECK(!names(sched::parts_without_effect(c, topo, {}), "under scheduler.policy"));
+}
