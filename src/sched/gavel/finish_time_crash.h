@@ -39,14 +39,15 @@ struct SampledPrices {
 };
 
 // Solves the program over jobs 0, stride, 2 stride, ... (each type's GPUs scaled by the share
-// of jobs sampled). Nothing when it fails or reaches the cap (no type binds: its prices are 0
-// and say nothing).
+// of jobs sampled). Nothing when it fails; lambda = cap and prices 0 when it reaches the cap
+// (no type binds).
 std::optional<SampledPrices> sample_prices(const ThroughputMatrix& m, const AllocationVariables& vars,
                                            const std::vector<double>& need, double cap, std::size_t stride);
 
 // Sets the guessed basis on p.s for the program aimed at `need` with level cap `cap`, and says
 // whether it did (not for fewer than kCrashJobs jobs, whose cold solve takes a few ms, nor
-// when the sample gives nothing).
+// when the sample fails). Where the sample reaches the cap there are no prices: the jobs are
+// placed first fit at the cap instead (an assignment that fits is optimal as it stands).
 bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p, const std::vector<double>& need,
                        double cap);
 

@@ -71,9 +71,26 @@ TEST_CASE("Sched.Gavel.FinishTimeCrash.choose_types_by_hand") {
   CHECK(same(choose_types(speed, both, 8, 3, {1, 0.1}), TypeChoice{1, 0}));
 }
 
+// Every allocation must fit: a job's fractions sum to at most 1, a type's GPUs are not
+// overcommitted.
+void check_fits(const ThroughputMatrix& m, const Allocation& x) {
+  std::vector<double> used(m.types.size(), 0.0);
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    double row = 0;
+    for (std::size_t k = 0; k < m.types.size(); ++k) {
+      row += x.at(i, k);
+      used[k] += x.at(i, k) * m.jobs[i].scale_factor;
+    }
+    CHECK(row <= 1 + 1e-9);
+  }
+  for (std::size_t k = 0; k < m.types.size(); ++k) CHECK(used[k] <= m.types[k].count + 1e-6);
+}
+
 // Seeds 31-34 and 37 leave the program's level below its cap (L: the least best / need), so the
-// types bind and the sample has prices; in 30, 35 and 36 every job can reach the cap, the sample
-// has nothing to say and the solve starts from the slack basis as before.
+// types bind, the sample has prices, and the optimum is one allocation. In 30, 35 and 36 every
+// job can reach the cap: no prices; the jobs are placed first fit at the cap, an optimum as it
+// stands, but another one than the slack basis's (that optimum is a whole face: any allocation
+// that gives every job the cap).
 TEST_CASE("Sched.Gavel.FinishTimeCrash.same_optimum_in_fewer_pivots") {
   for (std::uint64_t seed : {30u, 31u, 32u, 33u, 34u, 35u, 36u, 37u}) {
     CAPTURE(seed);
@@ -83,15 +100,16 @@ TEST_CASE("Sched.Gavel.FinishTimeCrash.same_optimum_in_fewer_pivots") {
     const FinishTimeResult cold = finish_time_fairness(m, slack);
     const FinishTimeResult crashed = finish_time_fairness(m);
     CHECK(crashed.max_ratio == doctest::Approx(cold.max_ratio).epsilon(1e-9));
-    double largest_difference = 0;
-    for (std::size_t i = 0; i < m.jobs.size(); ++i)
-      for (std::size_t k = 0; k < m.types.size(); ++k)
-        largest_difference =
-            std::max(largest_difference, std::abs(crashed.allocation.at(i, k) - cold.allocation.at(i, k)));
-    CHECK(largest_difference < 1e-6);
-    if (seed == 30 || seed == 35 || seed == 36)
-      CHECK(crashed.pivots == cold.pivots);
-    else
-      CHECK(crashed.pivots * 4 < cold.pivots);  // 103-242 pivots against 969-1,110
+    check_fits(m, crashed.allocation);
+    const bool at_cap = seed == 30 || seed == 35 || seed == 36;
+    if (!at_cap) {
+      double largest_difference = 0;
+      for (std::size_t i = 0; i < m.jobs.size(); ++i)
+        for (std::size_t k = 0; k < m.types.size(); ++k)
+          largest_difference =
+              std::max(largest_difference, std::abs(crashed.allocation.at(i, k) - cold.allocation.at(i, k)));
+      CHECK(largest_difference < 1e-6);
+    }
+    CHECK(crashed.pivots * 3 < cold.pivots);  // 103-267 pivots against 795-1,110
   }
 }
