@@ -61,13 +61,17 @@ enum class LpStatus { optimal, feasible, infeasible, unbounded, failed };
 const char* to_string(LpStatus status);
 
 // What a solve found. `x` and `objective` are meaningful only when optimal or feasible; `detail` says why
-// a solve failed (GLPK's return code) for the caller's message.
+// a solve failed (GLPK's return code) for the caller's message. `row_duals` (an optimal simplex
+// solve only, not solve_mip): each row's shadow price, the objective's change per unit of the
+// row's bound (a binding <= row of a minimisation: <= 0).
 struct LpResult {
   LpStatus status = LpStatus::failed;
   std::vector<double> x;
+  std::vector<double> row_duals;
   double objective = 0;
   std::string detail;
-  std::uint64_t nodes = 0;  // solve_mip: branch-and-bound subproblems selected after the root
+  std::uint64_t nodes = 0;   // solve_mip: branch-and-bound subproblems selected after the root
+  std::uint64_t pivots = 0;  // simplex iterations of this solve (a measure of its work, for tests)
 };
 
 }  // namespace schedlab::solver

@@ -183,6 +183,7 @@ LpResult LpSolver::solve(const SolveOptions& options) {
   parm.meth = options.method == Method::dual ? GLP_DUALP : GLP_PRIMAL;
   parm.presolve = options.presolve ? GLP_ON : GLP_OFF;
   LpResult result;
+  const int pivots_before = glp_get_it_cnt(prob_.get());
   int rc = glp_simplex(prob_.get(), &parm);
   if (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND || rc == GLP_EFAIL) {
     // The kept basis is unusable (changes made it singular or ill-conditioned, or the simplex
@@ -205,6 +206,7 @@ LpResult LpSolver::solve(const SolveOptions& options) {
     result.detail = "GLPK simplex returned code " + std::to_string(rc);
     return result;
   }
+  result.pivots = static_cast<std::uint64_t>(std::max(0, glp_get_it_cnt(prob_.get()) - pivots_before));
   switch (glp_get_status(prob_.get())) {
     case GLP_OPT: result.status = LpStatus::optimal; break;
     case GLP_NOFEAS: result.status = LpStatus::infeasible; return result;
@@ -216,6 +218,8 @@ LpResult LpSolver::solve(const SolveOptions& options) {
   result.objective = glp_get_obj_val(prob_.get());
   result.x.resize(variables_);
   for (std::size_t j = 0; j < variables_; ++j) result.x[j] = glp_get_col_prim(prob_.get(), static_cast<int>(j) + 1);
+  result.row_duals.resize(rows_);
+  for (std::size_t i = 0; i < rows_; ++i) result.row_duals[i] = glp_get_row_dual(prob_.get(), static_cast<int>(i) + 1);
   return result;
 }
 

@@ -66,8 +66,8 @@ class LpSolver {
   void set_column(std::size_t variable, const std::vector<std::pair<std::size_t, double>>& row_coefficients);
   void set_sense(Sense sense);
   // A starting basis for the next solve (a crash, e.g. a greedy solution): `basic_variables`
-  // basic, every other variable at its lower bound; the rows in `tight_rows` at their upper
-  // bound, every other row basic. A basis needs as many of one as of the other (else
+  // basic, every other variable at its lower bound; the rows in `tight_rows` at their bound
+  // (the upper one where a row has two; GLPK reads it so), every other row basic. A basis needs as many of one as of the other (else
   // std::invalid_argument); one that is singular is replaced by the standard basis at solve.
   void set_basis(const std::vector<std::size_t>& basic_variables, const std::vector<std::size_t>& tight_rows);
 

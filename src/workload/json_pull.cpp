@@ -1,5 +1,5 @@
-// The JSON pull tokenizer (see json_pull.h): block input, the grammar's state machine, and
-// scanners for strings (escapes, UTF-8), numbers and literals.
+// The JSON pull tokenizer (see json_pull.h): the grammar's state machine, and scanners for
+// strings (escapes, UTF-8), numbers and literals. Block input is json_pull_input.cpp.
 #include "workload/json_pull.h"
 
 #include <fmt/format.h>
@@ -32,7 +32,7 @@ constexpr std::array<bool, 256> kJsonStringStop = [] {
 }();
 
 // The first byte at or after q that ends plain string text (kJsonStringStop). The buffer holds
-// a stop byte at its end (the '\0' sentinel) and kScanPadding bytes after it, so 16-byte
+// a stop byte at its end (the '\0' sentinel) and JsonPull::kScanPadding bytes after it, so 16-byte
 // loads never leave it. Sixteen bytes at a time where SSE2 is there (every x86-64): dates and
 // ids are 19 to 40 bytes, and the byte loop was a sixth of the raw Philly reader's time.
 const unsigned char* skip_plain(const unsigned char* q) {
@@ -51,16 +51,6 @@ const unsigned char* skip_plain(const unsigned char* q) {
   while (!kJsonStringStop[*q]) ++q;
   return q;
 #endif
-}
-
-constexpr std::size_t kScanPadding = 16;
-
-// `bytes` for input and the sentinel, and the padding that skip_plain may read (zeroed: never
-// input, but defined).
-std::unique_ptr<char[]> allocate_buffer(std::size_t bytes) {
-  auto buf = std::make_unique_for_overwrite<char[]>(bytes + kScanPadding);
-  std::memset(buf.get() + bytes, 0, kScanPadding);
-  return buf;
 }
 
 bool json_is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -114,34 +104,6 @@ std::string json_byte_name(unsigned char c) {
 }
 
 }  // namespace
-
-JsonPull::JsonPull(const std::string& path) : path_(path), file_(std::make_unique<util::FileBytes>(path)) {
-  cap_ = block_ + 1;
-  buf_ = allocate_buffer(cap_);
-  p_ = end_ = tok_ = buf_.get();
-  buf_[0] = '\0';
-}
-
-JsonPull::JsonPull(Text text) : path_("<text>"), source_(text.text), block_(text.block_bytes ? text.block_bytes : 1) {
-  cap_ = block_ + 1;
-  buf_ = allocate_buffer(cap_);
-  p_ = end_ = tok_ = buf_.get();
-  buf_[0] = '\0';
-}
-
-JsonPull::~JsonPull() = default;
-
-std::size_t JsonPull::read_block(char* into, std::size_t bytes) {
-  if (!file_) {
-    const std::size_t n = std::min(bytes, source_.size() - source_pos_);
-    std::memcpy(into, source_.data() + source_pos_, n);
-    source_pos_ += n;
-    return n;
-  }
-  const long n = file_->read(into, bytes);
-  if (n < 0) throw util::ReadError(path_, line_, "", file_->error());
-  return static_cast<std::size_t>(n);
-}
 
 // Keeps [keep, end_) at the front of the buffer and reads more after it; p_ and tok_ move with
 // the bytes. False at the end. Whole blocks, as LineReader reads them (a read error names the
@@ -198,20 +160,6 @@ void JsonPull::skip_ws_run() {
       return;
     }
   }
-}
-
-void JsonPull::fail(const char* at, const std::string& what) const {
-  throw JsonSyntaxError(line_, static_cast<long>(offset(at) - line_begin_ + 1), what);
-}
-
-void JsonPull::fail_too_deep() const {
-  fail(p_,
-       fmt::format("nested deeper than {} levels (the most any JSON schedlab reads may nest)", util::kMaxJsonDepth));
-}
-
-void JsonPull::fail_too_long() const {
-  fail(tok_, fmt::format("a string or number longer than {} MiB ({} bytes), the most a token of input may hold",
-                         util::kMaxLineBytes >> 20, util::kMaxLineBytes));
 }
 
 void JsonPull::fail_found(const std::string& expected) const {

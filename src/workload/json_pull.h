@@ -57,6 +57,9 @@ class JsonPull {
   };
 
   static constexpr std::size_t kBlockBytes = 1 << 20;
+  // Zeroed bytes after the buffer's '\0' sentinel: the string scanner loads 16 bytes at a time
+  // and may read that far past it (never input, but defined).
+  static constexpr std::size_t kScanPadding = 16;
 
   // Reads a file, gzip or plain (util/file_bytes.h). Throws InputError when it cannot be opened,
   // ReadError (util/line_reader.h) when it cannot be read.
@@ -116,6 +119,8 @@ class JsonPull {
 
   void skip_container();
   bool refill(const char* keep);
+  // `bytes` for input and the sentinel, then kScanPadding zeroed bytes.
+  static std::unique_ptr<char[]> allocate_buffer(std::size_t bytes);
   std::size_t read_block(char* into, std::size_t bytes);
   std::int64_t offset(const char* p) const { return base_ + (p - buf_.get()); }
   void new_line(const char* begin) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "sched/gavel/finish_time_crash.h"
 #include "sched/gavel/finish_time_iteration.h"
 #include "solver/lp_solver.h"
 
@@ -74,10 +75,10 @@ FinishTimeResult iterate_finish_time(const ThroughputMatrix& m, const FinishTime
 
   solver::LpSolver& s = p.s;
   std::vector<std::pair<std::size_t, double>> column(n);
+  std::vector<double> need(n);
   // Sets the program up for `at` and returns L.
   auto aim = [&](double at) {
     double cap = solver::kInfinity;
-    std::vector<double> need(n);
     for (std::size_t i = 0; i < n; ++i) {
       need[i] = m.jobs[i].remaining_work / (at * isolated_finish[i] - m.jobs[i].elapsed_s);
       cap = std::min(cap, best[i] / need[i]);
@@ -98,9 +99,11 @@ FinishTimeResult iterate_finish_time(const ThroughputMatrix& m, const FinishTime
   for (int step = 0; upper - lower > options.tolerance * upper; ++step) {
     if (step == kMaxSteps) throw std::runtime_error("finish-time fairness: the iteration did not converge");
     const double cap = aim(rho);
+    if (step == 0 && p.cold && options.crash) crash_finish_time(m, p, need, cap);
     s.set_variable_bounds(p.s_var, 0, cap);
     const solver::LpResult r = s.solve(solver::SolveOptions{solver::Method::dual, false});
     ++out.lp_solves;
+    out.pivots += r.pivots;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);
     const double lambda = cap - r.objective;
     const double before = upper;
@@ -133,6 +136,7 @@ FinishTimeResult iterate_finish_time(const ThroughputMatrix& m, const FinishTime
       }
     const solver::LpResult r = s.solve();
     ++out.lp_solves;
+    out.pivots += r.pivots;
     if (r.status != solver::LpStatus::optimal) solve_failed(r);
     best_found = read_allocation(m, p.vars, r.x);
     // Back to the iteration's program, for a caller who keeps it.
@@ -168,7 +172,7 @@ FinishTimeResult finish_time_fairness(const ThroughputMatrix& m, const FinishTim
     job_row[i] = lp.add_row(std::move(row), 0, solver::kInfinity);
   }
   solver::LpSolver s(lp);
-  return iterate_finish_time(m, options, FinishTimeProgramView{s, vars, job_row, s_var});
+  return iterate_finish_time(m, options, FinishTimeProgramView{s, vars, job_row, s_var, true});
 }
 
 }  // namespace schedlab::sched::gavel

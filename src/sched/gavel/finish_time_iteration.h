@@ -18,6 +18,7 @@ struct FinishTimeProgramView {
   const AllocationVariables& vars;          // jobs x types of the matrix (kNone: cannot run)
   const std::vector<std::size_t>& job_row;  // per job of the matrix
   std::size_t s_var;
+  bool cold = false;  // the basis is the all-slack one: the first program starts from a crash
 };
 
 // Runs the iteration from the program's current basis; leaves it as the iteration's program

@@ -42,6 +42,7 @@ void FinishTimeProgram::build(const ThroughputMatrix& m, std::size_t capacity) {
   free_.clear();
   for (std::size_t slot = capacity; slot-- > 0;) free_.push_back(slot);
   ++rebuilds_;
+  cold_ = true;
 }
 
 void FinishTimeProgram::load(std::size_t slot, const GavelJob& job, const ThroughputMatrix& m) {
@@ -93,6 +94,8 @@ FinishTimeResult FinishTimeProgram::solve(const ThroughputMatrix& m, const std::
   if (freed) std::sort(free_.begin(), free_.end(), std::greater<>());  // the lowest slot is taken first
   AllocationVariables vars;
   vars.index.assign(n * types, AllocationVariables::kNone);
+  vars.fit_row.resize(n);
+  vars.type_row = type_row_;
   std::vector<std::size_t> job_row(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto [it, fresh] = slot_of_.try_emplace(keys[i], 0);
@@ -103,11 +106,14 @@ FinishTimeResult FinishTimeProgram::solve(const ThroughputMatrix& m, const std::
     }
     const std::size_t slot = it->second;
     job_row[i] = job_row_[slot];
+    vars.fit_row[i] = fit_row_[slot];
     for (std::size_t k = 0; k < types; ++k)
       if (m.jobs[i].throughput[k] > 0 && m.types[k].count >= m.jobs[i].scale_factor)
         vars.index[i * types + k] = var(slot, k);
   }
-  return iterate_finish_time(m, options, FinishTimeProgramView{*lp_, vars, job_row, s_var_});
+  const bool cold = cold_;
+  cold_ = false;
+  return iterate_finish_time(m, options, FinishTimeProgramView{*lp_, vars, job_row, s_var_, cold});
 }
 
 }  // namespace schedlab::sched::gavel

@@ -52,6 +52,7 @@ class FinishTimeProgram {
   std::map<std::uint64_t, std::size_t> slot_of_;
   std::vector<std::size_t> free_;  // free slots, the lowest last (taken first)
   std::uint64_t rebuilds_ = 0;
+  bool cold_ = false;  // built since the last solve: its basis is the all-slack one
 };
 
 }  // namespace schedlab::sched::gavel

@@ -22,10 +22,10 @@ AllocationVariables add_allocation(const ThroughputMatrix& m, solver::LinearProg
       const double gpus = static_cast<double>(j.scale_factor) * (copies.empty() ? 1 : copies[i]);
       per_type[k].push_back({var, gpus});
     }
-    lp.add_row(std::move(row), -solver::kInfinity, 1);
+    v.fit_row.push_back(lp.add_row(std::move(row), -solver::kInfinity, 1));
   }
   for (std::size_t k = 0; k < types; ++k)
-    lp.add_row(std::move(per_type[k]), -solver::kInfinity, static_cast<double>(m.types[k].count));
+    v.type_row.push_back(lp.add_row(std::move(per_type[k]), -solver::kInfinity, static_cast<double>(m.types[k].count)));
   return v;
 }
 

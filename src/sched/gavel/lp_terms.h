@@ -14,7 +14,9 @@ namespace schedlab::sched::gavel {
 
 struct AllocationVariables {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> index;  // jobs x types, row-major: the LP variable or kNone
+  std::vector<std::size_t> index;     // jobs x types, row-major: the LP variable or kNone
+  std::vector<std::size_t> fit_row;   // per job: its fractions sum to at most 1
+  std::vector<std::size_t> type_row;  // per type: its GPUs are not overcommitted
 };
 
 // Adds the variables (bounds [0, 1], objective 0) and the fit rows to `lp`. `copies[i]`, when
