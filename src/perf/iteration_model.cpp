@@ -57,6 +57,9 @@ IterationBreakdown iteration_time(const TrainingModel& model, const GangShape& s
       b.gpu = catalog.model(id).name;
     }
   }
+  // GPUs of one host share its CPUs, PCIe root and memory: the most crowded host sets the pace.
+  if (model.host_gpu_slowdown > 0 && shape.max_host_gpus > 1)
+    b.per_gpu_samples_per_s /= 1 + model.host_gpu_slowdown * (shape.max_host_gpus - 1);
   b.compute_us = model.batch / b.per_gpu_samples_per_s * 1e6;
 
   const double S = model.gradient_bytes();

@@ -71,7 +71,7 @@ struct CommPhase {
 
 struct IterationBreakdown {
   std::string gpu;          // the slowest GPU model, which sets the pace
-  double per_gpu_samples_per_s = 0;
+  double per_gpu_samples_per_s = 0;  // on the slowest GPU, after the model's host_gpu_slowdown
   double compute_us = 0;
   std::vector<CommPhase> phases;
   double comm_us = 0;

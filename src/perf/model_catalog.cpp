@@ -99,7 +99,7 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
     util::require_map(n, mat);
     util::check_keys(n,
                      {"name", "description", "params", "batch", "dtype", "grad_dtype", "flops_per_sample", "efficiency",
-                      "samples_per_s", "checkpoint", "statistical_efficiency"},
+                      "samples_per_s", "checkpoint", "statistical_efficiency", "host_gpu_slowdown"},
                      mat);
     TrainingModel m;
     m.line = util::line_of(n);
@@ -143,6 +143,8 @@ ModelCatalog read_catalog(const YAML::Node& root, const std::string& file) {
       if (!root["checkpoint_storage"])
         util::fail(c, ckat, "needs checkpoint_storage: {write_gb_s, read_gb_s} at the top of the catalog");
     }
+    if (n["host_gpu_slowdown"])
+      m.host_gpu_slowdown = util::get_real_in(n["host_gpu_slowdown"], mat / "host_gpu_slowdown", 0, 1);
     if (const auto& e = n["statistical_efficiency"]) m.stat_eff = read_stat_eff(e, mat / "statistical_efficiency");
     models.push_back(std::move(m));
   }

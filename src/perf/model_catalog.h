@@ -36,6 +36,11 @@ struct TrainingModel {
   // no checkpoint figures) and the checkpoint's bytes per parameter (weights + optimizer state).
   double ckpt_interval_s = -1;
   double ckpt_bytes_per_param = 0;
+  // Compute slowdown from sharing a host (`host_gpu_slowdown`, fraction per further GPU): each GPU
+  // of the gang computes 1 + s x (g - 1) times slower, g = the gang's most GPUs on one host (the
+  // slowest rank sets the pace). It stands for what the GPUs of a host share: CPU cores feeding the
+  // data loaders, the PCIe root complex, host memory bandwidth. 0 (default) = no such cost.
+  double host_gpu_slowdown = 0;
   // Pollux's statistical efficiency (`statistical_efficiency:`); none = throughput only.
   StatisticalEfficiency stat_eff;
   long line = 0;

@@ -152,3 +152,32 @@ TEST_CASE("Perf.ModelCatalog.shipped_file_and_errors") {
       load_model_catalog_text("models:\n  - {name: a, params: -1, samples_per_s: {V100: 1}}\n", "m.yaml"),
       doctest::Contains("params"), util::InputError);
 }
+
+TEST_CASE("Perf.IterationModel.host_gpu_slowdown") {
+  // toy at 0.1 per further GPU of the busiest host: compute 100 ms x (1 + 0.1 (g - 1)).
+  static const ModelCatalog c = load_model_catalog_text(std::string(kToy) + "    host_gpu_slowdown: 0.1\n", "toy.yaml");
+  const TrainingModel& m = c.models()[0];
+  REQUIRE(m.host_gpu_slowdown == doctest::Approx(0.1));
+  auto profile = datasheet_profile();
+  struct Row {
+    std::vector<int> host_gpus;
+    double compute_us;
+  };
+  // The busiest host sets the pace; one GPU per host, or one GPU, pays nothing.
+  const Row rows[] = {{{1}, 100000.0},    {{2}, 110000.0},         {{4}, 130000.0},
+                      {{1, 1, 1, 1}, 100000.0}, {{2, 2}, 110000.0}, {{4, 1}, 130000.0}};
+  for (const auto& r : rows) {
+    std::vector<ShapeHost> hosts;
+    for (int g : r.host_gpus) hosts.push_back({id("V100"), g, 10.0, 0});
+    auto shape = make_gang_shape(hosts, gpus(), profile, {});
+    auto b = iteration_time(m, shape, {}, gpus(), profile);
+    CHECK_MESSAGE(b.compute_us == doctest::Approx(r.compute_us), r.host_gpus.size(), " hosts, first ", r.host_gpus[0]);
+    CHECK(b.per_gpu_samples_per_s == doctest::Approx(10 / (r.compute_us * 1e-6)));
+    // The same gang of a model without the key: the plain compute.
+    CHECK(iteration_time(toy(), shape, {}, gpus(), profile).compute_us == doctest::Approx(100000.0));
+  }
+  // Out of [0, 1] or not a number: file:line: field.
+  for (const char* bad : {"-0.1", "1.5", "fast"})
+    CHECK_THROWS_WITH_AS(load_model_catalog_text(std::string(kToy) + "    host_gpu_slowdown: " + bad + "\n", "m.yaml"),
+                         doctest::Contains("m.yaml:7: models[0].host_gpu_slowdown: "), util::InputError);
+}

@@ -35,3 +35,6 @@ if [ "$rc" -eq 2 ] && grep -qF "schedlab: error: --gpus: 64..8 is upside down (w
 else
   fail model_curve_upside_down "exit $rc"
 fi
+# A model's host_gpu_slowdown (docs/perf-model.md) outside [0, 1]: refused at its line.
+bad_input models_bad_host_slowdown "$FIX/models_bad_host_slowdown.yaml:6: models[0].host_gpu_slowdown: 1.5 is out of range" \
+  run "$FIX/base.yaml" --set perf.model=placement --set perf.models=models_bad_host_slowdown.yaml

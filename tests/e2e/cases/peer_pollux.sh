@@ -47,12 +47,13 @@ else
     "$TMP/pollux/rigid.csv" "$TMP/pollux/elastic.csv" "$TMP/pollux-out/tiresias/jobs.csv" "$TMP/pollux-out/optimus/jobs.csv" \
     "$TMP/pollux-out/pollux/jobs.csv" 2>/dev/null)
   read -r n_rigid n_elastic done_t done_o done_p jct_t jct_o jct_p <<<"$figures"
-  # docs/elastic.md's table: tiresias 3,388 s, optimus 5,402 s, pollux 2,044 s (peer: 3,470 s,
-  # 5,302 s and 2,446 s), and the peer's ranking pollux < tiresias < optimus.
+  # docs/elastic.md's table: tiresias 3,388 s, optimus 5,402 s, pollux 2,312 s (peer: 3,470 s,
+  # 5,302 s and 2,446 s), and the peer's ranking pollux < tiresias < optimus. (pollux was 2,044 s
+  # before the converter fitted the step times the peer charges, with host_gpu_slowdown.)
   if [ "$conv_rc" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$n_rigid" = 160 ] && [ "$n_elastic" = 160 ] &&
     [ "$done_t" = 160 ] && [ "$done_o" = 160 ] && [ "$done_p" = 160 ] && [ "$jct_p" -lt "$jct_t" ] && [ "$jct_t" -lt "$jct_o" ] &&
     awk -v t="$jct_t" -v o="$jct_o" -v p="$jct_p" \
-      'BEGIN { exit !(t > 3354 && t < 3422 && o > 5348 && o < 5457 && p > 2024 && p < 2064) }'; then
+      'BEGIN { exit !(t > 3354 && t < 3422 && o > 5348 && o < 5457 && p > 2289 && p < 2335) }'; then
     pass peer_pollux_workload6
   else
     fail peer_pollux_workload6 "converter exit $conv_rc, schedlab exit $rc; jobs $figures; $(tail -2 "$TMP/pollux.log")"
