@@ -221,8 +221,12 @@ class PlacementModel final : public PerfModel {
       if (std::find(r.host_ids.begin(), r.host_ids.end(), t.host) == r.host_ids.end()) r.host_ids.push_back(t.host);
     r.racks = placement_racks(placement, topo);
     // A one-host run shares no link: its speed is fixed now, and nobody else's changes.
-    if (r.host_ids.size() < 2) fresh_.push_back(run);
-    else dirty_ = true;
+    if (r.host_ids.size() < 2) {
+      fresh_.push_back(run);
+    } else {
+      r.gang = gang_hosts(r.hosts, topo.catalog());  // priced again at each move of its fair share
+      dirty_ = true;
+    }
     runs_[run] = std::move(r);
   }
 
@@ -299,12 +303,12 @@ class PlacementModel final : public PerfModel {
       // The same fair rate gives the same speed: skip the iteration-time model.
       if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
       r.rate = x;
-      auto& hosts = hosts_;
-      hosts.assign(r.hosts.begin(), r.hosts.end());
-      for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
-      double speed =
-          checked_speed(r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo),
-                        *r.model, r.job_line, r.job_gpus);
+      // Its hosts' NICs capped at x, and x across racks, as iteration_us would price them; the
+      // shape and breakdown reuse their storage.
+      const double cross = x > 0 ? x : std::numeric_limits<double>::infinity();
+      gang_shape_at(r.gang, s_.profile, CrossRackRate{cross, LinkTier::rack}, x, shape_);
+      iteration_time(*r.model, shape_, s_.comm, topo.catalog(), s_.profile, breakdown_);
+      double speed = checked_speed(r.reference_us / breakdown_.iteration_us, *r.model, r.job_line, r.job_gpus);
       if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
       r.speed = speed;
       out.emplace_back(flow_run[i].first, speed);
@@ -347,7 +351,8 @@ class PlacementModel final : public PerfModel {
   // report_shared's working storage (each flow's links too), reused from call to call.
   std::vector<double> capacity_;
   std::vector<FairFlow> flows_;
-  std::vector<ShapeHost> hosts_;
+  GangShape shape_;
+  IterationBreakdown breakdown_;
 
   struct Run {
     std::uint32_t job_line = 0;  // for messages
@@ -357,6 +362,7 @@ class PlacementModel final : public PerfModel {
     std::vector<ShapeHost> hosts;
     std::vector<cluster::HostId> host_ids;
     std::vector<cluster::RackId> racks;
+    GangHosts gang;    // what the shape reads of its hosts (multi-host runs)
     double speed = 0;  // last reported; 0 = never
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
     bool cpu_only = false;  // a job without GPUs: speed 1
