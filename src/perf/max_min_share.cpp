@@ -46,16 +46,16 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
   on.resize(first[n_links]);
   at.assign(first.begin(), first.end() - 1);
   // A link's weight is summed as its entries are laid down, in flow order, as sum_weight sums them.
+  // Whole weights (a ring crosses a link a whole number of times) add up exactly in any order:
+  // then a frozen flow's weights are taken off its links instead of summing them again.
   weight.assign(n_links, 0.0);
+  bool whole = on.size() < (std::size_t{1} << 20);
   for (std::size_t f = 0; f < n_flows; ++f)
     for (const auto& [l, w] : flows[f].links) {
       on[at[l]++] = {static_cast<std::uint32_t>(f), w};
       weight[l] += w;
+      whole = whole && (w == 1.0 || (w == std::floor(w) && std::abs(w) <= 4294967296.0));
     }
-  // Whole weights (a ring crosses a link a whole number of times) add up exactly in any order:
-  // then a frozen flow's weights are taken off its links instead of summing them again.
-  bool whole = on.size() < (std::size_t{1} << 20);
-  for (const auto& e : on) whole = whole && e.second == std::floor(e.second) && std::abs(e.second) <= 4294967296.0;
   live.assign(n_flows, 1);
   auto sum_weight = [&](std::size_t l) {
     double s = 0.0;
@@ -87,9 +87,26 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
   mark.assign(n_links, 0);
   double level = 0.0;
   next_cap();
-  // The largest common increment: the nearest cap, or the link that fills first.
-  double step = least_cap - level;
-  for (auto l : loaded) step = std::min(step, left[l] / weight[l]);
+  // The largest common increment: the nearest cap, or the link that fills first; the links no
+  // unfrozen flow crosses any more are dropped on the way (order kept). A link whose room is
+  // surely above next x weight has a ratio, correctly rounded, of at least next, which leaves
+  // the minimum as it is: its division is skipped. (fl(next w)(1 + 2^-50), rounded, exceeds the
+  // exact next w by more than the two roundings can take off; p is a normal number.)
+  auto least_step = [&] {
+    double next = least_cap - level;
+    std::size_t kept = 0;
+    for (auto l : loaded) {
+      const double w = weight[l];
+      if (!(w > 0)) continue;
+      loaded[kept++] = l;
+      const double p = next * w;
+      if (p >= 0x1p-1000 && left[l] > p * (1 + 0x1p-50)) continue;
+      next = std::min(next, left[l] / w);
+    }
+    loaded.resize(kept);
+    return next;
+  };
+  double step = least_step();
   while (n_live > 0) {
     step = std::max(step, 0.0);
     level += step;
@@ -119,15 +136,7 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity, const std
       for (auto l : touched) mark[l] = 0, sum_weight(l);
     }
     next_cap();
-    // The links still loaded, in the same order, and the next round's step.
-    step = least_cap - level;
-    std::size_t kept = 0;
-    for (auto l : loaded)
-      if (weight[l] > 0) {
-        loaded[kept++] = l;
-        step = std::min(step, left[l] / weight[l]);
-      }
-    loaded.resize(kept);
+    step = least_step();
   }
   for (std::size_t f = 0; f < n_flows; ++f)
     if (live[f]) rate[f] = level;
