@@ -69,7 +69,8 @@ void iteration_time(const TrainingModel& model, const GangShape& shape, const Co
     double t = gpu_throughput(model, catalog.model(id), catalog, profile);
     if (b.per_gpu_samples_per_s < 0 || t < b.per_gpu_samples_per_s) {
       b.per_gpu_samples_per_s = t;
-      b.gpu = catalog.model(id).name;
+      const std::string& name = catalog.model(id).name;
+      if (b.gpu != name) b.gpu = name;  // a reused breakdown mostly has it already
     }
   }
   b.compute_us = model.batch / b.per_gpu_samples_per_s * 1e6;
