@@ -14,12 +14,14 @@ bool is_nvlink(const cluster::GpuModel& m) { return m.intra_link.rfind("nvlink",
 GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog,
                           const CalibrationProfile& profile, const CrossRackRate& cross_rack) {
   GangShape s;
-  s.hosts = static_cast<int>(hosts.size());
-  s.gpus = 0;
-  s.min_host_gpus = std::numeric_limits<int>::max();
-  s.max_host_gpus = 0;
-  // The racks met so far: a gang spans few, and this runs at every change of a shared link's
-  // rate, so the usual case takes no allocation.
+  gang_shape_at(gang_hosts(hosts, catalog), profile, cross_rack, std::numeric_limits<double>::infinity(), s);
+  return s;
+}
+
+GangHosts gang_hosts(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog) {
+  GangHosts g;
+  g.hosts = static_cast<int>(hosts.size());
+  // The racks met so far: a gang spans few, so the usual case takes no allocation.
   cluster::RackId few_racks[16];
   std::size_t rack_count = 0;
   std::vector<cluster::RackId> more_racks;
@@ -34,39 +36,48 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
       more_racks.push_back(r);
     ++rack_count;
   };
-  double line = std::numeric_limits<double>::infinity();
-  bool all_nvlink = true;
-  double intra_cap = std::numeric_limits<double>::infinity();
-  // The catalog's achieved figures, when every model of the gang has one (the slowest counts).
-  double intra_busbw = std::numeric_limits<double>::infinity(), nic_busbw = intra_busbw;
-  bool all_intra_busbw = true, all_nic_busbw = true;
   for (const auto& h : hosts) {
-    s.gpus += h.gpus;
-    s.min_host_gpus = std::min(s.min_host_gpus, h.gpus);
-    s.max_host_gpus = std::max(s.max_host_gpus, h.gpus);
-    if (std::find(s.gpu_models.begin(), s.gpu_models.end(), h.model) == s.gpu_models.end())
-      s.gpu_models.push_back(h.model);
+    g.gpus += h.gpus;
+    g.min_host_gpus = std::min(g.min_host_gpus, h.gpus);
+    g.max_host_gpus = std::max(g.max_host_gpus, h.gpus);
+    if (std::find(g.gpu_models.begin(), g.gpu_models.end(), h.model) == g.gpu_models.end())
+      g.gpu_models.push_back(h.model);
     meet_rack(h.rack);
-    line = std::min(line, h.nic_gbps);
+    g.line = std::min(g.line, h.nic_gbps);
     const auto& m = catalog.model(h.model);
-    all_nvlink = all_nvlink && is_nvlink(m);
-    intra_cap = std::min(intra_cap, is_nvlink(m) ? m.intra_gbps : m.intra_gbps / 2);
-    all_intra_busbw = all_intra_busbw && m.intra_busbw_gbps > 0;
-    all_nic_busbw = all_nic_busbw && m.nic_busbw_gbps > 0;
-    intra_busbw = std::min(intra_busbw, m.intra_busbw_gbps);
-    nic_busbw = std::min(nic_busbw, m.nic_busbw_gbps);
+    g.all_nvlink = g.all_nvlink && is_nvlink(m);
+    g.intra_cap = std::min(g.intra_cap, is_nvlink(m) ? m.intra_gbps : m.intra_gbps / 2);
+    g.all_intra_busbw = g.all_intra_busbw && m.intra_busbw_gbps > 0;
+    g.all_nic_busbw = g.all_nic_busbw && m.nic_busbw_gbps > 0;
+    g.intra_busbw = std::min(g.intra_busbw, m.intra_busbw_gbps);
+    g.nic_busbw = std::min(g.nic_busbw, m.nic_busbw_gbps);
   }
-  s.racks = static_cast<int>(rack_count);
-  std::sort(s.gpu_models.begin(), s.gpu_models.end());
+  g.racks = static_cast<int>(rack_count);
+  std::sort(g.gpu_models.begin(), g.gpu_models.end());
+  return g;
+}
 
-  s.intra_tier = all_nvlink ? LinkTier::nvlink : LinkTier::pcie;
+void gang_shape_at(const GangHosts& g, const CalibrationProfile& profile, const CrossRackRate& cross_rack,
+                   double nic_cap, GangShape& s) {
+  s.hosts = g.hosts;
+  s.gpus = g.gpus;
+  s.min_host_gpus = g.min_host_gpus;
+  s.max_host_gpus = g.max_host_gpus;
+  s.gpu_models.assign(g.gpu_models.begin(), g.gpu_models.end());
+  s.racks = g.racks;
+  // With no host there is no NIC to cap.
+  double line = g.hosts > 0 ? std::min(g.line, nic_cap) : g.line;
+  const bool any_host = g.hosts > 0;
+
+  s.intra_tier = g.all_nvlink ? LinkTier::nvlink : LinkTier::pcie;
   s.intra = profile.tier(s.intra_tier);
-  if (s.intra.datasheet && all_intra_busbw && !hosts.empty()) {
-    s.intra.beta_gbps = intra_busbw;
+  s.intra_beta_from = BetaSource::profile;
+  if (s.intra.datasheet && g.all_intra_busbw && any_host) {
+    s.intra.beta_gbps = g.intra_busbw;
     s.intra_beta_from = BetaSource::catalog;
   }
-  if (intra_cap > 0 && intra_cap < s.intra.beta_gbps) {
-    s.intra.beta_gbps = intra_cap;
+  if (g.intra_cap > 0 && g.intra_cap < s.intra.beta_gbps) {
+    s.intra.beta_gbps = g.intra_cap;
     s.intra_beta_from = BetaSource::link_cap;
   }
 
@@ -79,8 +90,9 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
     s.inter_tier = LinkTier::rack;
   }
   s.inter = profile.tier(s.inter_tier);
-  if (s.inter.datasheet && all_nic_busbw && !hosts.empty()) {
-    s.inter.beta_gbps = nic_busbw;
+  s.inter_beta_from = BetaSource::profile;
+  if (s.inter.datasheet && g.all_nic_busbw && any_host) {
+    s.inter.beta_gbps = g.nic_busbw;
     s.inter_beta_from = BetaSource::catalog;
   }
   if (s.hosts > 1) {
@@ -93,11 +105,8 @@ GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::Gp
       s.inter.beta_gbps = s.intra.beta_gbps;
       s.inter_beta_from = BetaSource::intra;
     }
-    s.host_line_gbps = line;
-  } else {
-    s.host_line_gbps = line;
   }
-  return s;
+  s.host_line_gbps = line;
 }
 
 std::vector<ShapeHost> shape_hosts(const cluster::Placement& placement, const cluster::Topology& topo) {

@@ -2,6 +2,7 @@
 // model prices: which tiers the gang crosses and their effective α-β, capped by the cluster.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "cluster/placement.h"
@@ -36,6 +37,29 @@ struct CrossRackRate {
 // intra β.
 GangShape make_gang_shape(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog,
                           const CalibrationProfile& profile, const CrossRackRate& cross_rack);
+
+// make_gang_shape in two halves, for a gang priced again and again as its share of the links
+// moves (the placement model's shared links): what it reads of the hosts, whatever the rates,
+// once; then the shape at given rates, into storage reused from call to call.
+struct GangHosts {
+  int gpus = 0;
+  int hosts = 0;
+  int racks = 0;
+  int min_host_gpus = std::numeric_limits<int>::max();
+  int max_host_gpus = 0;
+  std::vector<cluster::ModelId> gpu_models;  // distinct, increasing
+  double line = std::numeric_limits<double>::infinity();  // the least NIC
+  bool all_nvlink = true;
+  double intra_cap = std::numeric_limits<double>::infinity();
+  // The catalog's achieved figures: the least over the models, and whether every model has one.
+  double intra_busbw = std::numeric_limits<double>::infinity(), nic_busbw = intra_busbw;
+  bool all_intra_busbw = true, all_nic_busbw = true;
+};
+GangHosts gang_hosts(const std::vector<ShapeHost>& hosts, const cluster::GpuCatalog& catalog);
+// The shape of those hosts with every NIC capped at `nic_cap` (the same as make_gang_shape over
+// hosts whose nic_gbps is min(nic_gbps, nic_cap): the least NIC is then min(line, nic_cap)).
+void gang_shape_at(const GangHosts& gang, const CalibrationProfile& profile, const CrossRackRate& cross_rack,
+                   double nic_cap, GangShape& out);
 
 // The hosts of a placement, in first-appearance order (GPUs summed per host; a share counts 1).
 std::vector<ShapeHost> shape_hosts(const cluster::Placement& placement, const cluster::Topology& topo);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <utility>
 
 #include "perf/collective_cost.h"
 
@@ -46,15 +47,30 @@ CommPhase fused(std::string name, LinkTier tier, int ranks, double total_bytes, 
 
 IterationBreakdown iteration_time(const TrainingModel& model, const GangShape& shape, const CommSettings& settings,
                                   const cluster::GpuCatalog& catalog, const CalibrationProfile& profile) {
-  assert(!shape.gpu_models.empty());
   IterationBreakdown b;
+  iteration_time(model, shape, settings, catalog, profile, b);
+  return b;
+}
+
+void iteration_time(const TrainingModel& model, const GangShape& shape, const CommSettings& settings,
+                    const cluster::GpuCatalog& catalog, const CalibrationProfile& profile, IterationBreakdown& b) {
+  assert(!shape.gpu_models.empty());
+  {  // A fresh breakdown, keeping only the storage of its phases and name.
+    auto phases = std::move(b.phases);
+    auto gpu = std::move(b.gpu);
+    phases.clear();
+    b = IterationBreakdown{};
+    b.phases = std::move(phases);
+    b.gpu = std::move(gpu);
+  }
   // Synchronous data parallelism: every step waits for the slowest GPU.
   b.per_gpu_samples_per_s = -1;
   for (cluster::ModelId id : shape.gpu_models) {
     double t = gpu_throughput(model, catalog.model(id), catalog, profile);
     if (b.per_gpu_samples_per_s < 0 || t < b.per_gpu_samples_per_s) {
       b.per_gpu_samples_per_s = t;
-      b.gpu = catalog.model(id).name;
+      const std::string& name = catalog.model(id).name;
+      if (b.gpu != name) b.gpu = name;  // a reused breakdown mostly has it already
     }
   }
   // GPUs of one host share its CPUs, PCIe root and memory: the most crowded host sets the pace.
@@ -136,7 +152,6 @@ IterationBreakdown iteration_time(const TrainingModel& model, const GangShape& s
   b.hidden_us = std::min(b.comm_us, std::clamp(settings.overlap, 0.0, 1.0) * b.compute_us);
   b.iteration_us = b.compute_us + b.comm_us - b.hidden_us;
   b.samples_per_s = n * model.batch / (b.iteration_us * 1e-6);
-  return b;
 }
 
 }  // namespace schedlab::perf

@@ -83,5 +83,9 @@ struct IterationBreakdown {
 
 IterationBreakdown iteration_time(const TrainingModel& model, const GangShape& shape, const CommSettings& settings,
                                   const cluster::GpuCatalog& catalog, const CalibrationProfile& profile);
+// The same into `out`, its storage (phases, names) reused: for a gang priced again at every
+// move of its share of the links.
+void iteration_time(const TrainingModel& model, const GangShape& shape, const CommSettings& settings,
+                    const cluster::GpuCatalog& catalog, const CalibrationProfile& profile, IterationBreakdown& out);
 
 }  // namespace schedlab::perf

@@ -204,6 +204,7 @@ class PlacementModel final : public PerfModel {
   void run_started(std::uint64_t run, const workload::JobSpec& job, const cluster::Placement& placement,
                    const cluster::Topology& topo) override {
     topo_ = &topo;
+    forget_flow(run);  // a run id started again replaces the run
     Run r;
     if (!job.needs_gpu()) {
       // A CPU job runs as traced and shares no link.
@@ -221,26 +222,50 @@ class PlacementModel final : public PerfModel {
       if (std::find(r.host_ids.begin(), r.host_ids.end(), t.host) == r.host_ids.end()) r.host_ids.push_back(t.host);
     r.racks = placement_racks(placement, topo);
     // A one-host run shares no link: its speed is fixed now, and nobody else's changes.
-    if (r.host_ids.size() < 2) fresh_.push_back(run);
-    else dirty_ = true;
-    runs_[run] = std::move(r);
+    if (r.host_ids.size() < 2) {
+      fresh_.push_back(run);
+      runs_[run] = std::move(r);
+      return;
+    }
+    r.gang = gang_hosts(r.hosts, topo.catalog());  // priced again at each move of its fair share
+    dirty_ = true;
+    Run& kept = runs_[run] = std::move(r);
+    // Its flow, in run-id order among the others: links racks' uplinks [0, R), the spine R,
+    // host NICs R+1+h.
+    const std::size_t R = topo.racks().size();
+    FairFlow f;
+    f.cap = std::numeric_limits<double>::infinity();
+    for (const auto& h : kept.hosts) f.cap = std::min(f.cap, h.nic_gbps);
+    for (cluster::HostId h : kept.host_ids) f.links.emplace_back(static_cast<std::uint32_t>(R + 1 + h), 1.0);
+    if (kept.racks.size() > 1) {
+      for (cluster::RackId k : kept.racks) f.links.emplace_back(k, 1.0);
+      if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(kept.racks.size()));
+    }
+    const auto at = flow_at(run);
+    flows_.insert(flows_.begin() + (at - flow_runs_.begin()), std::move(f));
+    flow_runs_.insert(at, {run, &kept});
   }
 
   void run_ended(std::uint64_t run) override {
     auto it = runs_.find(run);
     if (it == runs_.end()) return;
     if (it->second.host_ids.size() > 1) dirty_ = true;
+    forget_flow(run);
     runs_.erase(it);
   }
 
   void take_speed_changes(std::vector<std::pair<std::uint64_t, double>>& out) override {
     if (!topo_) return;
-    const std::size_t first = out.size();
+    // Changes are reported in run-id order (a deterministic order for the executor): the fresh
+    // runs' sorted, the shared ones' come in run-id order, and a run is one or the other, so a
+    // merge gives what sorting them all would.
+    const auto first = static_cast<std::ptrdiff_t>(out.size());
     report_fresh(out);
+    const auto mid = static_cast<std::ptrdiff_t>(out.size());
+    std::sort(out.begin() + first, out.begin() + mid);
     if (dirty_) report_shared(out);
     dirty_ = false;
-    // Changes are reported in run-id order (a deterministic order for the executor).
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    std::inplace_merge(out.begin() + first, out.begin() + mid, out.end());
   }
 
  private:
@@ -265,33 +290,16 @@ class PlacementModel final : public PerfModel {
   // Multi-host runs share NICs, rack uplinks and the spine max-min fairly.
   void report_shared(std::vector<std::pair<std::uint64_t, double>>& out) {
     const auto& topo = *topo_;
-    // Links: racks' uplinks [0, R), the spine R, host NICs R+1+h. Only multi-host runs share.
+    // Links: racks' uplinks [0, R), the spine R, host NICs R+1+h. Only multi-host runs share;
+    // their flows are kept from their starts, in run-id order.
     const std::size_t R = topo.racks().size();
-    // The vectors are members, their storage (each flow's links too) reused from call to call.
     auto& capacity = capacity_;
     capacity.assign(R + 1 + topo.hosts().size(), 0.0);
     for (std::size_t r = 0; r < R; ++r) capacity[r] = topo.rack(static_cast<cluster::RackId>(r)).uplink_gbps;
     capacity[R] = topo.spine_gbps();
     for (std::size_t h = 0; h < topo.hosts().size(); ++h) capacity[R + 1 + h] = topo.hosts()[h].nic_gbps;
-    auto& flows = flows_;
-    auto& flow_run = flow_runs_;
-    flow_run.clear();
-    std::size_t n = 0;
-    for (auto& [id, r] : runs_) {  // run-id order
-      if (r.host_ids.size() < 2) continue;
-      if (n == flows.size()) flows.emplace_back();
-      FairFlow& f = flows[n++];
-      f.links.clear();
-      f.cap = std::numeric_limits<double>::infinity();
-      for (const auto& h : r.hosts) f.cap = std::min(f.cap, h.nic_gbps);
-      for (cluster::HostId h : r.host_ids) f.links.emplace_back(static_cast<std::uint32_t>(R + 1 + h), 1.0);
-      if (r.racks.size() > 1) {
-        for (cluster::RackId k : r.racks) f.links.emplace_back(k, 1.0);
-        if (topo.spine_gbps() > 0) f.links.emplace_back(static_cast<std::uint32_t>(R), static_cast<double>(r.racks.size()));
-      }
-      flow_run.emplace_back(id, &r);
-    }
-    flows.resize(n);
+    const auto& flows = flows_;
+    const auto& flow_run = flow_runs_;
     auto rates = max_min_rates(capacity, flows);
     for (std::size_t i = 0; i < flow_run.size(); ++i) {
       Run& r = *flow_run[i].second;
@@ -299,12 +307,12 @@ class PlacementModel final : public PerfModel {
       // The same fair rate gives the same speed: skip the iteration-time model.
       if (r.speed > 0 && std::abs(x - r.rate) <= 1e-12 * std::max(1.0, std::abs(r.rate))) continue;
       r.rate = x;
-      auto& hosts = hosts_;
-      hosts.assign(r.hosts.begin(), r.hosts.end());
-      for (auto& h : hosts) h.nic_gbps = std::min(h.nic_gbps, x);
-      double speed =
-          checked_speed(r.reference_us / iteration_us(*r.model, hosts, CrossRackRate{x, LinkTier::rack}, topo),
-                        *r.model, r.job_line, r.job_gpus);
+      // Its hosts' NICs capped at x, and x across racks, as iteration_us would price them; the
+      // shape and breakdown reuse their storage.
+      const double cross = x > 0 ? x : std::numeric_limits<double>::infinity();
+      gang_shape_at(r.gang, s_.profile, CrossRackRate{cross, LinkTier::rack}, x, shape_);
+      iteration_time(*r.model, shape_, s_.comm, topo.catalog(), s_.profile, breakdown_);
+      double speed = checked_speed(r.reference_us / breakdown_.iteration_us, *r.model, r.job_line, r.job_gpus);
       if (r.speed > 0 && std::abs(speed - r.speed) <= 1e-12 * r.speed) continue;
       r.speed = speed;
       out.emplace_back(flow_run[i].first, speed);
@@ -344,10 +352,11 @@ class PlacementModel final : public PerfModel {
     return per_work > 0 ? best.goodput / per_work : 1.0;
   }
 
-  // report_shared's working storage (each flow's links too), reused from call to call.
+  // report_shared's working storage, reused from call to call.
   std::vector<double> capacity_;
-  std::vector<FairFlow> flows_;
-  std::vector<ShapeHost> hosts_;
+  std::vector<FairFlow> flows_;  // the multi-host runs', by run id
+  GangShape shape_;
+  IterationBreakdown breakdown_;
 
   struct Run {
     std::uint32_t job_line = 0;  // for messages
@@ -357,11 +366,23 @@ class PlacementModel final : public PerfModel {
     std::vector<ShapeHost> hosts;
     std::vector<cluster::HostId> host_ids;
     std::vector<cluster::RackId> racks;
+    GangHosts gang;    // what the shape reads of its hosts (multi-host runs)
     double speed = 0;  // last reported; 0 = never
     double rate = -1;  // fair share of its bottleneck at the last report (multi-host runs)
     bool cpu_only = false;  // a job without GPUs: speed 1
   };
-  std::vector<std::pair<std::uint64_t, Run*>> flow_runs_;  // report_shared: each flow's run id and run
+  // The multi-host runs' flows and, at the same place, their run ids and runs, by run id.
+  std::vector<std::pair<std::uint64_t, Run*>> flow_runs_;
+  std::vector<std::pair<std::uint64_t, Run*>>::iterator flow_at(std::uint64_t run) {
+    return std::lower_bound(flow_runs_.begin(), flow_runs_.end(), run,
+                            [](const auto& e, std::uint64_t id) { return e.first < id; });
+  }
+  void forget_flow(std::uint64_t run) {
+    const auto at = flow_at(run);
+    if (at == flow_runs_.end() || at->first != run) return;
+    flows_.erase(flows_.begin() + (at - flow_runs_.begin()));
+    flow_runs_.erase(at);
+  }
 
   // Each figure passed its own sense range, but together they may still give a speed of 0, inf or
   // NaN (a 1 MB/s link under a 10^15-parameter model): refuse it, naming the files, rather than

@@ -48,41 +48,56 @@ std::vector<std::uint64_t> optimus_sizes_by(const std::vector<SizingJob>& jobs, 
   // The order is total (ties in gain: the earlier job first), so whichever heap holds them, the
   // top is the same entry.
   auto worse = [](const Entry& a, const Entry& b) { return a.gain != b.gain ? a.gain < b.gain : a.job > b.job; };
+  // Only entries that gain are kept: one that gains nothing would stop the hand-out on reaching
+  // the top (every other entry then gains nothing either), so leaving it out, or dropping it
+  // when its next gain is none, gives the same picks.
   std::vector<Entry> best;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (size[i] > 0 && size[i] < jobs[i].max) {
       left[i] = jobs[i].remaining / speed(i, size[i]);
-      best.push_back({gain(i), i});
+      if (const double g = gain(i); g > 0) best.push_back({g, i});
     }
   std::make_heap(best.begin(), best.end(), worse);
-  // Puts e at the root's place and sifts it down (a binary heap, as make_heap builds).
+  // Puts e at the root's place (a binary heap, as make_heap builds), bottom-up as libstdc++'s
+  // pop_heap: the hole goes down the better children to a leaf, then e rises to its place. A
+  // job's next gain is mostly below the others', so it sinks far: one comparison a level
+  // instead of two. The better children form a decreasing path, so e ends where a plain
+  // sift-down would put it.
   auto sift_root = [&](Entry e) {
     const std::size_t n = best.size();
     std::size_t i = 0;
-    for (;;) {
-      std::size_t c = 2 * i + 1;
-      if (c >= n) break;
+    for (std::size_t c = 1; c < n; c = 2 * i + 1) {
       if (c + 1 < n && worse(best[c], best[c + 1])) ++c;
-      if (!worse(e, best[c])) break;
       best[i] = best[c];
       i = c;
     }
+    while (i > 0) {
+      const std::size_t p = (i - 1) / 2;
+      if (!worse(best[p], e)) break;
+      best[i] = best[p];
+      i = p;
+    }
     best[i] = e;
+  };
+  auto drop_root = [&] {
+    const Entry last = best.back();
+    best.pop_back();
+    if (!best.empty()) sift_root(last);
   };
   while (capacity > 0 && !best.empty()) {
     const std::size_t i = best.front().job;
-    if (!(best.front().gain > 0)) break;  // the best gains nothing: neither does anyone else
     ++size[i];
     --capacity;
     if (size[i] == jobs[i].max) {
-      const Entry last = best.back();
-      best.pop_back();
-      if (!best.empty()) sift_root(last);
+      drop_root();
       continue;
     }
     // Its next gain takes its place: one sift instead of a pop and a push.
     left[i] = left_then[i];
-    sift_root({gain(i), i});
+    if (const double g = gain(i); g > 0)
+      sift_root({g, i});
+    else
+      drop_root();
   }
   return size;
 }

@@ -2,6 +2,10 @@
 // algorithms' phases and overlap, and the models.yaml catalog.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include "config/cluster_config.h"
 #include "perf/gang_shape.h"
 #include "perf/iteration_model.h"
@@ -180,4 +184,67 @@ TEST_CASE("Perf.IterationModel.host_gpu_slowdown") {
   for (const char* bad : {"-0.1", "1.5", "fast"})
     CHECK_THROWS_WITH_AS(load_model_catalog_text(std::string(kToy) + "    host_gpu_slowdown: " + bad + "\n", "m.yaml"),
                          doctest::Contains("m.yaml:7: models[0].host_gpu_slowdown: "), util::InputError);
+}
+
+// The placement model prices a multi-host run again at each move of its fair share x: hosts'
+// NICs capped at x, x across racks. The two halves (gang_hosts once, gang_shape_at per x) and
+// the breakdown into reused storage must give make_gang_shape's and iteration_time's figures
+// on the capped hosts, bit for bit, whatever the algorithm and whichever tier or cap binds.
+TEST_CASE("Perf.GangShape.priced_at_a_share_as_capped_hosts") {
+  const auto profile = datasheet_profile();
+  const std::vector<std::vector<ShapeHost>> gangs = {
+      {{id("A100"), 8, 25, 0}, {id("A100"), 8, 25, 0}},
+      {{id("A100"), 3, 25, 0}, {id("A100"), 8, 25, 1}, {id("A100"), 1, 25, 2}},
+      {{id("V100"), 4, 12.5, 0}, {id("A100"), 2, 25, 1}},
+      {{id("T4"), 1, 12.5, 0}, {id("T4"), 4, 12.5, 0}},
+      {{id("H100"), 8, 50, 0}},
+      {},
+  };
+  IterationBreakdown reused;
+  GangShape shape;
+  for (Algorithm a : {Algorithm::ring, Algorithm::hierarchical, Algorithm::tree, Algorithm::parameter_server}) {
+    CommSettings comm;
+    comm.algorithm = a;
+    comm.ps_sync_us = a == Algorithm::parameter_server ? 100 : 0;
+    for (std::size_t g = 0; g < gangs.size(); ++g)
+      for (double x : {0.0, 0.7, 3.125, 12.5, 14.285714285714286, 25.0, 1e9}) {
+        CAPTURE(algorithm_name(a));
+        CAPTURE(g);
+        CAPTURE(x);
+        auto capped = gangs[g];
+        for (auto& h : capped) h.nic_gbps = std::min(h.nic_gbps, x);
+        const CrossRackRate cross{x > 0 ? x : std::numeric_limits<double>::infinity(), LinkTier::rack};
+        const GangShape want = make_gang_shape(capped, gpus(), profile, cross);
+        gang_shape_at(gang_hosts(gangs[g], gpus()), profile, cross, x, shape);
+        CHECK(shape.gpus == want.gpus);
+        CHECK(shape.hosts == want.hosts);
+        CHECK(shape.racks == want.racks);
+        CHECK(shape.min_host_gpus == want.min_host_gpus);
+        CHECK(shape.max_host_gpus == want.max_host_gpus);
+        CHECK(shape.gpu_models == want.gpu_models);
+        CHECK(shape.intra_tier == want.intra_tier);
+        CHECK(shape.inter_tier == want.inter_tier);
+        CHECK(shape.intra.beta_gbps == want.intra.beta_gbps);
+        CHECK(shape.inter.beta_gbps == want.inter.beta_gbps);
+        CHECK(shape.intra.alpha_us == want.intra.alpha_us);
+        CHECK(shape.inter.alpha_us == want.inter.alpha_us);
+        CHECK(shape.host_line_gbps == want.host_line_gbps);
+        CHECK(shape.intra_beta_from == want.intra_beta_from);
+        CHECK(shape.inter_beta_from == want.inter_beta_from);
+        if (want.gpu_models.empty()) continue;  // no GPU, no iteration to price
+        const IterationBreakdown b = iteration_time(toy(), want, comm, gpus(), profile);
+        iteration_time(toy(), shape, comm, gpus(), profile, reused);
+        CHECK(reused.iteration_us == b.iteration_us);
+        CHECK(reused.comm_us == b.comm_us);
+        CHECK(reused.hidden_us == b.hidden_us);
+        CHECK(reused.samples_per_s == b.samples_per_s);
+        CHECK(reused.gpu == b.gpu);
+        CHECK(reused.bottleneck == b.bottleneck);
+        REQUIRE(reused.phases.size() == b.phases.size());
+        for (std::size_t k = 0; k < b.phases.size(); ++k) {
+          CHECK(reused.phases[k].name == b.phases[k].name);
+          CHECK(reused.phases[k].us == b.phases[k].us);
+        }
+      }
+  }
 }

@@ -2,6 +2,8 @@
 // given, then one GPU at a time to the largest drop in remaining time (remaining / speed).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "sched/optimus_plan.h"
 
 using namespace schedlab::sched;
@@ -51,5 +53,48 @@ TEST_CASE("Sched.Optimus.never_over_capacity") {
       sum += sizes[i];
     }
     CHECK(sum <= cap);
+  }
+}
+
+// The heap's shortcuts (entries that gain nothing left out, bottom-up sifts) against the rule
+// itself: each GPU to the largest gain, ties to the earlier job, found by scanning every job.
+// Speeds that rise, level off and fall (gains of 0 and below), repeated ones (ties), caps.
+TEST_CASE("Sched.Optimus.same_sizes_as_a_scan_of_every_job") {
+  std::uint64_t state = 12345;
+  auto draw = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    const std::size_t n = 1 + draw(40);
+    std::vector<SizingJob> jobs;
+    std::vector<std::vector<double>> speeds;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t lo = 1 + draw(4), hi = lo + draw(12);
+      jobs.push_back({lo, hi, static_cast<double>(1 + draw(round % 3 == 0 ? 3 : 1000))});
+      std::vector<double> s(hi + 2);
+      for (std::uint64_t k = 1; k < s.size(); ++k)
+        s[k] = draw(5) == 0 ? s[k - 1] : std::max(0.5, s[k - 1] + static_cast<double>(draw(7)) - 2.0);
+      speeds.push_back(s);
+    }
+    auto speed = [&](std::size_t i, std::uint64_t k) { return speeds[i][k]; };
+    const std::uint64_t capacity = draw(n * 10);
+    std::vector<std::uint64_t> want(n, 0);
+    std::uint64_t cap = capacity;
+    for (std::size_t i = 0; i < n; ++i)
+      if (jobs[i].min <= cap) want[i] = jobs[i].min, cap -= jobs[i].min;
+    for (; cap > 0; --cap) {
+      std::size_t pick = n;
+      double top = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (want[i] == 0 || want[i] == jobs[i].max) continue;
+        const double g = jobs[i].remaining / speed(i, want[i]) - jobs[i].remaining / speed(i, want[i] + 1);
+        if (g > top) top = g, pick = i;
+      }
+      if (pick == n) break;
+      ++want[pick];
+    }
+    CHECK(optimus_sizes(jobs, capacity, speed) == want);
   }
 }
