@@ -123,6 +123,12 @@ class AllocationState {
   std::size_t cpu_bucket_of(std::uint32_t milli) const { return milli / cpu_unit_; }
   // Re-files host h in the short-host index after its free GPUs, CPUs or memory changed.
   void update_short(HostId h);
+  // take_whole, release_whole, take_resources and release_resources without update_short
+  // (take and release of a task call it once for both): false when nothing changed.
+  bool take_whole_counts(HostId h, std::uint16_t n);
+  bool release_whole_counts(HostId h, std::uint16_t n);
+  bool take_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib);
+  bool release_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib);
   // Moves host h between free-CPU buckets after its free CPUs went from `from` (not while down).
   void move_cpu_bucket(HostId h, std::uint32_t from);
   // The lowest-id host of `set` below `below` that fits `need`.
