@@ -14,6 +14,7 @@ constexpr std::uint32_t kCpuBuckets = 128;
 }  // namespace
 
 AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(topo.racks().size()) {
+  spare_logs_.reserve(8);  // transactions nest a few deep (a dry run's placement attempts)
   const std::size_t models = topo.catalog().size();
   buckets_.resize(models);
   const std::size_t hosts = topo.hosts().size();
@@ -396,6 +397,18 @@ void AllocationState::set_up(HostId h, std::uint16_t n) {
 void AllocationState::release(const Placement& p) {
   ++release_epoch_;
   for (const auto& t : p.tasks) release(t);
+}
+
+AllocationTransaction::AllocationTransaction(AllocationState& state) : state_(&state) {
+  if (auto& spare = state.spare_logs_; !spare.empty()) {
+    log_ = std::move(spare.back());
+    spare.pop_back();
+  }
+}
+
+AllocationTransaction::~AllocationTransaction() {
+  rollback();
+  if (auto& spare = state_->spare_logs_; spare.size() < spare.capacity()) spare.push_back(std::move(log_));
 }
 
 TaskSlot AllocationTransaction::take(TaskSlot slot) {
