@@ -13,7 +13,7 @@ namespace schedlab::util {
 
 class RowBuffer {
  public:
-  explicit RowBuffer(std::ostream& out, std::size_t chunk = std::size_t{1} << 20);
+  explicit RowBuffer(std::ostream& out, std::size_t chunk = std::size_t{1} << 17);
   RowBuffer(const RowBuffer&) = delete;
   RowBuffer& operator=(const RowBuffer&) = delete;
 
