@@ -2,6 +2,7 @@
 #include "cluster/allocation.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <limits>
 
@@ -47,9 +48,10 @@ AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(to
 }
 
 std::uint64_t AllocationState::free_gpus(ModelMask mask) const {
+  // The mask's models only (a job allows one or a few of the catalog's): bit by bit, lowest first.
+  if (free_by_model_.size() < 64) mask &= (ModelMask{1} << free_by_model_.size()) - 1;
   std::uint64_t n = 0;
-  for (ModelId m = 0; m < free_by_model_.size(); ++m)
-    if (mask >> m & 1) n += free_by_model_[m];
+  for (; mask != 0; mask &= mask - 1) n += free_by_model_[static_cast<std::size_t>(std::countr_zero(mask))];
   return n;
 }
 
