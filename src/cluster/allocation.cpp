@@ -2,6 +2,7 @@
 #include "cluster/allocation.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <limits>
 
@@ -14,6 +15,7 @@ constexpr std::uint32_t kCpuBuckets = 128;
 }  // namespace
 
 AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(topo.racks().size()) {
+  spare_logs_.reserve(8);  // transactions nest a few deep (a dry run's placement attempts)
   const std::size_t models = topo.catalog().size();
   buckets_.resize(models);
   const std::size_t hosts = topo.hosts().size();
@@ -46,9 +48,10 @@ AllocationState::AllocationState(const Topology& topo) : topo_(&topo), racks_(to
 }
 
 std::uint64_t AllocationState::free_gpus(ModelMask mask) const {
+  // The mask's models only (a job allows one or a few of the catalog's): bit by bit, lowest first.
+  if (free_by_model_.size() < 64) mask &= (ModelMask{1} << free_by_model_.size()) - 1;
   std::uint64_t n = 0;
-  for (ModelId m = 0; m < free_by_model_.size(); ++m)
-    if (mask >> m & 1) n += free_by_model_[m];
+  for (; mask != 0; mask &= mask - 1) n += free_by_model_[static_cast<std::size_t>(std::countr_zero(mask))];
   return n;
 }
 
@@ -228,31 +231,43 @@ void AllocationState::update_short(HostId h) {
 }
 
 void AllocationState::take_whole(HostId h, std::uint16_t n) {
+  if (take_whole_counts(h, n)) update_short(h);
+}
+
+void AllocationState::release_whole(HostId h, std::uint16_t n) {
+  if (release_whole_counts(h, n)) update_short(h);
+}
+
+void AllocationState::take_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  if (take_resources_counts(h, cpu_milli, mem_mib)) update_short(h);
+}
+
+bool AllocationState::take_whole_counts(HostId h, std::uint16_t n) {
   assert(n <= whole_free_[h]);
-  if (n == 0) return;
+  if (n == 0) return false;
   const auto& info = topo_->host(h);
   move_bucket(h, whole_free_[h], whole_free_[h] - n);
   whole_free_[h] -= n;
   rack_free_[info.model * racks_ + info.rack] -= n;
   free_by_model_[info.model] -= n;
   free_total_ -= n;
-  update_short(h);
+  return true;
 }
 
-void AllocationState::release_whole(HostId h, std::uint16_t n) {
+bool AllocationState::release_whole_counts(HostId h, std::uint16_t n) {
   const auto& info = topo_->host(h);
   assert(whole_free_[h] + n <= info.gpus);
-  if (n == 0) return;
+  if (n == 0) return false;
   move_bucket(h, whole_free_[h], whole_free_[h] + n);
   whole_free_[h] += n;
   rack_free_[info.model * racks_ + info.rack] += n;
   free_by_model_[info.model] += n;
   free_total_ += n;
-  update_short(h);
+  return true;
 }
 
-void AllocationState::take_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
-  if (cpu_milli == 0 && mem_mib == 0) return;
+bool AllocationState::take_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  if (cpu_milli == 0 && mem_mib == 0) return false;
   assert(cpu_milli <= free_cpu_[h] && mem_mib <= free_mem_[h]);
   const std::uint32_t from = free_cpu_[h];
   free_cpu_[h] -= cpu_milli;
@@ -260,7 +275,7 @@ void AllocationState::take_resources(HostId h, std::uint32_t cpu_milli, std::uin
   used_cpu_ += cpu_milli;
   used_mem_ += mem_mib;
   move_cpu_bucket(h, from);
-  update_short(h);
+  return true;
 }
 
 void AllocationState::move_cpu_bucket(HostId h, std::uint32_t from) {
@@ -272,7 +287,11 @@ void AllocationState::move_cpu_bucket(HostId h, std::uint32_t from) {
 }
 
 void AllocationState::release_resources(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
-  if (cpu_milli == 0 && mem_mib == 0) return;
+  if (release_resources_counts(h, cpu_milli, mem_mib)) update_short(h);
+}
+
+bool AllocationState::release_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib) {
+  if (cpu_milli == 0 && mem_mib == 0) return false;
   const auto& info = topo_->host(h);
   assert(free_cpu_[h] + std::uint64_t{cpu_milli} <= info.cpu_milli);
   assert(free_mem_[h] + std::uint64_t{mem_mib} <= info.mem_mib);
@@ -283,7 +302,7 @@ void AllocationState::release_resources(HostId h, std::uint32_t cpu_milli, std::
   used_cpu_ -= cpu_milli;
   used_mem_ -= mem_mib;
   move_cpu_bucket(h, from);
-  update_short(h);
+  return true;
 }
 
 std::uint16_t AllocationState::take_share(HostId h, std::uint16_t milli, int slot) {
@@ -325,11 +344,14 @@ std::size_t AllocationState::shared_gpus_on(HostId h) const {
   return n;
 }
 
+// A task's GPUs and resources change the host's short-host filing once, after both (the
+// index depends only on the final counts).
 void AllocationState::take(const TaskSlot& t) {
+  bool changed = false;
   if (t.milli) {
     // Exactly the slot named, so that release(t) frees what take(t) took.
     if (share_used_[t.host][t.share_slot] == 0) {
-      take_whole(t.host, 1);
+      changed = take_whole_counts(t.host, 1);
       if (shared_gpus_on(t.host) == 0) shared_hosts_[topo_->host(t.host).model].insert(t.host);
       ++shared_total_;
     }
@@ -337,20 +359,21 @@ void AllocationState::take(const TaskSlot& t) {
     share_used_[t.host][t.share_slot] = static_cast<std::uint16_t>(share_used_[t.host][t.share_slot] + t.milli);
     used_milli_ += t.milli;
   } else {
-    take_whole(t.host, t.gpus);
+    changed = take_whole_counts(t.host, t.gpus);
     used_milli_ += std::uint64_t{t.gpus} * 1000;
   }
-  take_resources(t.host, t.cpu_milli, t.mem_mib);
+  if (take_resources_counts(t.host, t.cpu_milli, t.mem_mib) || changed) update_short(t.host);
 }
 
 void AllocationState::release(const TaskSlot& t) {
   if (t.milli) {
     release_share(t.host, t.share_slot, t.milli);
-  } else {
-    release_whole(t.host, t.gpus);
-    used_milli_ -= std::uint64_t{t.gpus} * 1000;
+    release_resources(t.host, t.cpu_milli, t.mem_mib);
+    return;
   }
-  release_resources(t.host, t.cpu_milli, t.mem_mib);
+  const bool changed = release_whole_counts(t.host, t.gpus);
+  used_milli_ -= std::uint64_t{t.gpus} * 1000;
+  if (release_resources_counts(t.host, t.cpu_milli, t.mem_mib) || changed) update_short(t.host);
 }
 
 void AllocationState::set_down(HostId h, std::uint16_t n) {
@@ -376,6 +399,18 @@ void AllocationState::set_up(HostId h, std::uint16_t n) {
 void AllocationState::release(const Placement& p) {
   ++release_epoch_;
   for (const auto& t : p.tasks) release(t);
+}
+
+AllocationTransaction::AllocationTransaction(AllocationState& state) : state_(&state) {
+  if (auto& spare = state.spare_logs_; !spare.empty()) {
+    log_ = std::move(spare.back());
+    spare.pop_back();
+  }
+}
+
+AllocationTransaction::~AllocationTransaction() {
+  rollback();
+  if (auto& spare = state_->spare_logs_; spare.size() < spare.capacity()) spare.push_back(std::move(log_));
 }
 
 TaskSlot AllocationTransaction::take(TaskSlot slot) {

@@ -37,6 +37,12 @@ enum class HostPick : std::uint8_t {
   roomiest,   // most free CPUs, then lowest id (worst fit, spread)
 };
 
+// One change an AllocationTransaction made, in its log.
+struct TransactionStep {
+  TaskSlot slot;
+  bool taken;  // undo by releasing (else by taking back exactly this slot)
+};
+
 class AllocationState {
  public:
   explicit AllocationState(const Topology& topo);
@@ -123,6 +129,12 @@ class AllocationState {
   std::size_t cpu_bucket_of(std::uint32_t milli) const { return milli / cpu_unit_; }
   // Re-files host h in the short-host index after its free GPUs, CPUs or memory changed.
   void update_short(HostId h);
+  // take_whole, release_whole, take_resources and release_resources without update_short
+  // (take and release of a task call it once for both): false when nothing changed.
+  bool take_whole_counts(HostId h, std::uint16_t n);
+  bool release_whole_counts(HostId h, std::uint16_t n);
+  bool take_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib);
+  bool release_resources_counts(HostId h, std::uint32_t cpu_milli, std::uint32_t mem_mib);
   // Moves host h between free-CPU buckets after its free CPUs went from `from` (not while down).
   void move_cpu_bucket(HostId h, std::uint32_t from);
   // The lowest-id host of `set` below `below` that fits `need`.
@@ -152,6 +164,11 @@ class AllocationState {
   std::vector<std::vector<HostSet>> cpu_buckets_;
   std::uint32_t cpu_unit_ = 1000;  // milli-CPUs per bucket: one CPU, or more on huge hosts
   std::vector<HostSet> short_;     // [model]
+  // Logs of ended transactions, lent to the next ones (a preemption's dry run opens thousands,
+  // and a fresh log allocated as it grew). Never grown past its capacity, so that giving a log
+  // back (in a destructor) cannot throw.
+  friend class AllocationTransaction;
+  std::vector<std::vector<TransactionStep>> spare_logs_;
 };
 
 // Tentative changes to an AllocationState: applied at once (so that later queries see
@@ -159,8 +176,8 @@ class AllocationState {
 // are assigned one by one, then the whole gang is committed or discarded.
 class AllocationTransaction {
  public:
-  explicit AllocationTransaction(AllocationState& state) : state_(&state) {}
-  ~AllocationTransaction() { rollback(); }
+  explicit AllocationTransaction(AllocationState& state);
+  ~AllocationTransaction();
   AllocationTransaction(const AllocationTransaction&) = delete;
   AllocationTransaction& operator=(const AllocationTransaction&) = delete;
 
@@ -177,12 +194,8 @@ class AllocationTransaction {
   void rollback();
 
  private:
-  struct Entry {
-    TaskSlot slot;
-    bool taken;  // undo by releasing (else by taking back exactly this slot)
-  };
   AllocationState* state_;
-  std::vector<Entry> log_;
+  std::vector<TransactionStep> log_;
 };
 
 }  // namespace schedlab::cluster

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -49,22 +50,32 @@ inline Time add_saturating(Time a, Time b) {
 namespace schedlab::engine {
 
 // Exact decimal seconds of a time ("12.000345"), formatted from the integer: fast, and the
-// same digits on every platform.
-inline void append_seconds(std::string& out, Time t) {
+// same digits on every platform. put_seconds writes them at `p` (at most kSecondsTextMax
+// characters) and returns the end: results files write seven a job through one row pointer.
+inline constexpr std::size_t kSecondsTextMax = 28;  // '-', 20 digits, '.', 6 digits
+
+inline char* put_seconds(char* p, Time t) {
   // The magnitude as unsigned: negating INT64_MIN itself would overflow.
   std::uint64_t mag = static_cast<std::uint64_t>(t);
   if (t < 0) {
-    out += '-';
+    *p++ = '-';
     mag = ~mag + 1;
   }
   constexpr auto kMicros = static_cast<std::uint64_t>(kMicrosPerSecond);
-  // One append of a stack buffer (jobs.csv writes seven of these per job): no temporary string.
-  char buf[32];
-  char* end = std::to_chars(buf, buf + 20, mag / kMicros).ptr;  // at most 20 digits
-  *end++ = '.';
+  p = std::to_chars(p, p + 20, mag / kMicros).ptr;  // at most 20 digits
   std::uint64_t f = mag % kMicros;
-  for (int i = 5; i >= 0; --i, f /= 10) end[i] = static_cast<char>('0' + f % 10);
-  out.append(buf, static_cast<std::size_t>(end + 6 - buf));
+  if (f == 0) {  // whole seconds, the usual case (traces count in seconds)
+    std::memcpy(p, ".000000", 7);
+    return p + 7;
+  }
+  *p = '.';
+  for (int i = 6; i >= 1; --i, f /= 10) p[i] = static_cast<char>('0' + f % 10);
+  return p + 7;
+}
+
+inline void append_seconds(std::string& out, Time t) {
+  char buf[kSecondsTextMax];
+  out.append(buf, static_cast<std::size_t>(put_seconds(buf, t) - buf));
 }
 
 inline std::string seconds_text(Time t) {

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -13,6 +14,7 @@
 #include "util/checked.h"
 #include "util/csv.h"
 #include "util/fixed_text.h"
+#include "util/row_buffer.h"
 
 namespace schedlab::metrics {
 
@@ -50,21 +52,27 @@ std::string trace_name(workload::Label trace_id, std::uint64_t trace_number, con
 }
 
 namespace {
-// Rows are built in one buffer and written a chunk at a time (no formatted write per row).
-constexpr std::size_t kRowsChunk = std::size_t{1} << 20;
 constexpr std::size_t kPrefetchAhead = 8;  // jobs.csv rows
+// Room for one number field and its separator: an integer (20 digits) or seconds.
+constexpr std::size_t kNumberRoom = engine::kSecondsTextMax + 1;
 
-void flush_rows(std::ostream& out, std::string& buf, std::size_t at_least) {
-  if (buf.size() < at_least || buf.empty()) return;
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-  buf.clear();
+char* put_uint(char* p, std::uint64_t v, char sep) {
+  p = std::to_chars(p, p + 20, v).ptr;
+  *p++ = sep;
+  return p;
 }
 
 // `v` with `decimals` digits after the point (util/fixed_text.h: the characters fmt's "{:.Nf}"
 // gave), then `sep`.
-void append_fixed(std::string& buf, double v, int decimals, char sep) {
-  util::append_fixed(buf, v, decimals);
-  buf += sep;
+char* put_fixed(char* p, double v, int decimals, char sep) {
+  p = util::put_fixed(p, v, decimals);
+  *p++ = sep;
+  return p;
+}
+
+char* put_text(char* p, std::string_view s) {
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  return p + s.size();
 }
 
 std::string model_names(cluster::ModelMask mask, const cluster::GpuCatalog& catalog) {
@@ -82,112 +90,128 @@ void write_jobs_csv(std::ostream& out, const Collector& c, const workload::Strin
   const bool recorded = c.has_recorded_waits();
   out << kJobsCsvHeader << (recorded ? std::string(",") + kRecordedWaitColumn : std::string()) << '\n';
   const auto& catalog = c.topology().catalog();
-  // Rows are built in one buffer, written a megabyte at a time: a million rows of temporary
-  // strings and formatted writes were a fifth of a replay's time.
-  std::string buf;
-  buf.reserve(1 << 21);
-  auto num = [&](std::uint64_t v) {
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
-    buf.append(digits, static_cast<std::size_t>(end - digits));
-    buf += ',';
-  };
-  auto secs = [&](engine::Time t) {
-    if (t >= 0) engine::append_seconds(buf, t);
-    buf += ',';
+  // Each row asks its buffer once for room for its longest text, then its fields are written
+  // through one pointer: per-field appends and formatted writes were most of the file's time.
+  util::RowBuffer rows(out);
+  auto secs = [](char* p, engine::Time t) {
+    if (t >= 0) p = engine::put_seconds(p, t);
+    *p++ = ',';
+    return p;
   };
   // GPU-seconds to the microsecond, formatted from integers (exact, and fast at a million rows).
-  auto gpu_seconds = [&](double gpu_us) {
-    engine::append_seconds(buf, util::time_from_double_clamped(std::round(gpu_us)));
+  auto gpu_seconds = [](char* p, double gpu_us) {
+    p = engine::put_seconds(p, util::time_from_double_clamped(std::round(gpu_us)));
+    *p++ = ',';
+    return p;
   };
-  std::unordered_map<cluster::ModelMask, std::string> models;  // a few distinct masks per run
+  std::unordered_map<cluster::ModelMask, std::string> models;  // a few distinct masks per run, as CSV fields
   const bool pooled = c.has_pools();
   std::vector<std::string> pool_names;  // as CSV fields
   for (const auto& p : c.pools()) util::append_csv_field(pool_names.emplace_back(), p.name);
+  // Number fields (ids, counts, times) and separators; the text fields' room is added per row.
+  constexpr std::size_t kFixedRoom = 24 * kNumberRoom + 16;
   const auto& jobs = c.jobs();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& r = jobs[i];
     // Placements are kept in the order jobs ended, not by id: ask for a later row's early,
     // or the row waits on a cache miss for it.
     if (i + kPrefetchAhead < jobs.size()) __builtin_prefetch(c.text(jobs[i + kPrefetchAhead].placement).data());
-    num(r.id);
+    // The text fields first, for the row's room. Raw text (from users) is quoted as it is
+    // written; the rest is plain already.
+    const std::string_view trace = r.trace_id != workload::kNoLabel ? strings.str(r.trace_id) : std::string_view();
+    const std::string_view user = r.user != workload::kNoLabel ? strings.str(r.user) : std::string_view();
+    const std::string_view placement = c.text(r.placement);
+    const std::string_view drop_reason = c.text(r.drop_reason);
+    std::string_view pool;  // quoted already when the scenario has pools
+    if (pooled) {
+      if (const auto p = c.job_pool(r.id); p >= 0) pool = pool_names[static_cast<std::size_t>(p)];
+    }
+    const workload::Label pool_label = pooled ? workload::kNoLabel : c.job_pool_label(r.id);
+    const std::string_view raw_pool = pool_label != workload::kNoLabel ? strings.str(pool_label) : std::string_view();
+    auto [m, fresh] = models.try_emplace(r.models);
+    if (fresh) util::append_csv_field(m->second, model_names(r.models, catalog));
+    const std::string_view state = sched::state_name(r.state);
+    const std::string_view kind = workload::kind_name(r.kind);
+    // Rare forms made as text: a fraction of a GPU, CPUs or memory in fractions.
+    std::string odd_gpus, odd_cpus, odd_mem;
+    if (r.gpu_milli < 1000) odd_gpus = gpu_milli_text(r.gpu_milli);
+    if (r.cpu_milli % cluster::kMilliPerCpu != 0) odd_cpus = cluster::cpu_text(r.cpu_milli);
+    if (r.mem_mib % cluster::kMibPerGb != 0) odd_mem = cluster::mem_gb_text(r.mem_mib);
+    const std::size_t room = kFixedRoom + util::csv_field_room(trace) + util::csv_field_room(user) +
+                             util::csv_field_room(placement) + util::csv_field_room(drop_reason) +
+                             util::csv_field_room(raw_pool) + pool.size() + m->second.size() + state.size() +
+                             kind.size() + odd_gpus.size() + odd_cpus.size() + odd_mem.size();
+    char* p = rows.room(room);
+
+    p = put_uint(p, r.id, ',');
     if (r.trace_id != workload::kNoLabel)
-      util::append_csv_field(buf, strings.str(r.trace_id));
+      p = util::put_csv_field(p, trace);
     else if (r.trace_number != kNoTraceNumber)  // a job from outside (the API) has no trace row
-      buf.append(std::to_string(r.trace_number));
-    buf += ',';
-    if (r.user != workload::kNoLabel) util::append_csv_field(buf, strings.str(r.user));
-    buf += ',';
+      p = std::to_chars(p, p + 20, r.trace_number).ptr;
+    *p++ = ',';
+    p = util::put_csv_field(p, user);
+    *p++ = ',';
     // Final for finished, failed and dropped jobs; for a run cut short, where the job stood.
     const bool finished = r.state == sched::JobState::finished;
     const bool ended = r.end >= 0 && (finished || r.state == sched::JobState::failed);
-    secs(r.submit);
-    secs(r.start);
-    secs(r.end);
-    secs(r.start >= 0 ? r.start - r.submit : -1);
-    secs(ended ? r.end - r.submit - r.held : -1);
-    secs(ended ? r.held : -1);
-    secs(finished && r.end >= 0 ? r.end - r.submit : -1);
-    num(r.tasks);
-    num(r.gpus_per_task);
-    num(r.gpu_milli);
+    p = secs(p, r.submit);
+    p = secs(p, r.start);
+    p = secs(p, r.end);
+    p = secs(p, r.start >= 0 ? r.start - r.submit : -1);
+    p = secs(p, ended ? r.end - r.submit - r.held : -1);
+    p = secs(p, ended ? r.held : -1);
+    p = secs(p, finished && r.end >= 0 ? r.end - r.submit : -1);
+    p = put_uint(p, r.tasks, ',');
+    p = put_uint(p, r.gpus_per_task, ',');
+    p = put_uint(p, r.gpu_milli, ',');
     // In integers ((2^32-1)^2 fits in 64 bits): a double printed with %g turns 2^31 GPUs into 2.14748e+09.
     if (r.gpu_milli < 1000) {
-      buf += gpu_milli_text(r.gpu_milli);
-      buf += ',';
+      p = put_text(p, odd_gpus);
+      *p++ = ',';
     } else {
-      num(std::uint64_t{r.tasks} * r.gpus_per_task);
+      p = put_uint(p, std::uint64_t{r.tasks} * r.gpus_per_task, ',');
     }
-    num(r.hosts);
-    num(r.racks);
-    auto [m, fresh] = models.try_emplace(r.models);
-    if (fresh) util::append_csv_field(m->second, model_names(r.models, catalog));
-    buf += m->second;
-    buf += ',';
-    util::append_csv_field(buf, c.text(r.placement));
-    buf += ',';
-    buf += sched::state_name(r.state);
-    buf += ',';
-    util::append_csv_field(buf, c.text(r.drop_reason));
-    buf += ',';
-    num(r.preemptions);
-    num(r.failures);
-    num(r.restarts);
-    gpu_seconds(r.attained_gpu_us);
-    buf += ',';
-    gpu_seconds(r.lost_gpu_us);
-    buf += ',';
+    p = put_uint(p, r.hosts, ',');
+    p = put_uint(p, r.racks, ',');
+    p = put_text(p, m->second);
+    *p++ = ',';
+    p = util::put_csv_field(p, placement);
+    *p++ = ',';
+    p = put_text(p, state);
+    *p++ = ',';
+    p = util::put_csv_field(p, drop_reason);
+    *p++ = ',';
+    p = put_uint(p, r.preemptions, ',');
+    p = put_uint(p, r.failures, ',');
+    p = put_uint(p, r.restarts, ',');
+    p = gpu_seconds(p, r.attained_gpu_us);
+    p = gpu_seconds(p, r.lost_gpu_us);
     // Per task. Whole CPUs and whole GB (the usual case) as plain integers, without formatting.
-    if (r.cpu_milli % cluster::kMilliPerCpu == 0)
-      num(r.cpu_milli / cluster::kMilliPerCpu);
-    else
-      buf += cluster::cpu_text(r.cpu_milli) + ',';
-    if (r.mem_mib % cluster::kMibPerGb == 0) {
-      num(r.mem_mib / cluster::kMibPerGb);
+    if (odd_cpus.empty()) {
+      p = put_uint(p, r.cpu_milli / cluster::kMilliPerCpu, ',');
     } else {
-      buf += cluster::mem_gb_text(r.mem_mib);
-      buf += ',';
+      p = put_text(p, odd_cpus);
+      *p++ = ',';
+    }
+    if (odd_mem.empty()) {
+      p = put_uint(p, r.mem_mib / cluster::kMibPerGb, ',');
+    } else {
+      p = put_text(p, odd_mem);
+      *p++ = ',';
     }
     // The scenario's pool when it has pools, else the trace's pool column.
-    if (pooled) {
-      if (const auto p = c.job_pool(r.id); p >= 0) buf += pool_names[static_cast<std::size_t>(p)];
-    } else if (const auto label = c.job_pool_label(r.id); label != workload::kNoLabel) {
-      util::append_csv_field(buf, strings.str(label));
-    }
-    buf += ',';
-    buf += workload::kind_name(r.kind);
+    p = pooled ? put_text(p, pool) : util::put_csv_field(p, raw_pool);
+    *p++ = ',';
+    p = put_text(p, kind);
     if (recorded) {
-      buf += ',';
+      *p++ = ',';
       if (const auto wait_s = c.recorded_wait_s(r.id); wait_s != workload::kNoRecordedWait)
-        engine::append_seconds(buf, engine::Time{wait_s} * engine::kMicrosPerSecond);
+        p = engine::put_seconds(p, engine::Time{wait_s} * engine::kMicrosPerSecond);
     }
-    buf += '\n';
-    if (buf.size() >= (1 << 20)) {
-      out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
-    }
+    *p++ = '\n';
+    rows.done(p);
   }
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  rows.flush();
 }
 
 void write_timeline_csv(std::ostream& out, const Collector& c) {
@@ -195,23 +219,23 @@ void write_timeline_csv(std::ostream& out, const Collector& c) {
          "cpu_utilization,used_cpus\n";
   const double total = static_cast<double>(c.topology().total_gpus());
   const double cpus = static_cast<double>(c.topology().total_cpu_milli()) / 1000.0;
-  std::string buf;
-  buf.reserve(kRowsChunk + 4096);
+  util::RowBuffer rows(out);
   for (const auto& r : c.timeline()) {
-    append_fixed(buf, engine::to_seconds(r.start), 0, ',');
-    append_fixed(buf, engine::to_seconds(r.end), 0, ',');
-    append_fixed(buf, total > 0 ? r.used_gpus / total : 0.0, 6, ',');
-    append_fixed(buf, r.used_gpus, 3, ',');
-    append_fixed(buf, r.running_jobs, 3, ',');
-    append_fixed(buf, r.pending_jobs, 3, ',');
-    append_fixed(buf, r.free_gpus, 3, ',');
-    append_fixed(buf, r.fragmented_gpus, 3, ',');
-    append_fixed(buf, r.down_gpus, 3, ',');
-    append_fixed(buf, cpus > 0 ? r.used_cpus / cpus : 0.0, 6, ',');
-    append_fixed(buf, r.used_cpus, 3, '\n');
-    flush_rows(out, buf, kRowsChunk);
+    char* p = rows.room(11 * (util::kFixedTextMax + 1));
+    p = put_fixed(p, engine::to_seconds(r.start), 0, ',');
+    p = put_fixed(p, engine::to_seconds(r.end), 0, ',');
+    p = put_fixed(p, total > 0 ? r.used_gpus / total : 0.0, 6, ',');
+    p = put_fixed(p, r.used_gpus, 3, ',');
+    p = put_fixed(p, r.running_jobs, 3, ',');
+    p = put_fixed(p, r.pending_jobs, 3, ',');
+    p = put_fixed(p, r.free_gpus, 3, ',');
+    p = put_fixed(p, r.fragmented_gpus, 3, ',');
+    p = put_fixed(p, r.down_gpus, 3, ',');
+    p = put_fixed(p, cpus > 0 ? r.used_cpus / cpus : 0.0, 6, ',');
+    p = put_fixed(p, r.used_cpus, 3, '\n');
+    rows.done(p);
   }
-  flush_rows(out, buf, 0);
+  rows.flush();
 }
 
 void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
@@ -225,27 +249,27 @@ void write_pools_timeline_csv(std::ostream& out, const Collector& c) {
     if (p.parent >= 0) util::append_csv_field(parents.back(), pools[static_cast<std::size_t>(p.parent)].name);
   }
   const auto& rows = c.timeline();
-  std::string buf;
-  buf.reserve(kRowsChunk + 4096);
+  util::RowBuffer buf(out);
   for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t p = 0; p < pools.size(); ++p) {
-      const auto& x = c.pool_cell(i, p);
-      append_fixed(buf, engine::to_seconds(rows[i].start), 0, ',');
-      append_fixed(buf, engine::to_seconds(rows[i].end), 0, ',');
-      buf += names[p];
-      buf += ',';
-      buf += parents[p];
-      buf += ',';
-      append_fixed(buf, x.gpus_allocated, 3, ',');
-      append_fixed(buf, x.gpus_entitled, 3, ',');
-      append_fixed(buf, x.cpus_allocated, 3, ',');
-      append_fixed(buf, x.cpus_entitled, 3, ',');
-      append_fixed(buf, x.mem_gb_allocated, 3, ',');
-      append_fixed(buf, x.mem_gb_entitled, 3, ',');
-      append_fixed(buf, x.pending_gpus, 3, '\n');
-      flush_rows(out, buf, kRowsChunk);
+    for (std::size_t k = 0; k < pools.size(); ++k) {
+      const auto& x = c.pool_cell(i, k);
+      char* p = buf.room(9 * (util::kFixedTextMax + 1) + names[k].size() + parents[k].size() + 2);
+      p = put_fixed(p, engine::to_seconds(rows[i].start), 0, ',');
+      p = put_fixed(p, engine::to_seconds(rows[i].end), 0, ',');
+      p = put_text(p, names[k]);
+      *p++ = ',';
+      p = put_text(p, parents[k]);
+      *p++ = ',';
+      p = put_fixed(p, x.gpus_allocated, 3, ',');
+      p = put_fixed(p, x.gpus_entitled, 3, ',');
+      p = put_fixed(p, x.cpus_allocated, 3, ',');
+      p = put_fixed(p, x.cpus_entitled, 3, ',');
+      p = put_fixed(p, x.mem_gb_allocated, 3, ',');
+      p = put_fixed(p, x.mem_gb_entitled, 3, ',');
+      p = put_fixed(p, x.pending_gpus, 3, '\n');
+      buf.done(p);
     }
-  flush_rows(out, buf, 0);
+  buf.flush();
 }
 
 void write_summary_json(std::ostream& out, const Summary& s, const std::string& scenario) {

@@ -3,6 +3,7 @@
 // CPUs and memory (PendingJob::need()) and returns only hosts that have them too.
 #pragma once
 
+#include <bit>
 #include <optional>
 #include <vector>
 
@@ -12,8 +13,9 @@ namespace schedlab::sched {
 
 template <class F>
 void for_each_model(cluster::ModelMask mask, std::size_t models, F&& f) {
-  for (cluster::ModelId m = 0; m < models; ++m)
-    if (mask >> m & 1) f(m);
+  // The mask's bits only, lowest first (a job allows one or a few of the catalog's models).
+  if (models < 64) mask &= (cluster::ModelMask{1} << models) - 1;
+  for (; mask != 0; mask &= mask - 1) f(static_cast<cluster::ModelId>(std::countr_zero(mask)));
 }
 
 // Lowest-id host of an allowed model with at least k free GPUs and `need`.

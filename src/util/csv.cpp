@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -52,6 +53,24 @@ void append_csv_field(std::string& out, std::string_view s) {
     out += ch;
   }
   out += '"';
+}
+
+char* put_csv_field(char* p, std::string_view s) {
+  bool plain = true;  // as in append_csv_field: the common field is copied as it is
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == ',' || c == '"') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+  }
+  const std::string field = csv_field(s);
+  std::memcpy(p, field.data(), field.size());
+  return p + field.size();
 }
 
 bool split_csv_fields(std::string_view line, std::vector<std::string_view>& out, std::string& scratch) {

@@ -16,6 +16,12 @@ namespace schedlab::util {
 std::string csv_field(std::string_view s);
 // The same, appended to `out` (writers of a million rows build each row in one buffer).
 void append_csv_field(std::string& out, std::string_view s);
+// The most bytes the field of `s` takes: a control byte becomes 4 (`\xNN`), a quote 2, plus
+// the two quotes around it.
+inline std::size_t csv_field_room(std::string_view s) { return 4 * s.size() + 2; }
+// The same field written at `p` (util/row_buffer.h), with room for csv_field_room(s) bytes;
+// returns its end.
+char* put_csv_field(char* p, std::string_view s);
 
 // Splits one line of CSV at its commas, reading RFC 4180 quoted fields ("a,b" and "say ""hi""")
 // as csv_field writes them: the inverse of csv_field for a line schedlab wrote. The views point

@@ -4,11 +4,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace schedlab::util {
 
 namespace {
 constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 // v * 10^decimals rounded half to even, when that can be decided exactly in doubles: x is the
 // rounded product and e = fma(v, 10^d, -x) its exact error, so the exact product is x + e.
@@ -31,24 +36,39 @@ bool scaled_rounded(double v, int decimals, std::uint64_t& out) {
 }
 }  // namespace
 
-void append_fixed(std::string& out, double v, int decimals) {
+char* put_fixed(char* p, double v, int decimals) {
   std::uint64_t n = 0;
   if (decimals >= 0 && decimals <= 9 && scaled_rounded(v, decimals, n)) {
-    const auto scale = static_cast<std::uint64_t>(kPow10[decimals]);
-    char buf[40];
-    char* end = std::to_chars(buf, buf + 21, n / scale).ptr;
-    if (decimals > 0) {
-      *end++ = '.';
-      std::uint64_t frac = n % scale;
-      for (int i = decimals - 1; i >= 0; --i, frac /= 10) end[i] = static_cast<char>('0' + frac % 10);
-      end += decimals;
+    // n's digits from the right, two at a time, the point `decimals` places from the end
+    // (n < 2^52: at most 16 digits, a point and the zeros before a small fraction's digits).
+    char digits[32];
+    char* q = digits + sizeof digits;
+    auto two = [&q](std::uint64_t nn) {
+      q -= 2;
+      std::memcpy(q, kDigitPairs + 2 * nn, 2);
+    };
+    int left = decimals;
+    for (; left >= 2; left -= 2, n /= 100) two(n % 100);
+    if (left == 1) {
+      *--q = static_cast<char>('0' + n % 10);
+      n /= 10;
     }
-    out.append(buf, static_cast<std::size_t>(end - buf));
-    return;
+    if (decimals > 0) *--q = '.';
+    for (; n >= 100; n /= 100) two(n % 100);
+    if (n >= 10)
+      two(n);
+    else
+      *--q = static_cast<char>('0' + n);
+    const auto len = static_cast<std::size_t>(digits + sizeof digits - q);
+    std::memcpy(p, q, len);
+    return p + len;
   }
-  char digits[352];  // the longest fixed form of a double (DBL_MAX with 9 decimals) fits
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, decimals);
-  out.append(digits, static_cast<std::size_t>(end - digits));
+  return std::to_chars(p, p + kFixedTextMax, v, std::chars_format::fixed, decimals).ptr;
+}
+
+void append_fixed(std::string& out, double v, int decimals) {
+  char text[kFixedTextMax];
+  out.append(text, static_cast<std::size_t>(put_fixed(text, v, decimals) - text));
 }
 
 }  // namespace schedlab::util

@@ -1,12 +1,14 @@
 // CSV output that parses: user text quoted per RFC 4180 in every CSV writer, and counts
-// printed as integers at any size.
+// printed as integers at any size; rows built through util::RowBuffer.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <sstream>
 
 #include "../support/sim_harness.h"
 #include "metrics/writers.h"
 #include "util/csv.h"
+#include "util/row_buffer.h"
 #include "workload/native_csv.h"
 
 using namespace schedlab;
@@ -63,7 +65,36 @@ TEST_CASE("Util.Csv.fields_are_quoted_per_rfc4180") {
   for (const auto& c : cases) {
     CAPTURE(c.in);
     CHECK(util::csv_field(c.in) == c.out);
+    // Written through a row pointer: the same bytes, within the room it asks for.
+    std::string room(util::csv_field_room(c.in), '?');
+    const char* end = util::put_csv_field(room.data(), c.in);
+    CHECK(std::string(room.data(), static_cast<std::size_t>(end - room.data())) == c.out);
   }
+  // The most a field can grow: every byte a control byte (4 bytes each), or quotes and a comma.
+  for (const std::string& worst : {std::string(50, '\x01'), std::string(50, '"') + ",", std::string("\xc2\x85,\"")}) {
+    CAPTURE(worst);
+    CHECK(util::csv_field(worst).size() <= util::csv_field_room(worst));
+  }
+}
+
+TEST_CASE("Util.RowBuffer.rows_reach_the_stream_whole_and_in_order") {
+  // A chunk of 16 bytes: rows that fill it, cross it, and one longer than a chunk.
+  std::ostringstream out;
+  util::RowBuffer rows(out, 16);
+  std::string expected;
+  for (const std::string& row :
+       {std::string("a,1\n"), std::string("bb,22\n"), std::string("ccc,333\n"), std::string(40, 'x') + "\n",
+        std::string("d,4\n")}) {
+    char* p = rows.room(row.size());
+    std::memcpy(p, row.data(), row.size());
+    rows.done(p + row.size());
+    expected += row;
+  }
+  CHECK(out.str().size() < expected.size());  // the last rows are still held
+  rows.flush();
+  CHECK(out.str() == expected);
+  rows.flush();  // nothing held: nothing written
+  CHECK(out.str() == expected);
 }
 
 TEST_CASE("Metrics.Writers.jobs_csv_quotes_a_trace_id_with_commas_quotes_and_escapes_newlines") {
