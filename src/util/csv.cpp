@@ -21,18 +21,22 @@ std::string csv_field(std::string_view s) {
   return out;
 }
 
-void append_csv_field(std::string& out, std::string_view s) {
-  // The common field, printable ASCII without a comma or a quote, is copied as it is after one
-  // pass over it (jobs.csv writes several per job).
-  bool plain = true;
+namespace {
+
+// The common field, printable ASCII without a comma or a quote, is copied as it is after one
+// pass over it (jobs.csv writes several per job).
+bool plain_csv_field(std::string_view s) {
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x7f || c == ',' || c == '"') {
-      plain = false;
-      break;
-    }
+    if (c < 0x20 || c >= 0x7f || c == ',' || c == '"') return false;
   }
-  if (plain) {
+  return true;
+}
+
+}  // namespace
+
+void append_csv_field(std::string& out, std::string_view s) {
+  if (plain_csv_field(s)) {
     out.append(s);
     return;
   }
@@ -56,15 +60,7 @@ void append_csv_field(std::string& out, std::string_view s) {
 }
 
 char* put_csv_field(char* p, std::string_view s) {
-  bool plain = true;  // as in append_csv_field: the common field is copied as it is
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c >= 0x7f || c == ',' || c == '"') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
+  if (plain_csv_field(s)) {
     if (!s.empty()) std::memcpy(p, s.data(), s.size());
     return p + s.size();
   }
