@@ -62,7 +62,7 @@ const char* to_string(LpStatus status);
 
 // What a solve found. `x` and `objective` are meaningful only when optimal or feasible; `detail` says why
 // a solve failed (GLPK's return code) for the caller's message. `row_duals` (an optimal simplex
-// solve only, not solve_mip): each row's shadow price, the objective's change per unit of the
+// solve asked for them, SolveOptions::duals; not solve_mip): each row's shadow price, the objective's change per unit of the
 // row's bound (a binding <= row of a minimisation: <= 0).
 struct LpResult {
   LpStatus status = LpStatus::failed;

@@ -218,8 +218,10 @@ LpResult LpSolver::solve(const SolveOptions& options) {
   result.objective = glp_get_obj_val(prob_.get());
   result.x.resize(variables_);
   for (std::size_t j = 0; j < variables_; ++j) result.x[j] = glp_get_col_prim(prob_.get(), static_cast<int>(j) + 1);
-  result.row_duals.resize(rows_);
-  for (std::size_t i = 0; i < rows_; ++i) result.row_duals[i] = glp_get_row_dual(prob_.get(), static_cast<int>(i) + 1);
+  if (options.duals) {
+    result.row_duals.resize(rows_);
+    for (std::size_t i = 0; i < rows_; ++i) result.row_duals[i] = glp_get_row_dual(prob_.get(), static_cast<int>(i) + 1);
+  }
   return result;
 }
 

@@ -27,6 +27,9 @@ struct SolveOptions {
   Method method = Method::primal;
   // GLPK's LP presolver: only for a first solve, it discards the basis a warm start needs.
   bool presolve = false;
+  // Fill LpResult::row_duals (a crash basis reads a program's shadow prices; most callers need
+  // only the solution).
+  bool duals = false;
 };
 
 // Branch and bound's bounds, both deterministic (GLPK's own tm_lim is wall-clock time, so the

@@ -214,3 +214,22 @@ TEST_CASE("Solver.Lp.crash_basis") {
   CHECK_THROWS_AS(s.set_basis({2}, {0}), std::invalid_argument);
   CHECK_THROWS_AS(s.set_basis({0}, {2}), std::invalid_argument);
 }
+
+TEST_CASE("Solver.Lp.row_duals_when_asked") {
+  // max 3x + 2y  s.t.  x + y <= 4,  x + 3y <= 10,  0 <= x <= 3,  y >= 0: optimum (3, 1), 11.
+  // One more unit on the first row buys one more y (+2); the second is slack (6 < 10): 0.
+  LinearProgram lp(Sense::maximize);
+  const auto x = lp.add_variable(0, 3, 3);
+  const auto y = lp.add_variable(0, kInfinity, 2);
+  lp.add_row({{x, 1}, {y, 1}}, -kInfinity, 4);
+  lp.add_row({{x, 1}, {y, 3}}, -kInfinity, 10);
+  const LpResult plain = solve(lp, SolveOptions{Method::dual, false});
+  REQUIRE(plain.status == LpStatus::optimal);
+  CHECK(plain.row_duals.empty());
+  CHECK(plain.pivots >= 1);
+  const LpResult with = solve(lp, SolveOptions{Method::dual, false, true});
+  REQUIRE(with.status == LpStatus::optimal);
+  REQUIRE(with.row_duals.size() == 2);
+  CHECK(with.row_duals[0] == doctest::Approx(2));
+  CHECK(with.row_duals[1] == doctest::Approx(0));
+}

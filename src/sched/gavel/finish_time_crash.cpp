@@ -89,7 +89,7 @@ std::optional<SampledPrices> sample_prices(const ThroughputMatrix& m, const Allo
   std::vector<std::size_t> type_row(types);
   for (std::size_t k = 0; k < types; ++k)
     type_row[k] = lp.add_row(std::move(per_type[k]), -solver::kInfinity, share * m.types[k].count);
-  const solver::LpResult r = solver::solve(lp, solver::SolveOptions{solver::Method::dual, false});
+  const solver::LpResult r = solver::solve(lp, solver::SolveOptions{solver::Method::dual, false, true});
   if (r.status != solver::LpStatus::optimal) return std::nullopt;
   SampledPrices out{cap, std::vector<double>(types, 0.0)};
   if (!(r.objective > 1e-9 * cap)) return out;  // the cap is reached: no type binds
