@@ -14,6 +14,12 @@ namespace {
 // program's dual simplex needs ~6x fewer pivots than from the slack basis (1,000 jobs, 4 types).
 constexpr std::size_t kSampleJobs = 50;
 
+// A job that splits all of its time between a slower and a faster type to make `throughput`
+// (x_slow + x_fast = 1, slower x_slow + faster x_fast = throughput): its share on the faster.
+double share_on_faster(double slower, double faster, double throughput) {
+  return (throughput - slower) / (faster - slower);
+}
+
 // The cheapest single type or pair for one job (choose_types), among the options whose GPU use
 // fits `room` (per type) when it is given; nothing when none does.
 std::optional<TypeChoice> cheapest_types(const std::vector<double>& job_throughput, const std::vector<bool>& allowed,
@@ -36,8 +42,7 @@ std::optional<TypeChoice> cheapest_types(const std::vector<double>& job_throughp
     if (!allowed[a] || job_throughput[a] >= throughput) continue;
     for (std::size_t b = 0; b < types; ++b) {
       if (!allowed[b] || job_throughput[b] <= throughput) continue;
-      // x_a + x_b = 1 and throughput_a x_a + throughput_b x_b = throughput.
-      const double on_b = (throughput - job_throughput[a]) / (job_throughput[b] - job_throughput[a]);
+      const double on_b = share_on_faster(job_throughput[a], job_throughput[b], throughput);
       const double gpus_a = scale_factor * (1 - on_b), gpus_b = scale_factor * on_b;
       const double cost = prices[a] * gpus_a + prices[b] * gpus_b;
       if (fits(a, gpus_a) && fits(b, gpus_b) && cost < least) {
@@ -99,7 +104,7 @@ std::optional<SampledPrices> sample_prices(const ThroughputMatrix& m, const Allo
 }
 
 bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p, const std::vector<double>& need,
-                       double cap) {
+                       const std::vector<double>& best, double cap) {
   const std::size_t n = m.jobs.size(), types = m.types.size();
   if (n < kCrashJobs) return false;
   const std::optional<SampledPrices> sample = sample_prices(m, p.vars, need, cap, n / kSampleJobs);
@@ -126,13 +131,10 @@ bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p
       share[k] = m.types[k].count > 0 ? 1.0 / m.types[k].count : 0.0;
     }
     std::vector<std::size_t> order(n);
-    std::vector<double> tightness(n, 0.0);
+    std::vector<double> tightness(n);
     for (std::size_t i = 0; i < n; ++i) {
       order[i] = i;
-      for (std::size_t k = 0; k < types; ++k)
-        if (p.vars.index[i * types + k] != AllocationVariables::kNone)
-          tightness[i] = std::max(tightness[i], m.jobs[i].throughput[k]);
-      tightness[i] = cap * need[i] / tightness[i];
+      tightness[i] = cap * need[i] / best[i];
     }
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tightness[a] > tightness[b]; });
     for (std::size_t i : order) {
@@ -144,7 +146,7 @@ bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p
       const TypeChoice& c = choice[i];
       if (!allowed[c.first]) continue;
       if (c.second) {
-        const double on_b = (t - j.throughput[c.first]) / (j.throughput[*c.second] - j.throughput[c.first]);
+        const double on_b = share_on_faster(j.throughput[c.first], j.throughput[*c.second], t);
         room[c.first] -= j.scale_factor * (1 - on_b);
         room[*c.second] -= j.scale_factor * on_b;
       } else {
@@ -154,9 +156,8 @@ bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p
   }
   std::vector<std::size_t> basic, tight;
   for (std::size_t i = 0; i < n; ++i) {
-    allowed_of(i);
     const TypeChoice& c = choice[i];
-    if (!allowed[c.first]) continue;  // a job that runs nowhere keeps its slack rows
+    if (p.vars.index[i * types + c.first] == AllocationVariables::kNone) continue;  // runs nowhere: slack rows
     basic.push_back(p.vars.index[i * types + c.first]);
     tight.push_back(p.job_row[i]);
     if (c.second) {

@@ -44,12 +44,13 @@ struct SampledPrices {
 std::optional<SampledPrices> sample_prices(const ThroughputMatrix& m, const AllocationVariables& vars,
                                            const std::vector<double>& need, double cap, std::size_t stride);
 
-// Sets the guessed basis on p.s for the program aimed at `need` with level cap `cap`, and says
+// Sets the guessed basis on p.s for the program aimed at `need` with level cap `cap` (`best`:
+// each job's best throughput on a type it may use), and says
 // whether it did (not for fewer than kCrashJobs jobs, whose cold solve takes a few ms, nor
 // when the sample fails). Where the sample reaches the cap there are no prices: the jobs are
 // placed first fit at the cap instead (an assignment that fits is optimal as it stands).
 bool crash_finish_time(const ThroughputMatrix& m, const FinishTimeProgramView& p, const std::vector<double>& need,
-                       double cap);
+                       const std::vector<double>& best, double cap);
 
 inline constexpr std::size_t kCrashJobs = 200;
 

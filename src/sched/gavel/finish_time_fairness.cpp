@@ -99,7 +99,7 @@ FinishTimeResult iterate_finish_time(const ThroughputMatrix& m, const FinishTime
   for (int step = 0; upper - lower > options.tolerance * upper; ++step) {
     if (step == kMaxSteps) throw std::runtime_error("finish-time fairness: the iteration did not converge");
     const double cap = aim(rho);
-    if (step == 0 && p.cold && options.crash) crash_finish_time(m, p, need, cap);
+    if (step == 0 && p.cold && options.crash) crash_finish_time(m, p, need, best, cap);
     s.set_variable_bounds(p.s_var, 0, cap);
     const solver::LpResult r = s.solve(solver::SolveOptions{solver::Method::dual, false});
     ++out.lp_solves;
