@@ -307,6 +307,10 @@ void explain(const ExplainOptions& o) {
   fmt::print("  {:<28} {:>48.3f}\n", "communication", b.comm_us / 1e3);
   fmt::print("  {:<28} {:>48.3f}\n", "hidden by overlap", -b.hidden_us / 1e3);
   fmt::print("  {:<28} {:>48.3f}\n", "iteration", b.iteration_us / 1e3);
+  if (model.host_gpu_slowdown > 0 && shape.max_host_gpus > 1)
+    fmt::print("compute x{:.3g} for sharing a host: host_gpu_slowdown {:.3g} x {} further GPUs on the busiest host\n",
+               1 + model.host_gpu_slowdown * (shape.max_host_gpus - 1), model.host_gpu_slowdown,
+               shape.max_host_gpus - 1);
   fmt::print("\nbottleneck: {}\n", b.bottleneck ? std::string(perf::link_tier_name(*b.bottleneck)) : "none (no communication)");
   fmt::print("throughput: {:.1f} samples/s ({:.1f} per GPU; one GPU alone: {:.1f})\n", b.samples_per_s,
              b.samples_per_s / shape.gpus, one.samples_per_s);

@@ -38,3 +38,11 @@ fi
 # A model's host_gpu_slowdown (docs/perf-model.md) outside [0, 1]: refused at its line.
 bad_input models_bad_host_slowdown "$FIX/models_bad_host_slowdown.yaml:6: models[0].host_gpu_slowdown: 1.5 is out of range" \
   run "$FIX/base.yaml" --set perf.model=placement --set perf.models=models_bad_host_slowdown.yaml
+# model explain says when compute includes the host-sharing factor: 8 V100s of one host, 1 + 0.1 x 7.
+run model explain --models tests/e2e/fixtures/models_host_slowdown.yaml --model resnet50 --gpu V100 --gpus 8
+if [ "$rc" -eq 0 ] && grep -qF "compute x1.7 for sharing a host: host_gpu_slowdown 0.1 x 7 further GPUs" "$TMP/stdout" &&
+  grep -qE "compute \(V100\) +- +- +- +- +1\.259" "$TMP/stdout"; then
+  pass model_explain_host_slowdown
+else
+  fail model_explain_host_slowdown "exit $rc"
+fi
